@@ -1,0 +1,29 @@
+# The whole set-up: `make run` and `make test` create .venv when it is missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-%: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[$*]'
+	touch $@
+
+run: $(VENV)/.installed-plot
+	$(BIN)/confboost demo
+
+test: $(VENV)/.installed-dev,plot
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/run_all.py
+
+lint: $(VENV)/.installed-dev,plot
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

@@ -1,0 +1,32 @@
+"""Every dtype the kernels and data structures share.
+
+Kernels never hard-code a type: they receive arrays of these dtypes, and the orchestration
+code allocates with them (DESIGN.md, rule 2).
+"""
+
+import numpy as np
+
+#: Binned feature codes, feature-major ``(n_features, n_samples)``. Codes ``0 .. n_bins - 1``
+#: are value bins; ``MISSING_BIN`` holds NaN.
+X_BINNED_DTYPE = np.uint8
+
+#: The bin code of a missing (NaN) value; value bins are ``0 .. MAX_BINS - 1``.
+MISSING_BIN = 255
+
+#: The most value bins a feature can have (the missing bin comes on top).
+MAX_BINS = 255
+
+#: Raw feature values after validation.
+X_DTYPE = np.float64
+
+#: Weights over (example, label) pairs, and every sum of them (histograms, block masses).
+WEIGHT_DTYPE = np.float64
+
+#: Label signs ``Y[i, l]`` in {-1, +1}.
+SIGN_DTYPE = np.int8
+
+#: Block index of an example under a hypothesis (``0 .. n_blocks - 1``).
+BLOCK_DTYPE = np.uint8
+
+#: Values of f(x, l) and confidences.
+SCORE_DTYPE = np.float64

@@ -1,0 +1,1 @@
+"""Data preparation: binning of numeric features, text term postings, the Dataset."""

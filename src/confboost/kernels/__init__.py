@@ -1,0 +1,5 @@
+"""Numba kernels over arrays only: histograms, split search, weight update, prediction.
+
+Every kernel is a module-level ``@njit(cache=True)`` function with a ``_naive`` twin in plain
+NumPy/Python that the tests compare it against (DESIGN.md, rules 1 and 3).
+"""

@@ -1,0 +1,48 @@
+"""Prediction of a sum of stumps on raw feature values.
+
+f(x, l) = Σ_t value[t, block_t(x), l], the α_t already folded into ``value``, with
+block_t(x) = 2 if x[feature_t] is NaN, 0 if x[feature_t] <= threshold_t, else 1.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def predict_stumps(X, features, thresholds, values, out):
+    """Add the stumps' outputs to ``out``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+    features : ndarray of shape (n_stumps,), intp
+    thresholds : ndarray of shape (n_stumps,), float64
+    values : ndarray of shape (n_stumps, 3, k), float64
+        α_t h_t on each block.
+    out : ndarray of shape (n_samples, k), float64
+        Incremented in place.
+    """
+    n_samples = X.shape[0]
+    n_stumps = features.shape[0]
+    k = values.shape[2]
+    for i in prange(n_samples):
+        for t in range(n_stumps):
+            x = X[i, features[t]]
+            if np.isnan(x):
+                block = 2
+            elif x <= thresholds[t]:
+                block = 0
+            else:
+                block = 1
+            for l in range(k):
+                out[i, l] += values[t, block, l]
+
+
+def predict_stumps_naive(X, features, thresholds, values):
+    """Twin of ``predict_stumps``; returns f of shape (n_samples, k)."""
+    out = np.zeros((X.shape[0], values.shape[2]))
+    for t in range(features.shape[0]):
+        column = X[:, features[t]]
+        blocks = np.where(np.isnan(column), 2, np.where(column <= thresholds[t], 0, 1))
+        out += values[t][blocks]
+    return out

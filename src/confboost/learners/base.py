@@ -1,0 +1,63 @@
+"""What every weak learner returns: a partition hypothesis and its fit on the training set.
+
+A domain-partitioning hypothesis (paper §4.1) maps an example to a block j and outputs
+``values[j, l]`` for label l. The learner also hands back the block of every training
+example and the block statistics, so the round's α and weight update need no second pass
+over the features.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class PartitionHypothesis:
+    """Interface of a partition hypothesis (subclasses set ``type_name`` and ``values``).
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_blocks, k)
+        h(x, l) on each block, before α.
+    """
+
+    type_name = None
+    values: np.ndarray
+
+    def features(self):
+        """Indices of the features the hypothesis tests."""
+        raise NotImplementedError
+
+    def blocks(self, X):
+        """Block of each example of a raw ``(n_samples, n_features)`` matrix, shape (n,)."""
+        raise NotImplementedError
+
+    def to_dict(self):
+        """The hypothesis as JSON-ready data (``"type"`` names the class)."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of ``to_dict``; ValueError on malformed data."""
+        raise NotImplementedError
+
+
+@dataclass
+class PartitionFit:
+    """A weak learner's result for one round.
+
+    Attributes
+    ----------
+    hypothesis : PartitionHypothesis
+    train_blocks : ndarray of shape (n_samples,), uint8
+        Block of each training example.
+    weight_pos, weight_neg : ndarray of shape (n_blocks, k)
+        W+ and W- of each block under the weights the learner was given.
+    criterion : float
+        The learner's Z for this hypothesis (Eq. 10/16, or §3.1/§3.3's form).
+    """
+
+    hypothesis: PartitionHypothesis
+    train_blocks: np.ndarray
+    weight_pos: np.ndarray
+    weight_neg: np.ndarray
+    criterion: float

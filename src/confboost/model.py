@@ -1,0 +1,120 @@
+"""The boosted model: weak hypotheses and their α, f(x, l) = Σ_t α_t h_t(x, l), save/load.
+
+A model file is versioned JSON holding data only: hypothesis types are looked up in a fixed
+registry (``learners.HYPOTHESIS_TYPES``), never imported or evaluated from the file, so
+loading a model can never run code.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from confboost.kernels.predict import predict_stumps
+from confboost.learners import HYPOTHESIS_TYPES, StumpHypothesis
+
+FORMAT_NAME = "confboost-model"
+FORMAT_VERSION = 1
+
+
+class BoostedModel:
+    """A sequence of weak hypotheses with their weights.
+
+    Parameters
+    ----------
+    hypotheses : list of PartitionHypothesis
+    alphas : ndarray of shape (n_rounds,)
+    n_labels : int
+        k, the number of columns of f.
+    """
+
+    def __init__(self, hypotheses, alphas, n_labels):
+        self.hypotheses = list(hypotheses)
+        self.alphas = np.asarray(alphas, dtype=np.float64)
+        self.n_labels = int(n_labels)
+        if len(self.hypotheses) != self.alphas.shape[0]:
+            raise ValueError("one alpha per hypothesis is needed")
+
+    def __len__(self):
+        return len(self.hypotheses)
+
+    def _stump_arrays(self, rounds):
+        features = np.array([h.feature for h in rounds[0]], dtype=np.intp)
+        thresholds = np.array([h.threshold for h in rounds[0]], dtype=np.float64)
+        values = np.array([h.values * a for h, a in zip(*rounds)], dtype=np.float64)
+        return features, thresholds, values.reshape(len(features), 3, self.n_labels)
+
+    def decision_function(self, X):
+        """f(x, l) for every example.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features), float64
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, k)
+        """
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
+        stumps = [(h, a) for h, a in zip(self.hypotheses, self.alphas)
+                  if isinstance(h, StumpHypothesis)]
+        if stumps:
+            hyps, alphas = zip(*stumps)
+            features, thresholds, values = self._stump_arrays((hyps, alphas))
+            predict_stumps(X, features, thresholds, values, scores)
+        for hypothesis, alpha in zip(self.hypotheses, self.alphas):
+            if not isinstance(hypothesis, StumpHypothesis):
+                scores += alpha * hypothesis.values[hypothesis.blocks(X)]
+        return scores
+
+    def staged_decision_function(self, X):
+        """Yield f after each round, shape (n_samples, k) each."""
+        X = np.asarray(X, dtype=np.float64)
+        scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
+        for hypothesis, alpha in zip(self.hypotheses, self.alphas):
+            scores += alpha * hypothesis.values[hypothesis.blocks(X)]
+            yield scores.copy()
+
+    def to_dict(self):
+        """The model as JSON-ready data."""
+        return {
+            "n_labels": self.n_labels,
+            "alphas": self.alphas.tolist(),
+            "hypotheses": [h.to_dict() for h in self.hypotheses],
+        }
+
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of ``to_dict``; ValueError naming what is malformed."""
+        try:
+            hypotheses = []
+            for position, entry in enumerate(data["hypotheses"]):
+                type_name = entry.get("type")
+                if type_name not in HYPOTHESIS_TYPES:
+                    raise ValueError(f"hypothesis {position} has unknown type {type_name!r}; "
+                                     f"known: {sorted(HYPOTHESIS_TYPES)}")
+                hypotheses.append(HYPOTHESIS_TYPES[type_name].from_dict(entry))
+            return cls(hypotheses, data["alphas"], data["n_labels"])
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"malformed model data: {error!r}") from None
+
+
+def save_document(path, document):
+    """Write a model document (a dict) as versioned JSON."""
+    payload = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **document}
+    Path(path).write_text(json.dumps(payload, allow_nan=False))
+
+
+def load_document(path):
+    """Read a model document written by ``save_document``; ValueError if it is not one."""
+    try:
+        payload = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not a confboost model file (invalid JSON: {error})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT_NAME:
+        raise ValueError(f"{path}: not a confboost model file (no '{FORMAT_NAME}' header)")
+    if payload.get("version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: model format version {payload.get('version')!r} is not "
+                         f"supported (this confboost reads version {FORMAT_VERSION})")
+    return payload

@@ -1,0 +1,71 @@
+import numpy as np
+import pytest
+
+from confboost._dtypes import MISSING_BIN
+from confboost.data.binning import BinMapper
+
+
+def test_exact_bins_when_few_distinct_values(rng):
+    X = rng.integers(0, 10, size=(500, 3)).astype(float)
+    mapper = BinMapper(max_bins=255).fit(X)
+    codes = mapper.transform(X)
+    for f in range(3):
+        distinct = np.unique(X[:, f])
+        assert mapper.n_bins_[f] == distinct.size
+        # one code per distinct value, in order
+        np.testing.assert_array_equal(codes[f], np.searchsorted(distinct, X[:, f]))
+        np.testing.assert_allclose(mapper.thresholds_[f], (distinct[:-1] + distinct[1:]) / 2)
+
+
+def test_quantile_bins_respect_max_bins_and_order(rng):
+    X = rng.normal(size=(5000, 2))
+    mapper = BinMapper(max_bins=16).fit(X)
+    codes = mapper.transform(X)
+    assert mapper.n_bins_.max() <= 16
+    for f in range(2):
+        order = np.argsort(X[:, f])
+        assert np.all(np.diff(codes[f][order].astype(int)) >= 0)
+        counts = np.bincount(codes[f])
+        # quantile bins hold roughly equal counts
+        assert counts.min() > 0.5 * 5000 / 16
+
+
+def test_threshold_is_midpoint_and_code_test_equals_raw_test(rng):
+    X = rng.normal(size=(3000, 1))
+    mapper = BinMapper(max_bins=32).fit(X)
+    codes = mapper.transform(X)[0]
+    for b in range(mapper.n_bins_[0] - 1):
+        threshold = mapper.threshold(0, b)
+        np.testing.assert_array_equal(codes <= b, X[:, 0] <= threshold)
+        below = X[:, 0][X[:, 0] <= threshold].max()
+        above = X[:, 0][X[:, 0] > threshold].min()
+        assert threshold == pytest.approx((below + above) / 2)
+
+
+def test_nan_goes_to_missing_bin(rng):
+    X = rng.normal(size=(100, 2))
+    X[::7, 1] = np.nan
+    codes = BinMapper().fit_transform(X)
+    assert np.all(codes[1, ::7] == MISSING_BIN)
+    assert np.all(codes[0] != MISSING_BIN)
+    assert np.all(codes[1][~np.isnan(X[:, 1])] < MISSING_BIN)
+
+
+def test_all_nan_and_constant_features_get_one_bin():
+    X = np.column_stack([np.full(10, np.nan), np.ones(10)])
+    mapper = BinMapper().fit(X)
+    np.testing.assert_array_equal(mapper.n_bins_, [1, 1])
+    codes = mapper.transform(X)
+    assert np.all(codes[0] == MISSING_BIN) and np.all(codes[1] == 0)
+
+
+def test_subsample_keeps_exact_bins_for_few_distinct_values(rng):
+    X = rng.integers(0, 50, size=(3000, 1)).astype(float)
+    X[0, 0] = 1000.0  # a single rare value the subsample will likely miss
+    mapper = BinMapper(subsample=100, random_state=0).fit(X)
+    assert mapper.n_bins_[0] == np.unique(X).size
+
+
+def test_bad_max_bins():
+    with pytest.raises(ValueError, match="max_bins"):
+        BinMapper(max_bins=256).fit(np.zeros((3, 1)))

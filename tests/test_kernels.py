@@ -1,0 +1,129 @@
+"""Every fast kernel equals its naive twin, in any sample order."""
+
+import numpy as np
+import pytest
+
+from confboost._dtypes import MISSING_BIN
+from confboost.data.binning import BinMapper
+from confboost.kernels.histogram import (
+    N_HIST_BINS,
+    build_histogram,
+    build_histogram_binary,
+    build_histogram_naive,
+)
+from confboost.kernels.predict import predict_stumps, predict_stumps_naive
+from confboost.kernels.split import best_thresholds, best_thresholds_naive
+from confboost.kernels.update import (
+    stump_blocks,
+    stump_blocks_naive,
+    update_weights,
+    update_weights_naive,
+)
+from tests.conftest import random_problem
+
+
+def _codes(X, max_bins=255):
+    mapper = BinMapper(max_bins=max_bins).fit(X)
+    return np.ascontiguousarray(mapper.transform(X)), mapper.n_bins_
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_histogram_equals_naive_in_any_order(rng, k):
+    X, signs, weights = random_problem(rng, n_samples=300, n_features=4, k=k, distinct=4)
+    codes, _ = _codes(X)
+    sign_index = (signs < 0).astype(np.uint8)
+    expected = build_histogram_naive(codes, weights, sign_index)
+    hist = np.empty((4, N_HIST_BINS, k, 2))
+    build_histogram(codes, weights, sign_index, hist)
+    np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
+    order = rng.permutation(300)
+    build_histogram(np.ascontiguousarray(codes[:, order]), weights[order],
+                    sign_index[order], hist)
+    np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
+    if k == 1:
+        binary = np.empty((4, N_HIST_BINS, 1, 2))
+        build_histogram_binary(codes, weights[:, 0].copy(), sign_index[:, 0].copy(), binary)
+        np.testing.assert_allclose(binary, expected, rtol=1e-12, atol=1e-15)
+
+
+def test_histograms_of_row_partitions_add_up(rng):
+    X, signs, weights = random_problem(rng, n_samples=300, n_features=3, k=2)
+    codes, _ = _codes(X)
+    sign_index = (signs < 0).astype(np.uint8)
+    whole = build_histogram_naive(codes, weights, sign_index)
+    parts = [build_histogram_naive(codes[:, rows], weights[rows], sign_index[rows])
+             for rows in (slice(0, 120), slice(120, 300))]
+    np.testing.assert_allclose(parts[0] + parts[1], whole, atol=1e-15)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+@pytest.mark.parametrize("k", [1, 4])
+def test_best_thresholds_equal_brute_force(rng, mode, k):
+    X, signs, weights = random_problem(rng, n_samples=150, n_features=4, k=k, distinct=3)
+    codes, n_bins = _codes(X)
+    sign_index = (signs < 0).astype(np.uint8)
+    hist = np.empty((4, N_HIST_BINS, k, 2))
+    build_histogram(codes, weights, sign_index, hist)
+    best_z = np.empty(4)
+    best_bin = np.empty(4, dtype=np.intp)
+    best_thresholds(hist, n_bins, mode, 1.0, best_z, best_bin)
+    naive_z, naive_bin = best_thresholds_naive(codes, weights, sign_index, n_bins, mode, 1.0)
+    np.testing.assert_allclose(best_z, naive_z, rtol=1e-10)
+    # the chosen bin reaches the least Z (ties may pick another bin of equal Z)
+    for f in range(4):
+        from confboost.kernels.split import criterion_naive, stump_block_stats_naive
+
+        pos, neg = stump_block_stats_naive(codes, weights, sign_index, f, best_bin[f])
+        assert criterion_naive(pos, neg, mode, 1.0) == pytest.approx(naive_z[f], rel=1e-10)
+
+
+def test_real_criterion_is_two_sum_sqrt(rng):
+    """Eq. 10 by hand for one stump: Z = 2 Σ_j sqrt(W+_j W-_j)."""
+    from confboost.kernels.split import criterion_naive, stump_block_stats_naive
+
+    X, signs, weights = random_problem(rng, n_samples=60, n_features=1, k=1)
+    codes, _ = _codes(X)
+    sign_index = (signs < 0).astype(np.uint8)
+    pos, neg = stump_block_stats_naive(codes, weights, sign_index, 0, 3)
+    column = codes[0]
+    by_hand = 0.0
+    for block in (column <= 3, (column > 3) & (column != MISSING_BIN), column == MISSING_BIN):
+        w_plus = weights[block & (signs[:, 0] > 0), 0].sum()
+        w_minus = weights[block & (signs[:, 0] < 0), 0].sum()
+        by_hand += 2 * np.sqrt(w_plus * w_minus)
+    assert criterion_naive(pos, neg, 0, 1.0) == pytest.approx(by_hand)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_update_weights_equals_naive(rng, k):
+    _, signs, weights = random_problem(rng, n_samples=100, k=k)
+    blocks = rng.integers(0, 3, size=100).astype(np.uint8)
+    values = rng.normal(size=(3, k))
+    scores = rng.normal(size=(100, k))
+    fast_w, fast_s = weights.copy(), scores.copy()
+    naive_w, naive_s = weights.copy(), scores.copy()
+    z_fast = update_weights(fast_w, signs, blocks, values, 0.7, fast_s)
+    z_naive = update_weights_naive(naive_w, signs, blocks, values, 0.7, naive_s)
+    assert z_fast == pytest.approx(z_naive, rel=1e-12)
+    np.testing.assert_allclose(fast_w, naive_w, rtol=1e-12)
+    np.testing.assert_allclose(fast_s, naive_s, rtol=1e-12)
+    assert fast_w.sum() == pytest.approx(1.0)
+
+
+def test_stump_blocks_equal_naive(rng):
+    codes = rng.integers(0, 256, size=500).astype(np.uint8)
+    out = np.empty(500, dtype=np.uint8)
+    stump_blocks(codes, 100, MISSING_BIN, out)
+    np.testing.assert_array_equal(out, stump_blocks_naive(codes, 100, MISSING_BIN))
+
+
+def test_predict_stumps_equals_naive(rng):
+    X = rng.normal(size=(200, 6))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    features = rng.integers(0, 6, size=20).astype(np.intp)
+    thresholds = rng.normal(size=20)
+    thresholds[3] = np.inf
+    values = rng.normal(size=(20, 3, 2))
+    out = np.zeros((200, 2))
+    predict_stumps(X, features, thresholds, values, out)
+    np.testing.assert_allclose(out, predict_stumps_naive(X, features, thresholds, values))
