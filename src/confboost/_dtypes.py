@@ -30,3 +30,9 @@ BLOCK_DTYPE = np.uint8
 
 #: Values of f(x, l) and confidences.
 SCORE_DTYPE = np.float64
+
+#: Stored values of text term postings (presence, always 1).
+POSTING_DTYPE = np.int8
+
+#: 0/1 label indicator matrices read from files.
+LABEL_DTYPE = np.int8

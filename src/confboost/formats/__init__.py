@@ -1,0 +1,1 @@
+"""Readers and writers of the file formats that BoosTexter and icsiboost users have."""
