@@ -153,12 +153,17 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
                 left_mass += hist[feature, b, l, 0] + hist[feature, b, l, 1]
                 right_pos = max(all_pos[l] - left_pos[l], 0.0)
                 right_neg = max(all_neg[l] - left_neg[l], 0.0)
-                miss_pos = hist[feature, MISSING_BIN, l, 0]
-                miss_neg = hist[feature, MISSING_BIN, l, 1]
-                score_left_miss += _score(left_pos[l] + miss_pos, left_neg[l] + miss_neg, mode)
                 score_right += _score(right_pos, right_neg, mode)
                 score_left += _score(left_pos[l], left_neg[l], mode)
-                score_right_miss += _score(right_pos + miss_pos, right_neg + miss_neg, mode)
+                if missing_mass > 0.0:
+                    miss_pos = hist[feature, MISSING_BIN, l, 0]
+                    miss_neg = hist[feature, MISSING_BIN, l, 1]
+                    score_left_miss += _score(left_pos[l] + miss_pos, left_neg[l] + miss_neg,
+                                              mode)
+                    score_right_miss += _score(right_pos + miss_pos, right_neg + miss_neg, mode)
+            if missing_mass == 0.0:  # both directions are the same split
+                score_left_miss = score_left
+                score_right_miss = score_right
             right_mass = max(value_mass - left_mass, 0.0)
             if left_mass + missing_mass >= least_mass and right_mass >= least_mass:
                 gain = node_score - score_left_miss - score_right
