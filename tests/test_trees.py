@@ -290,6 +290,10 @@ def test_malformed_tree_data_is_a_value_error():
     good = {"type": "tree", "feature": [0], "threshold": [0.5], "missing_left": [True],
             "left": [-1], "right": [-2], "values": [[0.1], [-0.1]]}
     HYPOTHESIS_TYPES["tree"].from_dict(good)
+    one_leaf = HYPOTHESIS_TYPES["tree"].from_dict(
+        {"type": "tree", "feature": [], "threshold": [], "missing_left": [], "left": [],
+         "right": [], "values": [[0.3, -0.2]]})
+    np.testing.assert_array_equal(one_leaf.blocks(np.zeros((3, 2))), 0)
     for bad in ({**good, "left": [-2]}, {**good, "values": [[0.1]]},
                 {**good, "threshold": ["x"]}, {**good, "feature": [0, 1]}):
         with pytest.raises(ValueError):

@@ -296,8 +296,8 @@ class TreeHypothesis(PartitionHypothesis):
         children = np.concatenate([left, right]).astype(np.intp)
         internal = np.sort(children[children >= 0])
         leaves = np.sort(-children[children < 0] - 1)
-        if (not np.array_equal(internal, np.arange(1, n))
-                or not np.array_equal(leaves, np.arange(n + 1))):
+        if n and (not np.array_equal(internal, np.arange(1, n))
+                  or not np.array_equal(leaves, np.arange(n + 1))):
             raise ValueError(f"tree children must name nodes 1..{n - 1} and leaves "
                              f"0..{n} once each ({n_leaves_name} has {n + 1} rows)")
         if n and feature.min() < 0:
