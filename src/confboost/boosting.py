@@ -55,7 +55,7 @@ class ProgressPrinter:
 
 
 def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothing,
-                 callbacks=()):
+                 callbacks=(), learning_rate=1.0):
     """Boost for ``n_rounds`` rounds.
 
     Parameters
@@ -73,6 +73,10 @@ def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothi
     callbacks : sequence of callables
         Each is called as ``callback(round_index, record)`` after every round; a callback
         that returns True stops the loop.
+    learning_rate : float, default=1.0
+        Shrinkage ν in (0, 1]: the round's α is ν times the chosen one, and Z_t is the
+        normaliser of the update with that α, so Π Z_t still bounds the training loss
+        (Theorem 1 holds for any α). 1.0 is the paper's algorithm.
 
     Returns
     -------
@@ -86,6 +90,7 @@ def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothi
     for round_index in range(n_rounds):
         fit = learner.fit(dataset, scheme.learner_weights, scheme.labels)
         alpha, capped = scheme.choose_alpha(fit, alpha_method, mode, smoothing)
+        alpha *= learning_rate
         z = scheme.update(fit, alpha)
         product_z *= z
         hypotheses.append(fit.hypothesis)

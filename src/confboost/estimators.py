@@ -22,7 +22,8 @@ from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import default_smoothing, mode_code
 from confboost.data.dataset import Dataset
-from confboost.learners import LEARNERS
+from confboost.learners import LEARNERS, TREE_LEARNERS
+from confboost.learners.tree import MAX_LEAVES
 from confboost.model import BoostedModel, load_document, save_document
 from confboost.schemes.mh import INITS, MHScheme
 
@@ -80,6 +81,22 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         Seeds the row subsample used to find bin quantiles on large data.
     verbose : int, default=0
         1: a progress bar on stderr; 2: one line per round.
+    weak_learner : {"stump", "tree", "hamming_tree"}, default="stump"
+        "stump": a threshold on one feature with a missing-value block. "tree": a decision
+        tree grown best-first by the largest drop in Z (Kearns & Mansour's criterion,
+        Eq. 10/16), a value per leaf and label. "hamming_tree": a label-independent tree
+        with one vote vector v and a scalar confidence per leaf, h(x, l) = v_l c_leaf
+        (Kégl 2014). See ``confboost.learners.tree``.
+    max_leaves : int, default=8
+        Most leaves of a tree (2..255); trees only.
+    max_depth : int or None, default=None
+        Most splits from a tree's root to a leaf; trees only.
+    min_leaf_weight : float, default=0.0
+        Least weight of a tree's leaf, as a share of the round's total weight (in [0, 0.5]);
+        trees only.
+    learning_rate : float, default=1.0
+        Shrinkage ν in (0, 1]: α_t ← ν α_t for every weak learner. ``history_["z"]`` is the
+        normaliser with the shrunk α, so Π Z_t stays a bound. 1.0 is the paper's algorithm.
 
     Attributes
     ----------
@@ -117,7 +134,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
                  smoothing="auto", init="uniform", max_bins=255, n_jobs=None,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, weak_learner="stump", max_leaves=8,
+                 max_depth=None, min_leaf_weight=0.0, learning_rate=1.0):
         self.n_estimators = n_estimators
         self.scheme = scheme
         self.confidence = confidence
@@ -128,6 +146,11 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.weak_learner = weak_learner
+        self.max_leaves = max_leaves
+        self.max_depth = max_depth
+        self.min_leaf_weight = min_leaf_weight
+        self.learning_rate = learning_rate
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -156,6 +179,21 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         need(self.n_jobs is None or (isinstance(self.n_jobs, (int, np.integer))
                                      and self.n_jobs != 0),
              f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
+        need(self.weak_learner in LEARNERS,
+             f"weak_learner must be one of {sorted(LEARNERS)}, got {self.weak_learner!r}")
+        need(isinstance(self.max_leaves, (int, np.integer))
+             and not isinstance(self.max_leaves, bool) and 2 <= self.max_leaves <= MAX_LEAVES,
+             f"max_leaves must be an integer in [2, {MAX_LEAVES}], got {self.max_leaves!r}")
+        need(self.max_depth is None or (isinstance(self.max_depth, (int, np.integer))
+                                        and not isinstance(self.max_depth, bool)
+                                        and self.max_depth >= 1),
+             f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+        need(isinstance(self.min_leaf_weight, (int, float, np.number))
+             and not isinstance(self.min_leaf_weight, bool) and 0 <= self.min_leaf_weight <= 0.5,
+             f"min_leaf_weight must be a float in [0, 0.5], got {self.min_leaf_weight!r}")
+        need(isinstance(self.learning_rate, (int, float, np.number))
+             and not isinstance(self.learning_rate, bool) and 0 < self.learning_rate <= 1,
+             f"learning_rate must be a float in (0, 1], got {self.learning_rate!r}")
         return mode
 
     def _encode_targets(self, y):
@@ -218,15 +256,24 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         with numba_threads(self.n_jobs):
             dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
             scheme = MHScheme(signs, sample_weight, single_label, self.init)
-            learner = LEARNERS["stump"](mode, self.smoothing_)
+            learner = self._make_learner(mode)
             callbacks = [ProgressPrinter(self.n_estimators, self.verbose)] if self.verbose else []
             hypotheses, alphas, history = run_boosting(
                 dataset, scheme, learner, self.n_estimators, self.alpha, mode,
-                self.smoothing_, callbacks)
+                self.smoothing_, callbacks, float(self.learning_rate))
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
         self.n_estimators_ = len(hypotheses)
         return self
+
+    def _make_learner(self, mode):
+        """The weak learner named by ``weak_learner``, with its parameters."""
+        if self.weak_learner in TREE_LEARNERS:
+            return TREE_LEARNERS[self.weak_learner](
+                mode, self.smoothing_, max_leaves=int(self.max_leaves),
+                max_depth=None if self.max_depth is None else int(self.max_depth),
+                min_leaf_weight=float(self.min_leaf_weight))
+        return LEARNERS[self.weak_learner](mode, self.smoothing_)
 
     @property
     def feature_importances_(self):

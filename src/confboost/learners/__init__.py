@@ -6,9 +6,22 @@ file is read as data only.
 """
 
 from confboost.learners.stump import StumpHypothesis, StumpLearner
+from confboost.learners.tree import (
+    HammingTreeHypothesis,
+    HammingTreeLearner,
+    TreeHypothesis,
+    TreeLearner,
+)
 
 HYPOTHESIS_TYPES = {StumpHypothesis.type_name: StumpHypothesis}
+HYPOTHESIS_TYPES[TreeHypothesis.type_name] = TreeHypothesis
+HYPOTHESIS_TYPES[HammingTreeHypothesis.type_name] = HammingTreeHypothesis
 
 LEARNERS = {"stump": StumpLearner}
+#: Learners that take the tree parameters (max_leaves, max_depth, min_leaf_weight).
+TREE_LEARNERS = {"tree": TreeLearner, "hamming_tree": HammingTreeLearner}
+LEARNERS.update(TREE_LEARNERS)
 
-__all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "StumpHypothesis", "StumpLearner"]
+__all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "TREE_LEARNERS", "HammingTreeHypothesis",
+           "HammingTreeLearner", "StumpHypothesis", "StumpLearner", "TreeHypothesis",
+           "TreeLearner"]

@@ -1,0 +1,116 @@
+"""Test error of stumps, Z-trees and Hamming trees against LightGBM, with seconds per round.
+
+Owns the trees benchmark of issue 6: on the official train/test splits of letter,
+pendigits, satimage and fashion-mnist (``confboost.datasets.load``), real AdaBoost.MH
+(paper §7.1, Eq. 16; confidence="real", α = 1) with
+
+- decision stumps (``weak_learner="stump"``),
+- Z-criterion trees (``weak_learner="tree"``) with 4, 8 and 16 leaves,
+- Hamming trees (``weak_learner="hamming_tree"``, Kégl 2014) with 8 and 16 leaves,
+
+and LightGBM's multiclass gradient boosting with the same numbers of leaves
+(``lambda_l2=1``, ``--lgbm-learning-rate``, default 0.5; one LightGBM round is k trees, one
+per class). Test error is read at each of ``--rounds`` from one fit of the largest; seconds
+per round are wall time of the fit divided by the rounds run, on ``--n-jobs`` threads.
+
+Usage::
+
+    PYTHONPATH=src python benchmarks/accuracy_trees.py --rounds 100 1000 \\
+        --fashion-rounds 100 --out benchmarks/accuracy_trees.md
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from confboost import BoostClassifier
+from confboost.datasets import load
+
+DATASETS = ("letter", "pendigits", "satimage", "fashion-mnist")
+
+
+def confboost_configs(leaves, hamming_leaves):
+    """(name, estimator parameters) of each confboost learner benchmarked."""
+    configs = [("stump", {"weak_learner": "stump"})]
+    configs += [(f"tree {n}", {"weak_learner": "tree", "max_leaves": n}) for n in leaves]
+    configs += [(f"hamming {n}", {"weak_learner": "hamming_tree", "max_leaves": n})
+                for n in hamming_leaves]
+    return configs
+
+
+def run_confboost(split, params, rounds, n_jobs):
+    """Test errors at each of ``rounds`` and the seconds per round."""
+    clf = BoostClassifier(max(rounds), n_jobs=n_jobs, **params)
+    start = time.perf_counter()
+    clf.fit(split.X_train, split.y_train)
+    seconds = (time.perf_counter() - start) / clf.n_estimators_
+    errors = {}
+    for round_index, predicted in enumerate(clf.staged_predict(split.X_test), start=1):
+        if round_index in rounds:
+            errors[round_index] = float(np.mean(predicted != split.y_test))
+    for r in rounds:  # stopped early: the last model's error holds from then on
+        errors.setdefault(r, float(np.mean(clf.predict(split.X_test) != split.y_test)))
+    return errors, seconds
+
+
+def run_lightgbm(split, leaves, rounds, learning_rate, n_jobs):
+    """LightGBM's test errors at each of ``rounds`` and its seconds per round."""
+    import lightgbm
+
+    clf = lightgbm.LGBMClassifier(n_estimators=max(rounds), num_leaves=leaves,
+                                  learning_rate=learning_rate, reg_lambda=1.0, max_bin=255,
+                                  n_jobs=n_jobs, verbose=-1)
+    start = time.perf_counter()
+    clf.fit(split.X_train, split.y_train)
+    seconds = (time.perf_counter() - start) / max(rounds)
+    errors = {r: float(np.mean(clf.predict(split.X_test, num_iteration=r) != split.y_test))
+              for r in rounds}
+    return errors, seconds
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    parser.add_argument("--rounds", nargs="+", type=int, default=[100, 1000])
+    parser.add_argument("--fashion-rounds", nargs="+", type=int, default=None,
+                        help="rounds for fashion-mnist (default: --rounds)")
+    parser.add_argument("--leaves", nargs="+", type=int, default=[4, 8, 16])
+    parser.add_argument("--hamming-leaves", nargs="+", type=int, default=[8, 16])
+    parser.add_argument("--lgbm-learning-rate", type=float, default=0.5)
+    parser.add_argument("--n-jobs", type=int, default=1,
+                        help="threads for both libraries (1 is fastest on a loaded machine)")
+    parser.add_argument("--out", default=None, help="also write the table to this file")
+    args = parser.parse_args(argv)
+
+    lines = []
+
+    def emit(line):
+        print(line, flush=True)
+        lines.append(line)
+
+    for name in args.datasets:
+        rounds = (args.fashion_rounds if name == "fashion-mnist" and args.fashion_rounds
+                  else args.rounds)
+        rounds = sorted(set(rounds))
+        split = load(name)
+        emit(f"\n### {name} (train {len(split.y_train)}, test {len(split.y_test)}, "
+             f"{split.X_train.shape[1]} features, {len(np.unique(split.y_train))} classes)\n")
+        emit("| learner | " + " | ".join(f"error @{r}" for r in rounds) + " | s/round |")
+        emit("|---|" + "---|" * (len(rounds) + 1))
+        results = [(label, *run_confboost(split, params, rounds, args.n_jobs))
+                   for label, params in confboost_configs(args.leaves, args.hamming_leaves)]
+        for leaves in args.leaves:
+            results.append((f"LightGBM {leaves} (lr {args.lgbm_learning_rate})",
+                            *run_lightgbm(split, leaves, rounds, args.lgbm_learning_rate,
+                                          args.n_jobs)))
+        for label, errors, seconds in results:
+            emit(f"| {label} | " + " | ".join(f"{errors[r]:.4f}" for r in rounds)
+                 + f" | {seconds:.4f} |")
+    if args.out:
+        with open(args.out, "w") as handle:
+            handle.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

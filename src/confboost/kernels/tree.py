@@ -1,0 +1,401 @@
+"""Kernels of the tree learners: node histograms, node split search, row partition, walk.
+
+A tree is grown over a row index array ``rows`` in which every node owns a contiguous slice
+``rows[start:stop]``. For a node the kernels here
+
+- build its histogram of W+ and W- per (feature, bin, column) over its rows only
+  (``node_histogram``); the larger child's histogram is the parent's minus the smaller
+  child's, which the learner does in NumPy;
+- find each feature's split of largest drop in Z (``best_node_splits``): the node's score
+  minus its children's, with the score of the confidence mode (paper §4.1, Eq. 10 and 16;
+  §3.1 and Eq. 14 for ±1 hypotheses):
+
+  - real: s = Σ_l 2 sqrt(W+[l] W-[l]), and the tree's Z = Σ_leaves s          (Eq. 10, 16)
+  - discrete: s = -Σ_l |W+[l] - W-[l]|, and the tree's Z = sqrt(T² - r²) with
+    r = -Σ_leaves s; Z falls as r grows, so the largest r gain is the largest Z drop;
+
+  a missing value goes to the side of the split that gives the larger gain;
+- find a factorised stump's edge per feature (``best_factorized_splits``), which sets the
+  vote vector of a Hamming tree (Kégl 2014);
+- partition a node's rows into its two children (``partition_rows``);
+- walk a fitted tree's node arrays on raw feature values (``tree_blocks``).
+
+The histograms take per-example masses ``pos`` and ``neg`` of shape (n_samples, k): the
+regular tree passes ``W * [Y = +1]`` and ``W * [Y = -1]`` (k label columns), the Hamming
+tree the agreeing and disagreeing mass of each example under its vote vector (one column).
+
+Node arrays of a tree with ``n`` internal nodes (node 0 is the root): ``feature``,
+``threshold`` (raw value, ``x <= threshold`` goes left), ``missing_left`` (1 if NaN goes
+left), and ``left``, ``right``: a child ``c >= 0`` is an internal node, ``c < 0`` is leaf
+``-c - 1``. A tree with no internal node is one leaf, 0.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from confboost._dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
+
+# confidence mode codes, as in confidence.py: real scores for REAL and REAL_ABSTAIN,
+# discrete (r) scores for DISCRETE and ABSTAIN (a tree has no abstaining leaf)
+_REAL, _REAL_ABSTAIN = 0, 3
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def node_histogram(codes, rows, pos, neg, hist):
+    """Fill ``hist`` with the W+ and W- of the given rows per (feature, bin, column).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_samples), uint8
+        Binned features, feature-major.
+    rows : ndarray of shape (n_rows,), intp
+        The node's rows (any order).
+    pos, neg : ndarray of shape (n_samples, k), float64
+        Positive and negative mass of each example and column.
+    hist : ndarray of shape (n_features, 256, k, 2), float64
+        Output; overwritten. ``[..., 0]`` is W+, ``[..., 1]`` is W-.
+    """
+    n_features = codes.shape[0]
+    k = pos.shape[1]
+    for feature in prange(n_features):
+        feature_hist = hist[feature]
+        feature_hist[:] = 0.0
+        feature_codes = codes[feature]
+        for p in range(rows.shape[0]):
+            i = rows[p]
+            b = feature_codes[i]
+            for l in range(k):
+                feature_hist[b, l, 0] += pos[i, l]
+                feature_hist[b, l, 1] += neg[i, l]
+
+
+def node_histogram_naive(codes, rows, pos, neg):
+    """Twin of ``node_histogram``: one masked sum per cell; returns the histogram."""
+    n_features = codes.shape[0]
+    k = pos.shape[1]
+    hist = np.zeros((n_features, 256, k, 2), dtype=WEIGHT_DTYPE)
+    for feature in range(n_features):
+        node_codes = codes[feature, rows]
+        for b in np.unique(node_codes):
+            in_bin = rows[node_codes == b]
+            hist[feature, b, :, 0] = pos[in_bin].sum(axis=0)
+            hist[feature, b, :, 1] = neg[in_bin].sum(axis=0)
+    return hist
+
+
+@njit(cache=True, nogil=True)
+def _score(w_pos, w_neg, mode):
+    """The node score of one column's masses (see the module docstring)."""
+    if mode == _REAL or mode == _REAL_ABSTAIN:
+        return 2.0 * np.sqrt(w_pos * w_neg)
+    return -abs(w_pos - w_neg)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
+                     best_missing_left):
+    """Each feature's split of a node with the largest drop in Z.
+
+    A split on feature f at bin b sends codes ``<= b`` left, codes ``> b`` right and the
+    missing bin to the side that gives the larger gain (left on ties). Both children must
+    hold a mass above ``1e-12`` of the node's and at least ``min_leaf_weight``.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_features, 256, k, 2)
+        The node's histogram.
+    n_bins : ndarray of shape (n_features,), intp
+        Value bins per feature.
+    mode : int
+        Confidence mode code.
+    min_leaf_weight : float
+        Least mass (Σ over columns of W+ + W-) of a child.
+    best_gain : ndarray of shape (n_features,), float64
+        Output: score(node) - score(left) - score(right) of the best split (-inf if none).
+    best_bin : ndarray of shape (n_features,), intp
+        Output: its bin threshold (first one on ties).
+    best_missing_left : ndarray of shape (n_features,), bool
+        Output: whether its missing values go left.
+    """
+    n_features = hist.shape[0]
+    k = hist.shape[2]
+    for feature in prange(n_features):
+        all_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
+        all_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
+        for b in range(n_bins[feature]):
+            for l in range(k):
+                all_pos[l] += hist[feature, b, l, 0]
+                all_neg[l] += hist[feature, b, l, 1]
+        node_score = 0.0
+        missing_mass = 0.0
+        value_mass = 0.0
+        for l in range(k):
+            miss_pos = hist[feature, MISSING_BIN, l, 0]
+            miss_neg = hist[feature, MISSING_BIN, l, 1]
+            node_score += _score(all_pos[l] + miss_pos, all_neg[l] + miss_neg, mode)
+            missing_mass += miss_pos + miss_neg
+            value_mass += all_pos[l] + all_neg[l]
+        least_mass = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
+        left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
+        left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
+        feature_gain = -np.inf
+        feature_bin = -1
+        feature_missing_left = True
+        left_mass = 0.0
+        for b in range(n_bins[feature]):
+            score_left_miss = 0.0  # missing values left: left and right scores
+            score_right = 0.0
+            score_left = 0.0  # missing values right
+            score_right_miss = 0.0
+            for l in range(k):
+                left_pos[l] += hist[feature, b, l, 0]
+                left_neg[l] += hist[feature, b, l, 1]
+                left_mass += hist[feature, b, l, 0] + hist[feature, b, l, 1]
+                right_pos = max(all_pos[l] - left_pos[l], 0.0)
+                right_neg = max(all_neg[l] - left_neg[l], 0.0)
+                score_right += _score(right_pos, right_neg, mode)
+                score_left += _score(left_pos[l], left_neg[l], mode)
+                if missing_mass > 0.0:
+                    miss_pos = hist[feature, MISSING_BIN, l, 0]
+                    miss_neg = hist[feature, MISSING_BIN, l, 1]
+                    score_left_miss += _score(left_pos[l] + miss_pos, left_neg[l] + miss_neg,
+                                              mode)
+                    score_right_miss += _score(right_pos + miss_pos, right_neg + miss_neg, mode)
+            if missing_mass == 0.0:  # both directions are the same split
+                score_left_miss = score_left
+                score_right_miss = score_right
+            right_mass = max(value_mass - left_mass, 0.0)
+            if left_mass + missing_mass >= least_mass and right_mass >= least_mass:
+                gain = node_score - score_left_miss - score_right
+                if gain > feature_gain:
+                    feature_gain = gain
+                    feature_bin = b
+                    feature_missing_left = True
+            if left_mass >= least_mass and right_mass + missing_mass >= least_mass:
+                gain = node_score - score_left - score_right_miss
+                if gain > feature_gain:
+                    feature_gain = gain
+                    feature_bin = b
+                    feature_missing_left = False
+        best_gain[feature] = feature_gain
+        best_bin[feature] = feature_bin
+        best_missing_left[feature] = feature_missing_left
+
+
+def _score_naive(weight_pos, weight_neg, mode):
+    """Score of one node from its (k,) masses, written from the formulas."""
+    if mode in (_REAL, _REAL_ABSTAIN):
+        return float(2 * np.sqrt(weight_pos * weight_neg).sum())
+    return float(-np.abs(weight_pos - weight_neg).sum())
+
+
+def best_node_splits_naive(codes, rows, pos, neg, n_bins, mode, min_leaf_weight):
+    """Twin of ``best_node_splits`` by brute force over the examples of the node.
+
+    Returns
+    -------
+    best_gain : ndarray of shape (n_features,)
+    best_bin : ndarray of shape (n_features,)
+    best_missing_left : ndarray of shape (n_features,), bool
+    """
+    n_features = codes.shape[0]
+    best_gain = np.full(n_features, -np.inf)
+    best_bin = np.full(n_features, -1, dtype=np.intp)
+    best_missing_left = np.ones(n_features, dtype=bool)
+    node_score = _score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
+    node_mass = pos[rows].sum() + neg[rows].sum()
+    least = max(min_leaf_weight, 1e-12 * node_mass)
+    for feature in range(n_features):
+        column = codes[feature, rows]
+        for b in range(n_bins[feature]):
+            for missing_left in (True, False):
+                is_missing = column == MISSING_BIN
+                goes_left = (column <= b) & ~is_missing
+                if missing_left:
+                    goes_left |= is_missing
+                left, right = rows[goes_left], rows[~goes_left]
+                if (pos[left].sum() + neg[left].sum() < least
+                        or pos[right].sum() + neg[right].sum() < least):
+                    continue
+                gain = node_score - (
+                    _score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
+                    + _score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
+                if gain > best_gain[feature]:
+                    best_gain[feature] = gain
+                    best_bin[feature] = b
+                    best_missing_left[feature] = missing_left
+    return best_gain, best_bin, best_missing_left
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def best_factorized_splits(hist, n_bins, best_edge, best_bin, best_missing_left):
+    """Each feature's best factorised stump h(x, l) = v_l φ(x), φ = +1 left, -1 right.
+
+    For the split with per-column margins d_side[l] = W+[side, l] - W-[side, l], the best
+    vote is v_l = sign(d_left[l] - d_right[l]) and the edge is Σ_l |d_left[l] - d_right[l]|
+    (Kégl 2014, the discrete AdaBoost.MH stump). A missing value goes to the side of the
+    larger edge (left on ties).
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_features, 256, k, 2)
+    n_bins : ndarray of shape (n_features,), intp
+    best_edge : ndarray of shape (n_features,), float64
+        Output: the largest edge (-inf if the feature has no value bin).
+    best_bin : ndarray of shape (n_features,), intp
+        Output: its bin threshold (first one on ties).
+    best_missing_left : ndarray of shape (n_features,), bool
+        Output.
+    """
+    n_features = hist.shape[0]
+    k = hist.shape[2]
+    for feature in prange(n_features):
+        all_margin = np.zeros(k, dtype=WEIGHT_DTYPE)
+        for b in range(n_bins[feature]):
+            for l in range(k):
+                all_margin[l] += hist[feature, b, l, 0] - hist[feature, b, l, 1]
+        left_margin = np.zeros(k, dtype=WEIGHT_DTYPE)
+        feature_edge = -np.inf
+        feature_bin = -1
+        feature_missing_left = True
+        for b in range(n_bins[feature]):
+            edge_missing_left = 0.0
+            edge_missing_right = 0.0
+            for l in range(k):
+                left_margin[l] += hist[feature, b, l, 0] - hist[feature, b, l, 1]
+                right_margin = all_margin[l] - left_margin[l]
+                missing = hist[feature, MISSING_BIN, l, 0] - hist[feature, MISSING_BIN, l, 1]
+                edge_missing_left += abs(left_margin[l] + missing - right_margin)
+                edge_missing_right += abs(left_margin[l] - right_margin - missing)
+            if edge_missing_left > feature_edge:
+                feature_edge = edge_missing_left
+                feature_bin = b
+                feature_missing_left = True
+            if edge_missing_right > feature_edge:
+                feature_edge = edge_missing_right
+                feature_bin = b
+                feature_missing_left = False
+        best_edge[feature] = feature_edge
+        best_bin[feature] = feature_bin
+        best_missing_left[feature] = feature_missing_left
+
+
+def best_factorized_splits_naive(codes, pos, neg, n_bins):
+    """Twin of ``best_factorized_splits`` by brute force over the examples.
+
+    Returns
+    -------
+    best_edge, best_bin, best_missing_left : ndarray of shape (n_features,)
+    """
+    n_features = codes.shape[0]
+    best_edge = np.full(n_features, -np.inf)
+    best_bin = np.full(n_features, -1, dtype=np.intp)
+    best_missing_left = np.ones(n_features, dtype=bool)
+    margin = pos - neg
+    for feature in range(n_features):
+        column = codes[feature]
+        for b in range(n_bins[feature]):
+            for missing_left in (True, False):
+                is_missing = column == MISSING_BIN
+                goes_left = ((column <= b) & ~is_missing) | (is_missing & missing_left)
+                edge = np.abs(margin[goes_left].sum(axis=0) - margin[~goes_left].sum(axis=0))
+                if edge.sum() > best_edge[feature]:
+                    best_edge[feature] = edge.sum()
+                    best_bin[feature] = b
+                    best_missing_left[feature] = missing_left
+    return best_edge, best_bin, best_missing_left
+
+
+@njit(cache=True, nogil=True)
+def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch):
+    """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's.
+
+    Parameters
+    ----------
+    column_codes : ndarray of shape (n_samples,), uint8
+        Codes of the split feature.
+    rows : ndarray of shape (n_samples,), intp
+        Modified in place on ``[start, stop)``.
+    start, stop : int
+    threshold_bin : int
+        Codes ``<= threshold_bin`` go left (the missing bin goes by ``missing_left``).
+    missing_left : bool
+    scratch : ndarray of shape (n_samples,), intp
+        Work space.
+
+    Returns
+    -------
+    n_left : int
+    """
+    n_left = 0
+    n_right = 0
+    for p in range(start, stop):
+        i = rows[p]
+        code = column_codes[i]
+        if code == MISSING_BIN:
+            goes_left = missing_left
+        else:
+            goes_left = code <= threshold_bin
+        if goes_left:
+            rows[start + n_left] = i
+            n_left += 1
+        else:
+            scratch[n_right] = i
+            n_right += 1
+    for p in range(n_right):
+        rows[start + n_left + p] = scratch[p]
+    return n_left
+
+
+def partition_rows_naive(column_codes, rows, threshold_bin, missing_left):
+    """Twin of ``partition_rows`` on a whole row array; returns (left rows, right rows)."""
+    codes = column_codes[rows]
+    is_missing = codes == MISSING_BIN
+    goes_left = ((codes <= threshold_bin) & ~is_missing) | (is_missing & missing_left)
+    return rows[goes_left], rows[~goes_left]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def tree_blocks(X, feature, threshold, missing_left, left, right, out):
+    """Leaf of each example by walking the node arrays (see the module docstring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+    feature : ndarray of shape (n_nodes,), intp
+    threshold : ndarray of shape (n_nodes,), float64
+    missing_left : ndarray of shape (n_nodes,), bool
+    left, right : ndarray of shape (n_nodes,), intp
+    out : ndarray of shape (n_samples,), uint8
+        Output: the leaf index.
+    """
+    n_nodes = feature.shape[0]
+    for i in prange(X.shape[0]):
+        if n_nodes == 0:
+            out[i] = 0
+            continue
+        node = 0
+        while node >= 0:
+            x = X[i, feature[node]]
+            if np.isnan(x):
+                node = left[node] if missing_left[node] else right[node]
+            elif x <= threshold[node]:
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] = -node - 1
+
+
+def tree_blocks_naive(X, feature, threshold, missing_left, left, right):
+    """Twin of ``tree_blocks``: every row walked one at a time in Python."""
+    out = np.zeros(X.shape[0], dtype=BLOCK_DTYPE)
+    if feature.shape[0] == 0:
+        return out
+    for i in range(X.shape[0]):
+        node = 0
+        while node >= 0:
+            x = X[i, feature[node]]
+            goes_left = bool(missing_left[node]) if np.isnan(x) else x <= threshold[node]
+            node = left[node] if goes_left else right[node]
+        out[i] = -node - 1
+    return out

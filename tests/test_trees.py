@@ -1,0 +1,316 @@
+"""Trees and Hamming trees: kernels against naive twins, Z by brute force, the stump as the
+two-leaf tree, the training-loss bounds with shrinkage, and save/load."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris
+
+from confboost import BoostClassifier
+from confboost.confidence import DISCRETE, REAL
+from confboost.data.dataset import Dataset, LabelSigns
+from confboost.estimators import load
+from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.tree import (
+    best_factorized_splits,
+    best_factorized_splits_naive,
+    best_node_splits,
+    best_node_splits_naive,
+    node_histogram,
+    node_histogram_naive,
+    partition_rows,
+    partition_rows_naive,
+    tree_blocks,
+    tree_blocks_naive,
+)
+from confboost.learners import HYPOTHESIS_TYPES
+from confboost.learners.stump import StumpLearner
+from confboost.learners.tree import HammingTreeLearner, TreeLearner, label_masses
+from tests.conftest import random_problem
+
+
+def _problem(rng, k, missing=0.1, n_samples=300, n_features=4, distinct=5):
+    X, signs, weights = random_problem(rng, n_samples=n_samples, n_features=n_features, k=k,
+                                       missing=missing, distinct=distinct)
+    dataset = Dataset.from_array(X, 255)
+    labels = LabelSigns.from_signs(signs)
+    pos, neg = label_masses(weights, labels)
+    return X, dataset, labels, weights, pos, neg
+
+
+# --- kernels against their naive twins -------------------------------------------------
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_node_histogram_equals_naive_in_any_order(rng, k):
+    _, dataset, _, _, pos, neg = _problem(rng, k)
+    rows = np.sort(rng.choice(300, 170, replace=False)).astype(np.intp)
+    expected = node_histogram_naive(dataset.codes, rows, pos, neg)
+    hist = np.empty((4, N_HIST_BINS, k, 2))
+    node_histogram(dataset.codes, rows, pos, neg, hist)
+    np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
+    node_histogram(dataset.codes, rng.permutation(rows), pos, neg, hist)
+    np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_subtracted_histogram_equals_direct(rng, k):
+    """Larger child = parent - smaller child, as the growth does it."""
+    _, dataset, _, _, pos, neg = _problem(rng, k)
+    rows = rng.permutation(300).astype(np.intp)
+    parent = np.empty((4, N_HIST_BINS, k, 2))
+    node_histogram(dataset.codes, rows, pos, neg, parent)
+    n_left = partition_rows(dataset.codes[2], rows, 0, 300, 2, True, np.empty(300, np.intp))
+    small = np.empty_like(parent)
+    node_histogram(dataset.codes, rows[:n_left], pos, neg, small)
+    subtracted = np.maximum(parent - small, 0.0)
+    np.testing.assert_allclose(subtracted,
+                               node_histogram_naive(dataset.codes, rows[n_left:], pos, neg),
+                               rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("mode", [REAL, DISCRETE])
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("min_leaf_weight", [0.0, 0.2])
+def test_best_node_splits_equal_brute_force(rng, mode, k, min_leaf_weight):
+    _, dataset, _, _, pos, neg = _problem(rng, k, n_samples=150, distinct=3)
+    rows = np.sort(rng.choice(150, 100, replace=False)).astype(np.intp)
+    hist = np.empty((4, N_HIST_BINS, k, 2))
+    gains = []
+    for order in (rows, rng.permutation(rows)):
+        node_histogram(dataset.codes, order, pos, neg, hist)
+        gain = np.empty(4)
+        split_bin = np.empty(4, dtype=np.intp)
+        missing_left = np.empty(4, dtype=bool)
+        best_node_splits(hist, dataset.n_bins, mode, min_leaf_weight, gain, split_bin,
+                         missing_left)
+        gains.append(gain)
+    naive_gain, _, _ = best_node_splits_naive(
+        dataset.codes, rows, pos, neg, dataset.n_bins, mode, min_leaf_weight)
+    for gain in gains:
+        np.testing.assert_allclose(gain, naive_gain, rtol=1e-9, atol=1e-14)
+    # the chosen split reaches the best gain (bins empty in the node tie with their
+    # neighbours, and rounding may pick another of equal gain)
+    for feature in range(4):
+        codes = dataset.codes[feature, rows]
+        is_missing = codes == 255
+        goes_left = ((codes <= split_bin[feature]) & ~is_missing) | (
+            is_missing & missing_left[feature])
+        score = [(2 * np.sqrt(pos[r].sum(0) * neg[r].sum(0))).sum() if mode == REAL
+                 else -np.abs(pos[r].sum(0) - neg[r].sum(0)).sum()
+                 for r in (rows, rows[goes_left], rows[~goes_left])]
+        assert score[0] - score[1] - score[2] == pytest.approx(naive_gain[feature], rel=1e-9,
+                                                               abs=1e-14)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_best_factorized_splits_equal_brute_force(rng, k):
+    _, dataset, _, _, pos, neg = _problem(rng, k, n_samples=150, distinct=3)
+    hist = np.empty((4, N_HIST_BINS, k, 2))
+    node_histogram(dataset.codes, rng.permutation(150).astype(np.intp), pos, neg, hist)
+    edge = np.empty(4)
+    split_bin = np.empty(4, dtype=np.intp)
+    missing_left = np.empty(4, dtype=bool)
+    best_factorized_splits(hist, dataset.n_bins, edge, split_bin, missing_left)
+    naive = best_factorized_splits_naive(dataset.codes, pos, neg, dataset.n_bins)
+    np.testing.assert_allclose(edge, naive[0], rtol=1e-9)
+    np.testing.assert_array_equal(split_bin, naive[1])
+    np.testing.assert_array_equal(missing_left, naive[2])
+
+
+@pytest.mark.parametrize("missing_left", [True, False])
+def test_partition_rows_equals_naive(rng, missing_left):
+    codes = rng.integers(0, 256, size=400).astype(np.uint8)
+    codes[rng.random(400) < 0.2] = 255
+    rows = rng.permutation(400).astype(np.intp)
+    expected_left, expected_right = partition_rows_naive(codes, rows[50:350], 100, missing_left)
+    before = rows.copy()
+    n_left = partition_rows(codes, rows, 50, 350, 100, missing_left, np.empty(400, np.intp))
+    assert n_left == expected_left.size
+    np.testing.assert_array_equal(rows[50:50 + n_left], expected_left)
+    np.testing.assert_array_equal(rows[50 + n_left:350], expected_right)
+    np.testing.assert_array_equal(rows[:50], before[:50])
+    np.testing.assert_array_equal(rows[350:], before[350:])
+
+
+def test_tree_blocks_equal_naive(rng):
+    # root 0 -> (node 1, leaf 2); node 1 -> (leaf 0, node 2); node 2 -> (leaf 1, leaf 3)
+    feature = np.array([0, 2, 1], dtype=np.intp)
+    threshold = np.array([0.3, -0.2, np.inf])
+    missing_left = np.array([True, False, False])
+    left = np.array([1, -1, -2], dtype=np.intp)
+    right = np.array([-3, 2, -4], dtype=np.intp)
+    X = rng.normal(size=(500, 3))
+    X[rng.random(X.shape) < 0.15] = np.nan
+    out = np.empty(500, dtype=np.uint8)
+    tree_blocks(X, feature, threshold, missing_left, left, right, out)
+    np.testing.assert_array_equal(out, tree_blocks_naive(X, feature, threshold, missing_left,
+                                                         left, right))
+    assert set(out.tolist()) == {0, 1, 2, 3}
+    empty = np.empty(0, dtype=np.intp)
+    tree_blocks(X, empty, np.empty(0), np.empty(0, dtype=bool), empty, empty, out)
+    assert not out.any()
+
+
+# --- the learners ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", [REAL, DISCRETE])
+@pytest.mark.parametrize("k", [1, 3])
+def test_two_leaf_tree_is_the_stump(rng, mode, k):
+    """On data without missing values: same partition, values and Z."""
+    _, dataset, labels, weights, _, _ = _problem(rng, k, missing=0.0)
+    stump = StumpLearner(mode, 1e-3).fit(dataset, weights, labels)
+    tree = TreeLearner(mode, 1e-3, max_leaves=2).fit(dataset, weights, labels)
+    np.testing.assert_array_equal(tree.train_blocks, stump.train_blocks)
+    np.testing.assert_allclose(tree.hypothesis.values, stump.hypothesis.values[:2], rtol=1e-9)
+    assert tree.criterion == pytest.approx(stump.criterion, rel=1e-10)
+    assert tree.hypothesis.feature.tolist() == [stump.hypothesis.feature]
+    assert tree.hypothesis.threshold[0] == stump.hypothesis.threshold
+
+
+def _brute_force_z(blocks, weights, signs, n_blocks):
+    z = 0.0
+    for j in range(n_blocks):
+        for l in range(signs.shape[1]):
+            w_plus = weights[(blocks == j) & (signs[:, l] > 0), l].sum()
+            w_minus = weights[(blocks == j) & (signs[:, l] < 0), l].sum()
+            z += 2 * np.sqrt(w_plus * w_minus)
+    return z
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_grown_tree_z_is_two_sum_sqrt_over_its_leaves(rng, k):
+    X, dataset, labels, weights, _, _ = _problem(rng, k, n_samples=400)
+    fit = TreeLearner(REAL, 1e-3, max_leaves=7).fit(dataset, weights, labels)
+    n_leaves = fit.hypothesis.values.shape[0]
+    assert n_leaves == 7
+    # the raw-feature walk (missing values included) gives the training partition
+    np.testing.assert_array_equal(fit.hypothesis.blocks(X), fit.train_blocks)
+    by_hand = _brute_force_z(fit.train_blocks, weights, labels.signs, n_leaves)
+    assert fit.criterion == pytest.approx(by_hand, rel=1e-10)
+
+
+@pytest.mark.parametrize("learner", [TreeLearner, HammingTreeLearner])
+@pytest.mark.parametrize("mode", [REAL, DISCRETE])
+def test_z_falls_as_the_tree_grows(rng, learner, mode):
+    _, dataset, labels, weights, _, _ = _problem(rng, 3, n_samples=400)
+    criteria = [learner(mode, 1e-3, max_leaves=n).fit(dataset, weights, labels).criterion
+                for n in (2, 4, 8, 16)]
+    assert all(a >= b - 1e-12 for a, b in zip(criteria, criteria[1:], strict=False))
+    assert criteria[-1] < criteria[0]
+
+
+def test_depth_and_leaf_weight_limits(rng):
+    _, dataset, labels, weights, _, _ = _problem(rng, 2, n_samples=400)
+    shallow = TreeLearner(REAL, 1e-3, max_leaves=16, max_depth=2).fit(dataset, weights, labels)
+    assert shallow.hypothesis.values.shape[0] <= 4
+    heavy = TreeLearner(REAL, 1e-3, max_leaves=16, min_leaf_weight=0.1).fit(dataset, weights,
+                                                                           labels)
+    leaf_mass = heavy.weight_pos.sum(axis=1) + heavy.weight_neg.sum(axis=1)
+    assert np.all(leaf_mass >= 0.1 - 1e-12)
+
+
+@pytest.mark.parametrize("mode", [REAL, DISCRETE])
+def test_hamming_tree_is_a_vote_times_a_leaf_confidence(rng, mode):
+    X, dataset, labels, weights, _, _ = _problem(rng, 4, n_samples=400)
+    fit = HammingTreeLearner(mode, 1e-3, max_leaves=6).fit(dataset, weights, labels)
+    h = fit.hypothesis
+    assert set(np.abs(h.vote).tolist()) == {1.0}
+    np.testing.assert_allclose(h.values, np.outer(h.leaf_values, h.vote))
+    np.testing.assert_array_equal(h.blocks(X), fit.train_blocks)
+    # the agreeing / disagreeing mass of each leaf under v, from the examples
+    agrees = labels.signs * h.vote[None, :] > 0
+    agree = np.array([weights[(fit.train_blocks == j)[:, None] & agrees].sum()
+                      for j in range(len(h.leaf_values))])
+    disagree = np.array([weights[(fit.train_blocks == j)[:, None] & ~agrees].sum()
+                         for j in range(len(h.leaf_values))])
+    if mode == REAL:
+        assert fit.criterion == pytest.approx(2 * np.sqrt(agree * disagree).sum(), rel=1e-10)
+    else:
+        r = np.abs(agree - disagree).sum()
+        assert fit.criterion == pytest.approx(np.sqrt(1 - r * r), rel=1e-10)
+        np.testing.assert_array_equal(h.leaf_values, np.where(agree >= disagree, 1.0, -1.0))
+
+
+# --- the estimator -----------------------------------------------------------------------
+
+def _multilabel():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 6))
+    Y = np.column_stack([X[:, 0] + X[:, 1] > 0, X[:, 2] > 0.5, X[:, 0] * X[:, 3] > 0,
+                         rng.random(300) < 0.3]).astype(int)
+    return X, Y
+
+
+@pytest.mark.parametrize("data", ["binary", "multiclass", "multilabel"])
+@pytest.mark.parametrize("weak_learner", ["tree", "hamming_tree"])
+@pytest.mark.parametrize("learning_rate", [1.0, 0.3])
+def test_training_loss_below_bound_every_round(data, weak_learner, learning_rate):
+    X, y = {"binary": lambda: load_breast_cancer(return_X_y=True),
+            "multiclass": lambda: load_iris(return_X_y=True), "multilabel": _multilabel}[data]()
+    for confidence in ("real", "discrete"):
+        clf = BoostClassifier(25, weak_learner=weak_learner, max_leaves=5,
+                              confidence=confidence, learning_rate=learning_rate).fit(X, y)
+        history = clf.history_
+        assert np.all(history["train_loss"] <= history["bound"] + 1e-12)
+        assert np.all(history["z"] <= 1.0 + 1e-12)
+
+
+@pytest.mark.parametrize("weak_learner", ["stump", "tree", "hamming_tree"])
+def test_shrunk_alpha_and_the_recorded_z_is_the_true_normaliser(weak_learner):
+    X, y = load_iris(return_X_y=True)
+    full = BoostClassifier(3, weak_learner=weak_learner, confidence="discrete").fit(X, y)
+    shrunk = BoostClassifier(3, weak_learner=weak_learner, confidence="discrete",
+                             learning_rate=0.4).fit(X, y)
+    # the first round sees the same weights, so it picks the same hypothesis
+    assert shrunk.history_["alpha"][0] == pytest.approx(0.4 * full.history_["alpha"][0])
+    signs = np.where(y[:, None] == np.arange(3)[None, :], 1, -1)
+    step = shrunk.model_.alphas[0] * shrunk.model_.hypotheses[0].values[
+        shrunk.model_.hypotheses[0].blocks(X)]
+    z = (np.exp(-signs * step) / signs.size).sum()
+    assert shrunk.history_["z"][0] == pytest.approx(z, rel=1e-12)
+    assert z > full.history_["z"][0]
+
+
+@pytest.mark.parametrize("weak_learner", ["tree", "hamming_tree"])
+def test_save_load_round_trip_predicts_the_same(tmp_path, weak_learner):
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[::7, 2] = np.nan
+    clf = BoostClassifier(20, weak_learner=weak_learner, max_leaves=6).fit(X, y)
+    path = tmp_path / "model.json"
+    clf.save(path)
+    loaded = load(path)
+    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+    assert loaded.get_params() == clf.get_params()
+    staged = list(clf.staged_decision_function(X))
+    np.testing.assert_allclose(staged[-1], clf.decision_function(X), atol=1e-10)
+    assert clf.feature_importances_.sum() == pytest.approx(1.0)
+
+
+def test_malformed_tree_data_is_a_value_error():
+    good = {"type": "tree", "feature": [0], "threshold": [0.5], "missing_left": [True],
+            "left": [-1], "right": [-2], "values": [[0.1], [-0.1]]}
+    HYPOTHESIS_TYPES["tree"].from_dict(good)
+    one_leaf = HYPOTHESIS_TYPES["tree"].from_dict(
+        {"type": "tree", "feature": [], "threshold": [], "missing_left": [], "left": [],
+         "right": [], "values": [[0.3, -0.2]]})
+    np.testing.assert_array_equal(one_leaf.blocks(np.zeros((3, 2))), 0)
+    for bad in ({**good, "left": [-2]}, {**good, "values": [[0.1]]},
+                {**good, "threshold": ["x"]}, {**good, "feature": [0, 1]}):
+        with pytest.raises(ValueError):
+            HYPOTHESIS_TYPES["tree"].from_dict(bad)
+    with pytest.raises(ValueError):
+        HYPOTHESIS_TYPES["hamming_tree"].from_dict(
+            {**good, "type": "hamming_tree", "vote": [0.5], "leaf_values": [1.0, -1.0]})
+
+
+@pytest.mark.parametrize("params", [
+    {"weak_learner": "forest"}, {"max_leaves": 1}, {"max_leaves": 256}, {"max_leaves": 2.5},
+    {"max_depth": 0}, {"min_leaf_weight": -0.1}, {"min_leaf_weight": 0.6},
+    {"learning_rate": 0.0}, {"learning_rate": 1.5}, {"learning_rate": "fast"},
+])
+def test_bad_tree_parameters_are_value_errors(params):
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=next(iter(params))):
+        BoostClassifier(2, weak_learner=params.get("weak_learner", "tree"),
+                        **{key: value for key, value in params.items()
+                           if key != "weak_learner"}).fit(X, y)
