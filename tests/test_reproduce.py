@@ -171,3 +171,76 @@ def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path, capsys):
         require_matplotlib()
     assert main(["reproduce", "--datasets", "glass", "--out", str(tmp_path)]) == 2
     assert "confboost[plot]" in capsys.readouterr().err
+
+
+def test_reuters_loader_on_the_shared_copy():
+    from confboost.datasets import default_data_dir
+    from confboost.experiments.reproduce import load_reuters_modapte
+
+    root = default_data_dir()
+    if root is None or not (root / "reuters21578" / "reuters21578.csv.gz").is_file():
+        pytest.skip("no shared Reuters-21578 copy")
+    docs_train, y_train, docs_test, y_test, description = load_reuters_modapte(root)
+    assert len(docs_train) == y_train.size and len(docs_test) == y_test.size
+    assert np.unique(y_train).size == 10 and set(y_test) <= set(y_train)
+    assert "earn" in set(y_train) and "ModApte" in description
+
+
+class FakeTextBoost:
+    """A stand-in for a text-capable BoostClassifier: word presence as numeric features."""
+
+    def __init__(self, n_estimators=100, feature_types=None, **params):
+        self.feature_types = feature_types
+        self.inner = BoostClassifier(n_estimators=n_estimators, **params)
+
+    def get_params(self):
+        return {"feature_types": self.feature_types}
+
+    def _features(self, X):
+        return np.array([[float(w in doc.lower().split()) for w in self.vocabulary]
+                         for doc in X[:, 0]])
+
+    def fit(self, X, y):
+        self.vocabulary = sorted({w for doc in X[:, 0] for w in doc.lower().split()})
+        self.inner.fit(self._features(X), y)
+        self.history_, self.n_estimators_ = self.inner.history_, self.inner.n_estimators_
+        return self
+
+    def staged_predict(self, X):
+        return self.inner.staged_predict(self._features(X))
+
+
+def write_tiny_reuters(folder):
+    import gzip
+
+    rng = np.random.default_rng(0)
+    topics = {"earn": "profit dividend", "acq": "merger shares", "crude": "oil barrel"}
+    header = ["newid", "modapte", "topics", "title", "body"]
+    (folder / "reuters21578").mkdir(parents=True)
+    with gzip.open(folder / "reuters21578" / "reuters21578.csv.gz", "wt", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        for i in range(120):
+            topic = list(topics)[i % 3]
+            words = " ".join(rng.choice(topics[topic].split() + ["the", "said", "mln"], 6))
+            part = "train" if i < 90 else "test"
+            writer.writerow([i, part, topic if i % 10 else f"{topic};grain", "TITLE", words])
+
+
+def test_text_task_plugs_in(tmp_path, monkeypatch):
+    from confboost.experiments import reproduce as module
+
+    write_tiny_reuters(tmp_path)
+    monkeypatch.setattr(module, "BoostClassifier", FakeTextBoost)
+    monkeypatch.setattr(module, "algorithm_available", lambda key: (key != "discrete-mr", "x"))
+    result = module.reproduce(tmp_path / "out", data_dir=tmp_path, datasets=["glass"],
+                              rounds=[2, 5], stream=sys.stderr)
+    assert result.text.status == "ok" and set(result.text.runs) == {"real-mh", "discrete-mh"}
+    assert result.text.n_train == 81 and result.text.n_classes == 3  # i % 10 == 0: two topics
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "![text learning curves](text_curves.png)" in report
+    assert any(s.startswith("On the text task") for s in result.sentences)
+    png_size(tmp_path / "out" / "text_curves.png")
+    rows = read_results(tmp_path / "out")
+    assert {(r["dataset"], r["algorithm"], r["rounds"]) for r in rows} == {
+        ("reuters21578", a, n) for a in ("real-mh", "discrete-mh") for n in ("2", "5")}

@@ -257,12 +257,13 @@ def text_learner_available():
 
 
 def load_reuters_modapte(data_dir=None, n_topics=TEXT_TOPICS):
-    """The single-label Reuters-21578 ModApte task: documents with exactly one of the
-    ``n_topics`` most frequent training topics.
+    """A single-label Reuters-21578 ModApte task, as in BoosTexter's multiclass experiments:
+    the documents with exactly one TOPICS category, restricted to the ``n_topics``
+    categories most frequent among the single-label training documents.
 
     Returns
     -------
-    docs_train, y_train, docs_test, y_test : lists (texts: title and body) and str arrays
+    docs_train, y_train, docs_test, y_test : list of str (title and body), str ndarray
     description : str
     """
     root = default_data_dir() if data_dir in (None, BUNDLED) else Path(data_dir)
@@ -272,22 +273,23 @@ def load_reuters_modapte(data_dir=None, n_topics=TEXT_TOPICS):
                                 f"holding {TEXT_DATASET}/reuters21578.csv.gz)")
     with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["modapte"] in ("train", "test")]
+    single = [(row, topics[0]) for row in rows
+              if len(topics := [t for t in row["topics"].split(";") if t]) == 1]
     counts = {}
-    for row in rows:
+    for row, topic in single:
         if row["modapte"] == "train":
-            for topic in filter(None, row["topics"].split(";")):
-                counts[topic] = counts.get(topic, 0) + 1
+            counts[topic] = counts.get(topic, 0) + 1
     top = set(sorted(counts, key=lambda t: (-counts[t], t))[:n_topics])
     parts = {"train": ([], []), "test": ([], [])}
-    for row in rows:
-        mine = [t for t in row["topics"].split(";") if t in top]
-        if len(mine) == 1:
+    for row, topic in single:
+        if topic in top:
             docs, labels = parts[row["modapte"]]
             docs.append(f"{row['title']}\n{row['body']}")
-            labels.append(mine[0])
+            labels.append(topic)
     (docs_train, y_train), (docs_test, y_test) = parts["train"], parts["test"]
-    description = (f"ModApte split, documents with exactly one of the {n_topics} most frequent "
-                   f"training topics: {len(docs_train):,} / {len(docs_test):,}")
+    description = (f"ModApte split, single-label documents of the {n_topics} most frequent "
+                   f"single-label topics ({', '.join(sorted(top))}): {len(docs_train):,} "
+                   f"train / {len(docs_test):,} test")
     return docs_train, np.array(y_train), docs_test, np.array(y_test), description
 
 
