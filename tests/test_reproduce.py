@@ -244,3 +244,10 @@ def test_text_task_plugs_in(tmp_path, monkeypatch):
     rows = read_results(tmp_path / "out")
     assert {(r["dataset"], r["algorithm"], r["rounds"]) for r in rows} == {
         ("reuters21578", a, n) for a in ("real-mh", "discrete-mh") for n in ("2", "5")}
+
+
+def test_reuters_is_not_looked_for_among_the_bundled_copies():
+    from confboost.experiments.reproduce import load_reuters_modapte
+
+    with pytest.raises(FileNotFoundError, match="not bundled"):
+        load_reuters_modapte(BUNDLED)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from confboost.datasets import BUNDLED, default_data_dir, load
+from confboost.datasets import BUNDLED, DATASETS, default_data_dir, load
 from confboost.estimators import BoostClassifier
 
 __all__ = [
@@ -205,6 +205,11 @@ def run_comparison(datasets, algorithms, rounds, data_dir=BUNDLED, n_jobs=None,
     stream = sys.stderr if stream is None else stream
     n_rounds = max(rounds)
     infos, runs, skipped = [], {}, {}
+    datasets = [str(name).strip().lower().replace("_", "-") for name in datasets]
+    unknown = [name for name in datasets if name not in DATASETS]
+    if unknown:
+        raise ValueError(f"unknown data set(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(DATASETS)}")
     for position, name in enumerate(datasets, start=1):
         prefix = f"[{position:>2}/{len(datasets)}] {name}"
         try:
@@ -212,6 +217,10 @@ def run_comparison(datasets, algorithms, rounds, data_dir=BUNDLED, n_jobs=None,
         except FileNotFoundError as error:
             skipped[name] = f"not in the data folder ({error})"
             print(f"{prefix}: skipped, not in the data folder", file=stream, flush=True)
+            continue
+        except ValueError as error:  # files that do not match their PROVENANCE.md
+            skipped[name] = f"could not be read ({error})"
+            print(f"{prefix}: skipped, {error}", file=stream, flush=True)
             continue
         info = DatasetInfo(name, split.n_train, split.n_test, split.n_features,
                            split.n_classes, split.split_description,
@@ -266,7 +275,10 @@ def load_reuters_modapte(data_dir=None, n_topics=TEXT_TOPICS):
     docs_train, y_train, docs_test, y_test : list of str (title and body), str ndarray
     description : str
     """
-    root = default_data_dir() if data_dir in (None, BUNDLED) else Path(data_dir)
+    if isinstance(data_dir, str) and data_dir == BUNDLED:
+        raise FileNotFoundError(f"Reuters-21578 is not bundled with confboost; pass --data DIR "
+                                f"holding {TEXT_DATASET}/reuters21578.csv.gz")
+    root = default_data_dir() if data_dir is None else Path(data_dir)
     path = None if root is None else Path(root) / TEXT_DATASET / "reuters21578.csv.gz"
     if path is None or not path.is_file():
         raise FileNotFoundError(f"Reuters-21578 not found (expected {path}; pass --data DIR "
@@ -305,8 +317,8 @@ def text_experiment(data_dir, rounds, n_jobs=None, algorithms=("real-mh", "discr
     Parameters
     ----------
     data_dir : str, path, ``"bundled"`` or None
-        Folder holding ``reuters21578/reuters21578.csv.gz`` (the bundled copy has none;
-        ``"bundled"`` and None look in ``confboost.datasets.default_data_dir()``).
+        Folder holding ``reuters21578/reuters21578.csv.gz``; None:
+        ``confboost.datasets.default_data_dir()``; ``"bundled"``: skipped (not bundled).
     rounds : sequence of int
     n_jobs : int or None
     algorithms : sequence of str
