@@ -617,8 +617,10 @@ def _write_report(path, reproduction, algorithms, data_dir, command, plots, note
             lines += [f"### {title}", "",
                       f"Skipped: {', '.join(missing)} not available in this build.", ""]
     lines += ["## Training curves: Π Z_t beside the training loss", "",
-              "Solid: training error; dashed: its bound from Π Z_t (Theorem 1 / §7); "
-              "log-scale rounds.", ""]
+              "Solid: the training loss that each scheme's theorem bounds "
+              "(`history_[\"train_loss\"]`: training error for AdaBoost.MH on single-label "
+              "data, ranking loss for AdaBoost.MR); dashed: that bound from Π Z_t "
+              "(`history_[\"bound\"]`); log-scale rounds.", ""]
     lines += [f"![training curves]({plots['training_curves']})" if "training_curves" in plots
               else "No runs.", ""]
     lines += ["## Test-error learning curves", ""]
