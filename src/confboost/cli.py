@@ -1,6 +1,7 @@
 """The ``confboost`` command line, thin over the library.
 
-Commands: ``demo`` (the main job of ``make run``). Every command has ``--help``; bad
+Commands: ``demo`` (the main job of ``make run``), ``reproduce`` (the paper's §10
+experiments, written as a report). Every command has ``--help``; bad
 arguments or files end with exit status 2 and a one-line message.
 """
 
@@ -13,6 +14,34 @@ def _demo(arguments):
 
     run_demo(dataset=arguments.dataset, n_rounds=arguments.rounds,
              confidence=arguments.confidence, data_dir=arguments.data)
+    return 0
+
+
+def _comma_list(text):
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _round_list(text):
+    try:
+        rounds = [int(part) for part in _comma_list(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a comma-separated list of integers: {text!r}") from None
+    if not rounds or min(rounds) < 1:
+        raise argparse.ArgumentTypeError(f"round counts must be positive: {text!r}")
+    return rounds
+
+
+def _reproduce(arguments):
+    import shlex
+
+    from confboost.datasets import BUNDLED
+    from confboost.experiments.reproduce import reproduce
+
+    command = "confboost reproduce " + shlex.join(arguments.raw_argv)
+    reproduce(out_dir=arguments.out, data_dir=arguments.data or BUNDLED,
+              quick=arguments.quick, datasets=arguments.datasets, rounds=arguments.rounds,
+              n_jobs=arguments.jobs, text=not arguments.no_text, command=command.strip())
     return 0
 
 
@@ -30,6 +59,26 @@ def build_parser():
                       choices=["real", "discrete", "abstain", "real-abstain"])
     demo.add_argument("--data", default=None, help="data folder (default: bundled copies)")
     demo.set_defaults(handler=_demo)
+
+    reproduce = commands.add_parser(
+        "reproduce", help="run the paper's experiments (§10) and write a report with tables "
+                          "and plots")
+    reproduce.add_argument("--quick", action="store_true",
+                           help="10 and 100 rounds on the smaller sets (a few minutes)")
+    reproduce.add_argument("--out", default="reproduce-out",
+                           help="output folder (default: %(default)s)")
+    reproduce.add_argument("--data", default=None,
+                           help="data folder with one sub-folder per set (default: the copies "
+                                "bundled with confboost; sets not there are skipped)")
+    reproduce.add_argument("--datasets", type=_comma_list, default=None,
+                           help="comma-separated data set names (default: all of the run)")
+    reproduce.add_argument("--rounds", type=_round_list, default=None,
+                           help="comma-separated round counts (default: 10,100,1000; "
+                                "--quick: 10,100)")
+    reproduce.add_argument("--jobs", type=int, default=None,
+                           help="threads per fit (default: all cores)")
+    reproduce.add_argument("--no-text", action="store_true", help="leave out the text task")
+    reproduce.set_defaults(handler=_reproduce)
     return parser
 
 
@@ -37,9 +86,11 @@ def main(argv=None):
     """Entry point of the ``confboost`` script; returns the exit status."""
     parser = build_parser()
     arguments = parser.parse_args(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    arguments.raw_argv = raw[1:] if raw[:1] == [arguments.command] else raw
     try:
         return arguments.handler(arguments)
-    except (ValueError, FileNotFoundError) as error:
+    except (ValueError, FileNotFoundError, ImportError) as error:
         print(f"confboost {arguments.command}: error: {error}", file=sys.stderr)
         return 2
 
