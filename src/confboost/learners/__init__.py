@@ -12,3 +12,10 @@ HYPOTHESIS_TYPES = {StumpHypothesis.type_name: StumpHypothesis}
 LEARNERS = {"stump": StumpLearner}
 
 __all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "StumpHypothesis", "StumpLearner"]
+
+# Mixed-data hypotheses (BoosTexter): categorical value tests and text term tests.
+from confboost.learners.categorical import CategoricalHypothesis  # noqa: E402
+from confboost.learners.term import TermHypothesis  # noqa: E402
+
+HYPOTHESIS_TYPES[CategoricalHypothesis.type_name] = CategoricalHypothesis
+HYPOTHESIS_TYPES[TermHypothesis.type_name] = TermHypothesis
