@@ -1,7 +1,8 @@
 """The ``confboost`` command line, thin over the library.
 
-Commands: ``demo`` (the main job of ``make run``). Every command has ``--help``; bad
-arguments or files end with exit status 2 and a one-line message.
+Commands: ``demo`` (the main job of ``make run``); ``train``, ``test``, ``classify``,
+``export-shyp``, ``import-shyp`` (BoosTexter / icsiboost files, ``cli_boostexter.py``). Every
+command has ``--help``; bad arguments or files end with exit status 2 and a one-line message.
 """
 
 import argparse
@@ -16,9 +17,16 @@ def _demo(arguments):
     return 0
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser():
     """The argument parser of every command."""
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="confboost", description="Boosting with confidence-rated predictions.")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="boost on a bundled data set and print the bound "
@@ -30,6 +38,10 @@ def build_parser():
                       choices=["real", "discrete", "abstain", "real-abstain"])
     demo.add_argument("--data", default=None, help="data folder (default: bundled copies)")
     demo.set_defaults(handler=_demo)
+    from confboost.cli_boostexter import add_commands
+    from confboost.estimators import SCHEMES
+
+    add_commands(commands, SCHEMES)
     return parser
 
 
@@ -39,8 +51,9 @@ def main(argv=None):
     arguments = parser.parse_args(argv)
     try:
         return arguments.handler(arguments)
-    except (ValueError, FileNotFoundError) as error:
-        print(f"confboost {arguments.command}: error: {error}", file=sys.stderr)
+    except (ValueError, OSError) as error:
+        message = " ".join(str(error).split())  # one line, whatever the message holds
+        print(f"confboost {arguments.command}: error: {message}", file=sys.stderr)
         return 2
 
 
