@@ -62,8 +62,11 @@ def is_missing(value):
 
 
 def is_table(X):
-    """Whether ``X`` is a table with named columns (a DataFrame or a mapping)."""
-    return hasattr(X, "columns") or isinstance(X, dict)
+    """Whether ``X`` is a table with named columns (a DataFrame or a mapping).
+
+    A scipy DOK sparse matrix is a dict of (row, column) keys, not a table.
+    """
+    return hasattr(X, "columns") or (isinstance(X, dict) and not hasattr(X, "tocsr"))
 
 
 def column_names(X):
