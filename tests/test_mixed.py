@@ -14,8 +14,8 @@ from confboost.kernels.categorical import value_histogram, value_histogram_naive
 from confboost.kernels.text import term_criteria, term_criteria_naive
 from confboost.learners.categorical import CategoricalLearner
 from confboost.learners.mixed import MixedLearner
-from confboost.learners.term import TermLearner
 from confboost.learners.partition import partition_criterion
+from confboost.learners.term import TermLearner
 
 WORDS = ["cheap", "pills", "meeting", "notes", "flights", "free", "team", "report"]
 

@@ -33,9 +33,10 @@ What converts (both ways, exactly, scores equal to rounding of the last digit):
   it is written as one set test per declared value, whose sum is the three-block test exactly
   (``_set_tests``), so the file holds more hypotheses than the model has rounds.
 
-Refused with a ``ShypError`` naming the round: a term of an ``sgram`` expert with a gap (icsiboost's sparse pairs have no gap marker,
-so the two tools' terms differ), and any hypothesis kind icsiboost lacks. Numbers are written
-with 17 significant digits (icsiboost reads any ``strtod`` form).
+Refused with a ``ShypError`` naming the round: a term of an ``sgram`` expert with a gap
+(icsiboost's sparse pairs have no gap marker, so the two tools' terms differ), and any
+hypothesis kind icsiboost lacks. Numbers are written with 17 significant digits (icsiboost
+reads any ``strtod`` form).
 
 Beware the tokenisers: icsiboost splits text on spaces only, case and punctuation kept
 (confboost's ``tokenizer=whitespace``). A model trained with the default ``word`` tokeniser
