@@ -257,10 +257,14 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                            else float(self.smoothing))
         with numba_threads(self.n_jobs):
             dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
-            scheme = MHScheme(signs, sample_weight, single_label, self.init)
+            scheme = self._scheme(signs, sample_weight, single_label)
             learner = LEARNERS["stump"](mode, self.smoothing_)
             self._boost(dataset, scheme, learner, mode, k, callbacks)
         return self
+
+    def _scheme(self, signs, sample_weight, single_label):
+        """The scheme of ``self.scheme`` over the label signs (numeric and mixed paths alike)."""
+        return MHScheme(signs, sample_weight, single_label, self.init)
 
     def _boost(self, dataset, scheme, learner, mode, k, callbacks):
         progress = [ProgressPrinter(self.n_estimators, self.verbose)] if self.verbose else []
@@ -300,7 +304,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         with numba_threads(self.n_jobs):
             dataset = encoder.fit_dataset(X, self.max_bins, self.random_state, sample_weight)
             self.encoder_ = encoder
-            scheme = MHScheme(signs, sample_weight, single_label, self.init)
+            scheme = self._scheme(signs, sample_weight, single_label)
             self._boost(dataset, scheme, MixedLearner(mode, self.smoothing_), mode, k,
                         callbacks)
         return self
