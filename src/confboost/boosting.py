@@ -72,7 +72,8 @@ def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothi
     smoothing : float
     callbacks : sequence of callables
         Each is called as ``callback(round_index, record)`` after every round; a callback
-        that returns True stops the loop.
+        that returns True stops the loop. ``record`` holds the history keys of the round and
+        ``"fit"``, the round's ``PartitionFit`` (hypothesis, training blocks).
     learning_rate : float, default=1.0
         Shrinkage ν in (0, 1]: the round's α is ν times the chosen one, and Z_t is the
         normaliser of the update with that α, so Π Z_t still bounds the training loss
@@ -99,6 +100,7 @@ def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothi
                   "alpha_capped": capped}
         for key in HISTORY_KEYS:
             records[key].append(record[key])
+        record["fit"] = fit  # for callbacks that follow the model (not kept in the history)
         stop = False
         for callback in callbacks:
             stop = bool(callback(round_index, record)) or stop

@@ -1,8 +1,9 @@
 """The ``confboost`` command line, thin over the library.
 
-Commands: ``demo`` (the main job of ``make run``), ``reproduce`` (the paper's §10
-experiments, written as a report). Every command has ``--help``; bad
-arguments or files end with exit status 2 and a one-line message.
+Commands: ``demo`` (the main job of ``make run``); ``reproduce`` (the paper's §10
+experiments, written as a report); ``train``, ``test``, ``classify``, ``export-shyp``,
+``import-shyp`` (BoosTexter / icsiboost files, ``cli_boostexter.py``). Every command has
+``--help``; bad arguments or files end with exit status 2 and a one-line message.
 """
 
 import argparse
@@ -45,9 +46,16 @@ def _reproduce(arguments):
     return 0
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser():
     """The argument parser of every command."""
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="confboost", description="Boosting with confidence-rated predictions.")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="boost on a bundled data set and print the bound "
@@ -79,6 +87,11 @@ def build_parser():
                            help="threads per fit (default: all cores)")
     reproduce.add_argument("--no-text", action="store_true", help="leave out the text task")
     reproduce.set_defaults(handler=_reproduce)
+
+    from confboost.cli_boostexter import add_commands
+    from confboost.estimators import SCHEMES
+
+    add_commands(commands, SCHEMES)
     return parser
 
 
@@ -90,8 +103,9 @@ def main(argv=None):
     arguments.raw_argv = raw[1:] if raw[:1] == [arguments.command] else raw
     try:
         return arguments.handler(arguments)
-    except (ValueError, FileNotFoundError, ImportError) as error:
-        print(f"confboost {arguments.command}: error: {error}", file=sys.stderr)
+    except (ValueError, OSError, ImportError) as error:
+        message = " ".join(str(error).split())  # one line, whatever the message holds
+        print(f"confboost {arguments.command}: error: {message}", file=sys.stderr)
         return 2
 
 

@@ -22,7 +22,16 @@ from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import default_smoothing, mode_code
 from confboost.data.dataset import Dataset
-from confboost.learners import LEARNERS, TREE_LEARNERS
+from confboost.data.frame import (
+    FrameEncoder,
+    column_names,
+    infer_feature_types,
+    is_table,
+    text_expert_from_json,
+    text_expert_to_json,
+)
+from confboost.learners import LEARNERS, TREE_LEARNERS, StumpHypothesis
+from confboost.learners.mixed import MixedLearner
 from confboost.learners.tree import MAX_LEAVES
 from confboost.model import BoostedModel, load_document, save_document
 from confboost.schemes.mh import INITS, MHScheme
@@ -97,6 +106,14 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     learning_rate : float, default=1.0
         Shrinkage ν in (0, 1]: α_t ← ν α_t for every weak learner. ``history_["z"]`` is the
         normaliser with the shrunk α, so Π Z_t stays a bound. 1.0 is the paper's algorithm.
+    feature_types : dict of column name to str, or None, default=None
+        For a DataFrame (or a dict of columns) X: the kind of each column, "continuous",
+        "categorical", "text" or "ignore"; columns not named are inferred
+        (``confboost.data.frame``: numeric dtypes are continuous; other columns categorical
+        when they have few distinct values, text when their values contain spaces). When
+        every column is continuous the numeric fast path runs, exactly as for an array.
+    text_expert : TextExpert, dict of column name to TextExpert, or None, default=None
+        How text columns become terms (``confboost.data.text``); None is word unigrams.
 
     Attributes
     ----------
@@ -135,7 +152,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
                  smoothing="auto", init="uniform", max_bins=255, n_jobs=None,
                  random_state=None, verbose=0, weak_learner="stump", max_leaves=8,
-                 max_depth=None, min_leaf_weight=0.0, learning_rate=1.0):
+                 max_depth=None, min_leaf_weight=0.0, learning_rate=1.0, feature_types=None,
+                 text_expert=None):
         self.n_estimators = n_estimators
         self.scheme = scheme
         self.confidence = confidence
@@ -151,6 +169,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         self.max_depth = max_depth
         self.min_leaf_weight = min_leaf_weight
         self.learning_rate = learning_rate
+        self.feature_types = feature_types
+        self.text_expert = text_expert
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -221,23 +241,44 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         signs[np.arange(encoded.size), encoded] = 1
         return signs, True
 
-    def fit(self, X, y, sample_weight=None):
+    def _is_mixed(self, X):
+        """Whether X goes through the mixed-type path (a table with a non-continuous column)."""
+        if not is_table(X):
+            if self.feature_types is not None:
+                raise ValueError("feature_types needs X to be a DataFrame (or a dict of "
+                                 "columns) whose column names it refers to")
+            return False
+        if not hasattr(X, "columns"):
+            return True
+        kinds = infer_feature_types(X, self.feature_types)
+        return any(kind != "continuous" for kind in kinds.values())
+
+    def fit(self, X, y, sample_weight=None, callbacks=None):
         """Boost on (X, y).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features; NaN is a missing value (its own block in every stump).
+            Numeric features; NaN is a missing value (its own block in every stump). A
+            DataFrame (or dict of columns) may also hold categorical and text columns (see
+            ``feature_types``).
         y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Class labels, or a 0/1 indicator matrix for multi-label data.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights, not all zero: the starting distribution D_1.
+        callbacks : sequence of callables, optional
+            Called as ``callback(round_index, record)`` after every round
+            (``boosting.run_boosting``); returning True stops the loop.
 
         Returns
         -------
         self
         """
         mode = self._validate_params_once()
+        callbacks = list(callbacks or ())
+        if self._is_mixed(X):
+            return self._fit_mixed(X, y, sample_weight, mode, callbacks)
+        self.__dict__.pop("encoder_", None)
         X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
                              dtype=np.float64, y_numeric=False)
         if y.ndim == 2 and y.shape[1] == 1:
@@ -255,15 +296,59 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                            else float(self.smoothing))
         with numba_threads(self.n_jobs):
             dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
-            scheme = MHScheme(signs, sample_weight, single_label, self.init)
-            learner = self._make_learner(mode)
-            callbacks = [ProgressPrinter(self.n_estimators, self.verbose)] if self.verbose else []
-            hypotheses, alphas, history = run_boosting(
-                dataset, scheme, learner, self.n_estimators, self.alpha, mode,
-                self.smoothing_, callbacks, float(self.learning_rate))
+            scheme = self._scheme(signs, sample_weight, single_label)
+            self._boost(dataset, scheme, self._make_learner(mode), mode, k, callbacks)
+        return self
+
+    def _scheme(self, signs, sample_weight, single_label):
+        """The scheme of ``self.scheme`` over the label signs (numeric and mixed paths alike)."""
+        return MHScheme(signs, sample_weight, single_label, self.init)
+
+    def _boost(self, dataset, scheme, learner, mode, k, callbacks):
+        progress = [ProgressPrinter(self.n_estimators, self.verbose)] if self.verbose else []
+        hypotheses, alphas, history = run_boosting(
+            dataset, scheme, learner, self.n_estimators, self.alpha, mode,
+            self.smoothing_, progress + list(callbacks), float(self.learning_rate))
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
         self.n_estimators_ = len(hypotheses)
+
+    def _fit_mixed(self, X, y, sample_weight, mode, callbacks):
+        """``fit`` for a table with categorical or text columns (``data/frame.py``)."""
+        if self.weak_learner != "stump":
+            raise ValueError(f"weak_learner={self.weak_learner!r} needs numeric features; a "
+                             "table with categorical or text columns is boosted with stumps "
+                             "and term tests (weak_learner='stump')")
+        encoder = FrameEncoder.from_table(X, self.feature_types, self.text_expert)
+        n_samples = encoder._check_columns(X)
+        names = column_names(X)
+        self.n_features_in_ = len(names)
+        if all(isinstance(name, str) for name in names):
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+        y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
+                          "read as one label per example", DataConversionWarning,
+                          stacklevel=3)
+            y = y.ravel()
+        signs, single_label = self._encode_targets(y)
+        sample_weight = _check_sample_weight(sample_weight, np.empty((n_samples, 0)),
+                                             dtype=np.float64, ensure_non_negative=True)
+        if not sample_weight.sum() > 0:
+            raise ValueError("sample_weight sums to zero; at least one example needs weight")
+        k = signs.shape[1]
+        self.smoothing_ = (default_smoothing(sample_weight, k) if self.smoothing == "auto"
+                           else float(self.smoothing))
+        with numba_threads(self.n_jobs):
+            dataset = encoder.fit_dataset(X, self.max_bins, self.random_state, sample_weight)
+            self.encoder_ = encoder
+            scheme = self._scheme(signs, sample_weight, single_label)
+            self._boost(dataset, scheme, MixedLearner(mode, self.smoothing_), mode, k,
+                        callbacks)
         return self
 
     def _make_learner(self, mode):
@@ -275,20 +360,32 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                 min_leaf_weight=float(self.min_leaf_weight))
         return LEARNERS[self.weak_learner](mode, self.smoothing_)
 
+    def _prepare(self, X):
+        """X as the model reads it: a validated float matrix, or a ``MixedFrame``."""
+        check_is_fitted(self)
+        if hasattr(self, "encoder_"):
+            if not is_table(X):
+                raise ValueError("this model was fitted on a table with categorical or text "
+                                 "columns: X must be a DataFrame (or a dict of columns)")
+            return self.encoder_.transform(X)
+        return validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
+                             dtype=np.float64)
+
     @property
     def feature_importances_(self):
         check_is_fitted(self)
         importances = np.zeros(self.n_features_in_)
+        encoder = getattr(self, "encoder_", None)
         for hypothesis, z in zip(self.model_.hypotheses, self.history_["z"], strict=False):
             for feature in hypothesis.features():
+                if encoder is not None and isinstance(hypothesis, StumpHypothesis):
+                    feature = encoder.numeric_columns[feature]
                 importances[feature] += max(-np.log(z), 0.0)
         total = importances.sum()
         return importances / total if total > 0 else importances
 
     def _scores(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
-                          dtype=np.float64)
+        X = self._prepare(X)
         with numba_threads(self.n_jobs):
             return self.model_.decision_function(X)
 
@@ -302,9 +399,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
 
     def staged_decision_function(self, X):
         """Yield ``decision_function(X)`` after each round."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
-                          dtype=np.float64)
+        X = self._prepare(X)
         for scores in self.model_.staged_decision_function(X):
             yield self._output(scores)
 
@@ -321,9 +416,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
 
     def staged_predict(self, X):
         """Yield ``predict(X)`` after each round."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
-                          dtype=np.float64)
+        X = self._prepare(X)
         for scores in self.model_.staged_decision_function(X):
             yield self._labels_from_scores(scores)
 
@@ -355,10 +448,13 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         """Write the fitted model to ``path`` as versioned JSON (data only)."""
         check_is_fitted(self)
         classes = self.classes_.tolist()
+        params = {key: value for key, value in self.get_params().items()
+                  if key != "random_state" or isinstance(value, (int, type(None)))}
+        params["text_expert"] = text_expert_to_json(self.text_expert)
+        frame = self.encoder_.to_dict() if hasattr(self, "encoder_") else None
         save_document(path, {
             "estimator": "BoostClassifier",
-            "params": {key: value for key, value in self.get_params().items()
-                       if key != "random_state" or isinstance(value, (int, type(None)))},
+            "params": params,
             "classes": classes,
             "multilabel": bool(self._multilabel),
             "n_features_in": int(self.n_features_in_),
@@ -367,6 +463,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
             "smoothing": self.smoothing_,
             "history": {key: np.asarray(value).tolist() for key, value in self.history_.items()},
             "model": self.model_.to_dict(),
+            **({"frame": frame} if frame is not None else {}),
         })
 
 
@@ -386,7 +483,9 @@ def load(path):
     if document.get("estimator") != "BoostClassifier":
         raise ValueError(f"{path}: holds a {document.get('estimator')!r}, not a BoostClassifier")
     try:
-        estimator = BoostClassifier(**document["params"])
+        params = dict(document["params"])
+        params["text_expert"] = text_expert_from_json(params.get("text_expert"))
+        estimator = BoostClassifier(**params)
         estimator.classes_ = np.asarray(document["classes"])
         estimator._multilabel = bool(document["multilabel"])
         estimator.n_features_in_ = int(document["n_features_in"])
@@ -396,6 +495,8 @@ def load(path):
         estimator.history_ = {key: np.asarray(value)
                               for key, value in document["history"].items()}
         estimator.model_ = BoostedModel.from_dict(document["model"])
+        if document.get("frame") is not None:
+            estimator.encoder_ = FrameEncoder.from_dict(document["frame"])
     except (KeyError, TypeError) as error:
         raise ValueError(f"{path}: malformed model file ({error!r})") from None
     estimator.n_estimators_ = len(estimator.model_)

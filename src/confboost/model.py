@@ -49,13 +49,16 @@ class BoostedModel:
 
         Parameters
         ----------
-        X : ndarray of shape (n_samples, n_features), float64
+        X : ndarray of shape (n_samples, n_features), float64, or MixedFrame
+            A ``MixedFrame`` (``data/frame.py``) for models of mixed data: stumps read its
+            continuous part, the other hypotheses the frame itself.
 
         Returns
         -------
         scores : ndarray of shape (n_samples, k)
         """
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        raw = X
+        X = np.ascontiguousarray(_numeric_part(X), dtype=np.float64)
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
         stumps = [(h, a) for h, a in zip(self.hypotheses, self.alphas, strict=False)
                   if isinstance(h, StumpHypothesis)]
@@ -65,15 +68,17 @@ class BoostedModel:
             predict_stumps(X, features, thresholds, values, scores)
         for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=False):
             if not isinstance(hypothesis, StumpHypothesis):
-                scores += alpha * hypothesis.values[hypothesis.blocks(X)]
+                scores += alpha * hypothesis.values[hypothesis.blocks(raw)]
         return scores
 
     def staged_decision_function(self, X):
         """Yield f after each round, shape (n_samples, k) each."""
-        X = np.asarray(X, dtype=np.float64)
+        raw = X
+        X = np.asarray(_numeric_part(X), dtype=np.float64)
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
         for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=False):
-            scores += alpha * hypothesis.values[hypothesis.blocks(X)]
+            blocks = hypothesis.blocks(X if isinstance(hypothesis, StumpHypothesis) else raw)
+            scores += alpha * hypothesis.values[blocks]
             yield scores.copy()
 
     def to_dict(self):
@@ -98,6 +103,11 @@ class BoostedModel:
             return cls(hypotheses, data["alphas"], data["n_labels"])
         except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"malformed model data: {error!r}") from None
+
+
+def _numeric_part(X):
+    """The continuous matrix of a ``MixedFrame``, or ``X`` itself."""
+    return getattr(X, "numeric", X)
 
 
 def save_document(path, document):

@@ -66,3 +66,127 @@ def term_block_weights_naive(indptr, indices, weights, signs):
     w_plus = presence.T @ np.where(signs == 1, weights, 0.0)
     w_minus = presence.T @ np.where(signs == -1, weights, 0.0)
     return w_plus, w_minus
+
+
+# confidence mode codes, as in confidence.py (numba kernels take plain ints)
+_REAL, _DISCRETE, _ABSTAIN, _REAL_ABSTAIN = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _criterion_of_present(present_pos, present_all, total_pos, total_neg, mode, total):
+    """Z of a term test from its present block's W+ and W+ + W- (each of shape (k,))."""
+    k = present_pos.shape[0]
+    z = 0.0
+    if mode == _REAL:
+        for l in range(k):
+            p_pos = present_pos[l]
+            p_neg = max(present_all[l] - p_pos, 0.0)
+            absent_pos = max(total_pos[l] - p_pos, 0.0)
+            absent_neg = max(total_neg[l] - p_neg, 0.0)
+            z += 2.0 * (np.sqrt(p_pos * p_neg) + np.sqrt(absent_pos * absent_neg))
+        return z
+    if mode == _DISCRETE:
+        r = 0.0
+        for l in range(k):
+            p_pos = present_pos[l]
+            p_neg = max(present_all[l] - p_pos, 0.0)
+            absent_pos = max(total_pos[l] - p_pos, 0.0)
+            absent_neg = max(total_neg[l] - p_neg, 0.0)
+            r += abs(p_pos - p_neg) + abs(absent_pos - absent_neg)
+        return np.sqrt(max(total * total - r * r, 0.0))
+    abstained = 0.0
+    for l in range(k):
+        p_pos = present_pos[l]
+        p_neg = max(present_all[l] - p_pos, 0.0)
+        abstained += max(total_pos[l] - p_pos, 0.0) + max(total_neg[l] - p_neg, 0.0)
+    if mode == _ABSTAIN:
+        agree = 0.0
+        disagree = 0.0
+        for l in range(k):
+            p_pos = present_pos[l]
+            p_neg = max(present_all[l] - p_pos, 0.0)
+            agree += max(p_pos, p_neg)
+            disagree += min(p_pos, p_neg)
+        return abstained + 2.0 * np.sqrt(agree * disagree)
+    z = abstained
+    for l in range(k):
+        p_pos = present_pos[l]
+        p_neg = max(present_all[l] - p_pos, 0.0)
+        z += 2.0 * np.sqrt(p_pos * p_neg)
+    return z
+
+
+#: Terms per parallel chunk of ``term_criteria`` (its two length-k buffers are per chunk).
+_TERM_CHUNK = 512
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def term_criteria(indptr, indices, weights, signs, total_pos, total_neg, mode, total, out):
+    """Z of every term's presence test, fused: no (n_terms, k) array is materialised.
+
+    The test on term ``j`` partitions the documents into two blocks: present (the postings of
+    ``j``) and absent (all others; the abstaining block of the abstaining modes). Per term the
+    present block's W+ and W+ + W- are summed into two length-k buffers (branch-free, from the
+    weights and their positive part), its W- is the difference, the absent block's statistics
+    are the totals minus the present ones, and the criterion of the confidence mode follows
+    (as in ``kernels/split.py``, with the absent block in the role of the missing block):
+
+    - real: Z = 2 Σ_l (sqrt(P+ P-) + sqrt(A+ A-))                (Eq. 10, 16)
+    - discrete: Z = sqrt(total² - r²), r = Σ_l |P+ - P-| + |A+ - A-|  (§3.1)
+    - abstain: Z = W0 + 2 sqrt(a d), a = Σ_l max(P+, P-), d = Σ_l min(P+, P-), W0 = Σ_l A+ + A-
+    - real-abstain: Z = W0 + 2 Σ_l sqrt(P+ P-)
+
+    Cost O(nnz · k) time and O(n_docs · k + threads · k) extra memory.
+
+    Parameters
+    ----------
+    indptr, indices : CSC postings, as in ``term_block_weights``
+    weights : ndarray of shape (n_docs, k), float64
+    signs : ndarray of shape (n_docs, k), int8
+    total_pos, total_neg : ndarray of shape (k,), float64
+        W+ and W- of all documents per label.
+    mode : int
+        Confidence mode code.
+    total : float
+        Total weight mass.
+    out : ndarray of shape (n_terms,), float64
+        Output: Z of each term.
+    """
+    n_terms = indptr.shape[0] - 1
+    n_docs, k = weights.shape
+    positive = np.empty_like(weights)
+    for i in prange(n_docs):
+        for l in range(k):
+            positive[i, l] = weights[i, l] if signs[i, l] > 0 else 0.0
+    n_chunks = (n_terms + _TERM_CHUNK - 1) // _TERM_CHUNK
+    for chunk in prange(n_chunks):
+        present_pos = np.empty(k, dtype=weights.dtype)
+        present_all = np.empty(k, dtype=weights.dtype)
+        for term in range(chunk * _TERM_CHUNK, min((chunk + 1) * _TERM_CHUNK, n_terms)):
+            present_pos[:] = 0.0
+            present_all[:] = 0.0
+            for position in range(indptr[term], indptr[term + 1]):
+                i = indices[position]
+                for l in range(k):
+                    present_pos[l] += positive[i, l]
+                    present_all[l] += weights[i, l]
+            out[term] = _criterion_of_present(present_pos, present_all, total_pos, total_neg,
+                                              mode, total)
+
+
+def term_criteria_naive(indptr, indices, weights, signs, mode):
+    """Twin of ``term_criteria``: dense block statistics, then the criterion per term.
+
+    Returns
+    -------
+    z : ndarray of shape (n_terms,)
+    """
+    from confboost.learners.partition import partition_criterion
+
+    w_plus, w_minus = term_block_weights_naive(indptr, indices, weights, signs)
+    total_pos = np.where(signs > 0, weights, 0.0).sum(axis=0)
+    total_neg = np.where(signs < 0, weights, 0.0).sum(axis=0)
+    weight_pos = np.stack([w_plus, np.maximum(total_pos - w_plus, 0.0)], axis=1)
+    weight_neg = np.stack([w_minus, np.maximum(total_neg - w_minus, 0.0)], axis=1)
+    return partition_criterion(weight_pos, weight_neg, np.array([False, True]), mode,
+                               float(weights.sum()))

@@ -5,7 +5,9 @@ and MO). ``HYPOTHESIS_TYPES`` maps a saved hypothesis' ``"type"`` to its class, 
 file is read as data only.
 """
 
+from confboost.learners.categorical import CategoricalHypothesis
 from confboost.learners.stump import StumpHypothesis, StumpLearner
+from confboost.learners.term import TermHypothesis
 from confboost.learners.tree import (
     HammingTreeHypothesis,
     HammingTreeLearner,
@@ -13,15 +15,16 @@ from confboost.learners.tree import (
     TreeLearner,
 )
 
-HYPOTHESIS_TYPES = {StumpHypothesis.type_name: StumpHypothesis}
-HYPOTHESIS_TYPES[TreeHypothesis.type_name] = TreeHypothesis
-HYPOTHESIS_TYPES[HammingTreeHypothesis.type_name] = HammingTreeHypothesis
+HYPOTHESIS_TYPES = {
+    hypothesis.type_name: hypothesis
+    for hypothesis in (StumpHypothesis, TreeHypothesis, HammingTreeHypothesis,
+                       CategoricalHypothesis, TermHypothesis)
+}
 
-LEARNERS = {"stump": StumpLearner}
 #: Learners that take the tree parameters (max_leaves, max_depth, min_leaf_weight).
 TREE_LEARNERS = {"tree": TreeLearner, "hamming_tree": HammingTreeLearner}
-LEARNERS.update(TREE_LEARNERS)
+LEARNERS = {"stump": StumpLearner, **TREE_LEARNERS}
 
-__all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "TREE_LEARNERS", "HammingTreeHypothesis",
-           "HammingTreeLearner", "StumpHypothesis", "StumpLearner", "TreeHypothesis",
-           "TreeLearner"]
+__all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "TREE_LEARNERS", "CategoricalHypothesis",
+           "HammingTreeHypothesis", "HammingTreeLearner", "StumpHypothesis", "StumpLearner",
+           "TermHypothesis", "TreeHypothesis", "TreeLearner"]

@@ -1,0 +1,264 @@
+"""icsiboost's ``.shyp`` model format: write a confboost model as one, read one as a model.
+
+A ``.shyp`` file (icsiboost, github.com/benob/icsiboost, ``save_model`` / ``load_model`` in
+``icsiboost.c``) is text: the number of weak hypotheses, then per hypothesis a header line
+and its confidence lines, blank lines between::
+
+    2
+
+       1.000000000000 Text:THRESHOLD:age:
+
+    c0[1] c0[2] ... c0[k]      (value missing)
+    c1[1] ...                  (value < threshold)
+    c2[1] ...                  (value >= threshold)
+    THRESHOLD
+
+       1.000000000000 Text:SGRAM:body:interest#rates
+
+    c1[1] ...                  (term absent, or text missing)
+    c2[1] ...                  (term present)
+
+The score of label l is Σ alpha · c[block][l]. A text term's words are joined with ``#``
+(confboost joins them with a space). A categorical ("set") column's test is written as
+``SGRAM:NAME:ID`` with ID the 0-based position of the value in the ``.names`` declaration;
+it has two blocks (value present; absent or missing).
+
+What converts (both ways, exactly, scores equal to rounding of the last digit):
+
+- continuous stumps: icsiboost sends ``x < t`` to c1, confboost ``x <= θ`` to block 0, so
+  ``t = nextafter(θ, +inf)`` on export and ``θ = nextafter(t, -inf)`` on import;
+- term tests: present/absent are the two blocks;
+- categorical tests: icsiboost's set test has two blocks (value present; absent or missing).
+  A confboost test whose "other value" and "missing" blocks agree is one set test; otherwise
+  it is written as one set test per declared value, whose sum is the three-block test exactly
+  (``_set_tests``), so the file holds more hypotheses than the model has rounds.
+
+Refused with a ``ShypError`` naming the round: a term of an ``sgram`` expert with a gap
+(icsiboost's sparse pairs have no gap marker, so the two tools' terms differ), and any
+hypothesis kind icsiboost lacks. Numbers are written with 17 significant digits (icsiboost
+reads any ``strtod`` form).
+
+Beware the tokenisers: icsiboost splits text on spaces only, case and punctuation kept
+(confboost's ``tokenizer=whitespace``). A model trained with the default ``word`` tokeniser
+scores the same in icsiboost only on text already lower-cased and stripped of punctuation.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from confboost.learners import CategoricalHypothesis, StumpHypothesis, TermHypothesis
+from confboost.model import BoostedModel
+
+_HEADER = re.compile(r" *([^ ]+) Text:(SGRAM|THRESHOLD):([^:]+):(.*)")
+_DBL_MAX = np.finfo(np.float64).max
+
+
+class ShypError(ValueError):
+    """A ``.shyp`` file that cannot be read, or a model that cannot be written as one."""
+
+
+def _number(value):
+    return repr(float(value))
+
+
+def _row(values):
+    return "".join(_number(v) + " " for v in values)
+
+
+def export_shyp(path, model, encoder, spec, warn=None):
+    """Write ``model`` (a ``BoostedModel`` over the columns of ``encoder``) as a ``.shyp`` file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    model : BoostedModel
+    encoder : FrameEncoder
+        The columns the model was trained on (names, kinds, experts).
+    spec : NamesSpec
+        The ``.names`` the model belongs to (declared values of categorical columns).
+    warn : callable or None
+        Called with a one-line warning (default: print to stderr).
+
+    Raises
+    ------
+    ShypError
+        If a hypothesis has no ``.shyp`` equivalent (see the module docstring).
+    """
+    warn = warn or (lambda message: print(f"warning: {message}", file=sys.stderr))
+    declared = {column.name: column.values for column in spec.columns}
+    parts = []
+    count = 0
+    warned = set()
+    for round_index, (hypothesis, alpha) in enumerate(
+            zip(model.hypotheses, model.alphas, strict=True), start=1):
+        where = f"round {round_index}"
+        if isinstance(hypothesis, StumpHypothesis):
+            name = encoder.names[encoder.numeric_columns[hypothesis.feature]]
+            threshold = hypothesis.threshold
+            exported = _DBL_MAX if threshold == np.inf else np.nextafter(threshold, np.inf)
+            c1, c2, c0 = hypothesis.values
+            parts.append(f"   {_number(alpha)} Text:THRESHOLD:{name}:\n\n"
+                         f"{_row(c0)}\n\n{_row(c1)}\n\n{_row(c2)}\n\n{_number(exported)}\n\n\n")
+            count += 1
+        elif isinstance(hypothesis, TermHypothesis):
+            name = encoder.names[hypothesis.column]
+            expert = encoder.experts[hypothesis.column]
+            words = hypothesis.term.split(" ")
+            if expert.kind == "sgram" and "_" in words[1:-1]:
+                raise ShypError(f"{where}: the sgram term {hypothesis.term!r} has a gap, which "
+                                "icsiboost's sparse pairs cannot express")
+            if expert.tokenizer != "whitespace" and name not in warned:
+                warned.add(name)
+                warn(f"column {name!r} uses the {expert.tokenizer!r} tokenizer; icsiboost "
+                     "splits on spaces only, so it scores the same only on pre-tokenized text")
+            present, absent = hypothesis.values
+            parts.append(f"   {_number(alpha)} Text:SGRAM:{name}:{'#'.join(words)}\n\n"
+                         f"{_row(absent)}\n\n{_row(present)}\n\n\n")
+            count += 1
+        elif isinstance(hypothesis, CategoricalHypothesis):
+            name = encoder.names[hypothesis.column]
+            values = list(declared.get(name, ()))
+            if hypothesis.value not in values:
+                raise ShypError(f"{where}: value {hypothesis.value!r} of column {name!r} is not "
+                                "declared in the .names file")
+            for value_id, present, absent in _set_tests(hypothesis, values):
+                parts.append(f"   {_number(alpha)} Text:SGRAM:{name}:{value_id}\n\n"
+                             f"{_row(absent)}\n\n{_row(present)}\n\n\n")
+                count += 1
+        else:
+            raise ShypError(f"{where}: a {type(hypothesis).__name__} has no .shyp equivalent "
+                            "(icsiboost has continuous thresholds, text and set tests only)")
+    Path(path).write_text(f"{count}\n\n" + "".join(parts), encoding="utf-8")
+
+
+def _set_tests(hypothesis, declared):
+    """icsiboost set tests (value id, present row, absent row) equal to a categorical test.
+
+    With A, B, C the values on "= v", "≠ v" and "missing": if B = C one test on v does.
+    Otherwise one test per declared value u (V of them), absent ``C / V`` and present
+    ``A - (V-1) C / V`` for u = v, ``B - (V-1) C / V`` for the others: an example with value w
+    gets present(w) + (V-1) C / V, which is A or B, and a missing one V · C / V = C.
+    """
+    equal, other, missing = hypothesis.values
+    v = declared.index(hypothesis.value)
+    if np.array_equal(other, missing):
+        return [(v, equal, other)]
+    n_values = len(declared)
+    absent = missing / n_values
+    shift = (n_values - 1) * missing / n_values
+    return [(u, (equal if u == v else other) - shift, absent) for u in range(n_values)]
+
+
+def _floats(path, line, text, k):
+    fields = text.split()
+    try:
+        values = [float(field) for field in fields]
+    except ValueError:
+        raise ShypError(f"{path}:{line}: expected {k} numbers, got {text.strip()!r}") from None
+    if len(values) != k or not np.all(np.isfinite(values)):
+        raise ShypError(f"{path}:{line}: expected {k} finite numbers, got {text.strip()!r}")
+    return np.array(values)
+
+
+def import_shyp(path, encoder, spec):
+    """Read a ``.shyp`` file as a ``BoostedModel`` over the columns of ``encoder``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    encoder : FrameEncoder
+        The columns of the ``.names`` file (``FrameEncoder`` of the spec).
+    spec : NamesSpec
+
+    Returns
+    -------
+    model : BoostedModel
+
+    Raises
+    ------
+    ShypError
+        On a malformed file, an unknown column, or a test that does not fit the column's kind;
+        the message names the file and line.
+    """
+    k = len(spec.classes)
+    position = {name: c for c, name in enumerate(encoder.names)}
+    declared = {column.name: column.values for column in spec.columns}
+    try:
+        raw_lines = Path(path).read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as error:
+        raise ShypError(f"{path}: not a UTF-8 text file ({error.reason})") from None
+    lines = [(number, text) for number, text in enumerate(raw_lines, start=1) if text.strip()]
+    if not lines:
+        raise ShypError(f"{path}: empty file: expected the number of hypotheses")
+    number, text = lines[0]
+    if not text.strip().isdigit():
+        raise ShypError(f"{path}:{number}: expected the number of hypotheses, got {text!r}")
+    count = int(text)
+    hypotheses, alphas = [], []
+    index = 1
+    while index < len(lines) and len(hypotheses) < count:
+        number, text = lines[index]
+        match = _HEADER.fullmatch(text.rstrip())
+        if match is None:
+            raise ShypError(f"{path}:{number}: expected a hypothesis header "
+                            f"'ALPHA Text:SGRAM|THRESHOLD:COLUMN:...', got {text.strip()!r}")
+        alpha_text, kind, name, token = match.groups()
+        try:
+            alpha = float(alpha_text)
+        except ValueError:
+            raise ShypError(f"{path}:{number}: invalid alpha {alpha_text!r}") from None
+        if name not in position:
+            raise ShypError(f"{path}:{number}: column {name!r} is not in the .names file")
+        column = position[name]
+        column_kind = encoder.kinds[column]
+        n_rows = 3 if kind == "THRESHOLD" else 2
+        rows = lines[index + 1: index + 1 + n_rows]
+        if len(rows) < n_rows:
+            raise ShypError(f"{path}:{number}: the hypothesis is cut short")
+        values = [_floats(path, line, row, k) for line, row in rows]
+        index += 1 + n_rows
+        if kind == "THRESHOLD":
+            if column_kind != "continuous":
+                raise ShypError(f"{path}:{number}: a THRESHOLD test on column {name!r}, which "
+                                f"is {column_kind}, not continuous")
+            if index >= len(lines):
+                raise ShypError(f"{path}:{number}: the threshold line is missing")
+            line, threshold_text = lines[index]
+            index += 1
+            try:
+                threshold = float(threshold_text)
+            except ValueError:
+                raise ShypError(f"{path}:{line}: invalid threshold {threshold_text!r}") from None
+            if np.isnan(threshold):
+                raise ShypError(f"{path}:{line}: invalid threshold {threshold_text!r}")
+            if threshold >= _DBL_MAX:
+                threshold = np.inf
+            else:
+                threshold = max(float(np.nextafter(threshold, -np.inf)), -_DBL_MAX)
+            c0, c1, c2 = values
+            hypothesis = StumpHypothesis(encoder.numeric_columns.index(column), threshold,
+                                         np.stack([c1, c2, c0]))
+        elif column_kind == "text":
+            absent, present = values
+            hypothesis = TermHypothesis(column, token.replace("#", " "),
+                                        np.stack([present, absent]))
+        elif column_kind == "categorical":
+            choices = declared.get(name, ())
+            if not token.isdigit() or int(token) >= len(choices):
+                raise ShypError(f"{path}:{number}: expected a value number below "
+                                f"{len(choices)} for set column {name!r}, got {token!r}")
+            other, equal = values
+            hypothesis = CategoricalHypothesis(column, choices[int(token)],
+                                               np.stack([equal, other, other]))
+        else:
+            raise ShypError(f"{path}:{number}: an SGRAM test on column {name!r}, which is "
+                            f"{column_kind}")
+        hypotheses.append(hypothesis)
+        alphas.append(alpha)
+    if len(hypotheses) < count and index >= len(lines):
+        raise ShypError(f"{path}: the header announces {count} hypotheses, the file holds "
+                        f"{len(hypotheses)}")
+    return BoostedModel(hypotheses, alphas, k)

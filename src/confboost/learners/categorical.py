@@ -1,0 +1,123 @@
+"""Categorical stumps: ``x[column] == v`` against the rest, with a missing block (BoosTexter).
+
+The hypothesis partitions the examples into three blocks: 0 (the value is v), 1 (another
+known value) and 2 (missing); under the abstaining modes block 2 abstains, as a continuous
+stump's missing block does. The learner reads every categorical column's value histogram
+(``kernels/categorical.py``, O(n · k)), forms the three blocks of every value and keeps the
+value of least Z (``learners/partition.py``); the confidences come from
+``confidence.block_confidences``.
+"""
+
+import numpy as np
+
+from confboost.confidence import block_confidences
+from confboost.kernels.categorical import value_histogram
+from confboost.learners.base import PartitionFit, PartitionHypothesis
+from confboost.learners.partition import partition_criterion
+
+#: The abstaining block of a categorical stump: missing.
+CATEGORICAL_ABSTAINING = np.array([False, False, True])
+
+
+class CategoricalHypothesis(PartitionHypothesis):
+    """``x[column] == value``, with a value per block (=, ≠, missing) and label.
+
+    Parameters
+    ----------
+    column : int
+        Position of the column in the input table.
+    value : str
+    values : ndarray of shape (3, k)
+    """
+
+    type_name = "categorical"
+
+    def __init__(self, column, value, values):
+        self.column = int(column)
+        self.value = str(value)
+        self.values = np.asarray(values, dtype=np.float64)
+
+    def features(self):
+        return [self.column]
+
+    def blocks(self, X):
+        """Blocks of the examples of a ``MixedFrame``."""
+        return X.categorical_blocks(self.column, self.value)
+
+    def to_dict(self):
+        return {"type": self.type_name, "column": self.column, "value": self.value,
+                "values": self.values.tolist()}
+
+    @classmethod
+    def from_dict(cls, data):
+        values = np.asarray(data["values"], dtype=np.float64)
+        if values.ndim != 2 or values.shape[0] != 3:
+            raise ValueError(f"categorical values must have shape (3, k), got {values.shape}")
+        if not isinstance(data["value"], str):
+            raise ValueError(f"categorical value must be a string, got {data['value']!r}")
+        return cls(int(data["column"]), data["value"], values)
+
+
+def categorical_block_stats(w_plus, w_minus):
+    """W+ and W- of the three blocks of every value test, from a value histogram.
+
+    Parameters
+    ----------
+    w_plus, w_minus : ndarray of shape (n_values + 1, k)
+        Per value, and missing in the last row (``value_histogram``).
+
+    Returns
+    -------
+    weight_pos, weight_neg : ndarray of shape (n_values, 3, k)
+    """
+    known_pos, known_neg = w_plus[:-1], w_minus[:-1]
+    rest_pos = np.maximum(known_pos.sum(axis=0) - known_pos, 0.0)
+    rest_neg = np.maximum(known_neg.sum(axis=0) - known_neg, 0.0)
+    missing_pos = np.broadcast_to(w_plus[-1], known_pos.shape)
+    missing_neg = np.broadcast_to(w_minus[-1], known_neg.shape)
+    return (np.stack([known_pos, rest_pos, missing_pos], axis=1),
+            np.stack([known_neg, rest_neg, missing_neg], axis=1))
+
+
+class CategoricalLearner:
+    """Finds the categorical stump of least Z over every categorical column.
+
+    Parameters
+    ----------
+    mode : int
+        Confidence mode code.
+    smoothing : float
+    """
+
+    def __init__(self, mode, smoothing):
+        self.mode = mode
+        self.smoothing = smoothing
+
+    def fit(self, dataset, weights, labels):
+        """Best value test over ``dataset.categorical`` (a ``MixedDataset``); None if none."""
+        best = None
+        total = float(weights.sum())
+        for column in dataset.categorical:
+            if not column.values:
+                continue
+            w_plus, w_minus = value_histogram(column.codes, len(column.values), weights,
+                                              labels.signs)
+            weight_pos, weight_neg = categorical_block_stats(w_plus, w_minus)
+            z = partition_criterion(weight_pos, weight_neg, CATEGORICAL_ABSTAINING, self.mode,
+                                    total)
+            code = int(np.argmin(z))
+            if best is None or z[code] < best[0]:
+                best = (float(z[code]), column, code, weight_pos[code], weight_neg[code])
+        if best is None:
+            return None
+        z, column, code, weight_pos, weight_neg = best
+        values = block_confidences(weight_pos, weight_neg, CATEGORICAL_ABSTAINING, self.mode,
+                                   self.smoothing)
+        train_blocks = np.where(column.codes < 0, 2, np.where(column.codes == code, 0, 1))
+        return PartitionFit(
+            hypothesis=CategoricalHypothesis(column.column, column.values[code], values),
+            train_blocks=train_blocks.astype(np.uint8),
+            weight_pos=np.ascontiguousarray(weight_pos),
+            weight_neg=np.ascontiguousarray(weight_neg),
+            criterion=z,
+        )

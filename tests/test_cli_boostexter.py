@@ -1,0 +1,213 @@
+"""The BoosTexter / icsiboost command line end to end on a small STEM in a temporary folder."""
+
+import io
+import re
+
+import numpy as np
+import pytest
+
+from confboost.cli import main
+from confboost.formats.shyp import ShypError, import_shyp
+
+NAMES = """| a small mixed task: every column kind, missing values, multi-label rows
+spam, ham, urgent.
+size: continuous.
+colour: red, green, blue.
+body: text:expert_length=2.
+id: ignore.
+"""
+WORDS = "buy cheap now meeting lunch free offer money report team deadline today".split()
+
+
+def _line(rng, i, labels=True):
+    size = "?" if rng.random() < 0.1 else f"{rng.normal(5, 2):.2f}"
+    colour = rng.choice(["red", "green", "blue", "?"])
+    body = "?" if rng.random() < 0.05 else " ".join(rng.choice(WORDS, rng.integers(2, 8)))
+    tags = ["spam" if ("free" in body or "cheap" in body or (size != "?" and float(size) > 7))
+            else "ham"]
+    if "deadline" in body or colour == "red":
+        tags.append("urgent")
+    fields = f"{size}, {colour}, {body}, {i}"
+    return fields + (f", {' '.join(tags)}." if labels else "")
+
+
+@pytest.fixture
+def stem(tmp_path):
+    rng = np.random.default_rng(3)
+    (tmp_path / "t.names").write_text(NAMES)
+    for suffix, n in ((".data", 150), (".dev", 40), (".test", 60)):
+        (tmp_path / f"t{suffix}").write_text("".join(_line(rng, i) + "\n" for i in range(n)))
+    return tmp_path / "t"
+
+
+def run(argv, capsys, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+ROUND = re.compile(r"rnd (\d+): wh-err= (\d\.\d{6}) th-err= (\d\.\d{6}) dev= (\d\.\d{6}) "
+                   r"test= (\d\.\d{6}) train= (\d\.\d{6})")
+
+
+def test_train_test_classify_export_import(stem, capsys, monkeypatch, tmp_path):
+    status, out, err = run(["train", "-S", stem, "-n", 12], capsys)
+    assert status == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("rnd")]
+    assert len(lines) == 12
+    product = 1.0
+    for number, line in enumerate(lines, start=1):
+        match = ROUND.fullmatch(line)
+        assert match, line
+        assert int(match.group(1)) == number
+        product *= float(match.group(2))
+        assert float(match.group(3)) == pytest.approx(product, abs=2e-6)
+    model = tmp_path / "t.model.json"
+    assert model.exists()
+
+    status, out, err = run(["test", "-S", stem, "--max-fmeasure", "urgent"], capsys)
+    assert status == 0, err
+    for what in ("hamming loss", "one-error", "coverage", "average precision", "micro F1",
+                 "max F1 of urgent"):
+        assert what in out
+    assert re.search(r"^spam\s+\d\.\d{6}\s+\d\.\d{6}\s+\d\.\d{6}", out, re.M)
+
+    test_lines = (tmp_path / "t.test").read_text()
+    status, out, err = run(["classify", "-S", stem, "--raw"], capsys, test_lines, monkeypatch)
+    assert status == 0, err
+    rows = [line.split() for line in out.splitlines()]
+    assert len(rows) == 60 and all(len(row) == 3 + 3 for row in rows)  # gold labels + scores
+    scores = np.array([[float(v) for v in row[3:]] for row in rows])
+
+    unlabelled = "".join(line.rsplit(",", 1)[0] + "\n" for line in test_lines.splitlines())
+    status, out, err = run(["classify", "-S", stem, "--posteriors"], capsys, unlabelled,
+                           monkeypatch)
+    assert status == 0, err
+    posteriors = np.array([[float(v) for v in line.split()] for line in out.splitlines()])
+    np.testing.assert_allclose(posteriors, 1 / (1 + np.exp(-2 * scores)), atol=1e-10)
+
+    status, out, err = run(["export-shyp", "-S", stem], capsys)
+    assert status == 0, err
+    shyp = (tmp_path / "t.shyp").read_text()
+    assert re.search(r"^   \S+ Text:(SGRAM|THRESHOLD):(size|colour|body):", shyp, re.M)
+    status, out, err = run(["import-shyp", "-S", stem, "-o", tmp_path / "imported.json"],
+                           capsys)
+    assert status == 0, err
+    status, out, err = run(["classify", "-S", stem, "--raw", "-m", tmp_path / "imported.json"],
+                           capsys, test_lines, monkeypatch)
+    assert status == 0, err
+    imported = np.array([[float(v) for v in line.split()[3:]] for line in out.splitlines()])
+    np.testing.assert_allclose(imported, scores, atol=1e-9)
+
+
+def test_optimal_iterations_keeps_the_best_dev_round(stem, capsys, tmp_path):
+    status, out, err = run(["train", "-S", stem, "-n", 15, "--optimal-iterations",
+                            "--confidence", "real-abstain", "-o", tmp_path / "m.json"], capsys)
+    assert status == 0, err
+    dev = [float(ROUND.fullmatch(line).group(4)) for line in out.splitlines()
+           if line.startswith("rnd")]
+    best = int(np.argmin(dev)) + 1
+    assert f"OPTIMAL ITERATIONS: {best}, error = {min(dev):f}" in out
+    assert f"({best} rounds)" in err
+
+
+def test_max_fmeasure_lines_and_discrete(stem, capsys):
+    status, out, err = run(["train", "-S", stem, "-n", 3, "--max-fmeasure", "spam",
+                            "--confidence", "discrete", "-W", 1, "-N", "fgram"], capsys)
+    assert status == 0, err
+    assert re.search(r"rnd 3: .* dev= \d\.\d{6} \(R=\d\.\d{3}, P=\d\.\d{3}\)", out)
+
+
+def test_help_on_every_command(capsys):
+    for command in ("train", "test", "classify", "export-shyp", "import-shyp", "demo"):
+        with pytest.raises(SystemExit) as stop:
+            main([command, "--help"])
+        assert stop.value.code == 0
+        assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "-S", "STEM", "-n", "0"], "positive integer"),
+    (["train", "-S", "STEM", "--confidence", "bogus"], "invalid choice"),
+    (["train"], "required"),
+    (["train", "-S", "STEM", "-N", "trigram"], "invalid choice"),
+])
+def test_bad_arguments_exit_2_with_one_line(stem, capsys, argv, message):
+    argv = [str(stem) if a == "STEM" else a for a in argv]
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_files_exit_2_with_file_line_column(stem, capsys, monkeypatch, tmp_path):
+    data = (tmp_path / "t.data").read_text().splitlines()
+    data[4] = "big, red, cheap now, 4, spam."
+    (tmp_path / "t.data").write_text("\n".join(data) + "\n")
+    status, out, err = run(["train", "-S", stem], capsys)
+    assert status == 2
+    assert err.strip() == (f"confboost train: error: {tmp_path / 't.data'}:5: column 'size' "
+                           "(1): expected a number, got 'big'")
+    status, out, err = run(["train", "-S", tmp_path / "absent"], capsys)
+    assert status == 2 and "absent.names" in err and len(err.strip().splitlines()) == 1
+    status, out, err = run(["test", "-S", stem], capsys)
+    assert status == 2 and "no such model file" in err
+    status, out, err = run(["train", "-S", stem, "--max-fmeasure", "eggs"], capsys)
+    assert status == 2 and "'eggs' is not a class" in err
+
+
+def test_classify_reports_stdin_errors_and_optimal_needs_dev(stem, capsys, monkeypatch,
+                                                             tmp_path):
+    (tmp_path / "t.data").write_text((tmp_path / "t.dev").read_text())
+    (tmp_path / "t.dev").unlink()
+    (tmp_path / "t.test").unlink()
+    status, out, err = run(["train", "-S", stem, "-n", 2, "--optimal-iterations"], capsys)
+    assert status == 2 and "needs STEM.dev" in err
+    status, out, err = run(["train", "-S", stem, "-n", 2], capsys)
+    assert status == 0 and "dev= nan test= nan train=" in out
+    status, out, err = run(["classify", "-S", stem], capsys, "1.0, red, a b, 3, spam, eggs\n",
+                           monkeypatch)
+    assert status == 2 and "<stdin>:1: expected 4 or 5 comma-separated fields" in err
+
+
+def test_import_shyp_errors(stem, tmp_path, capsys):
+    from confboost.cli_boostexter import _encoder, _experts
+    from confboost.formats.boostexter import read_names
+
+    spec = read_names(tmp_path / "t.names")
+    encoder = _encoder(spec, _experts(spec))
+    cases = {
+        "1\n\n   1.0 Text:SGRAM:nope:x\n\n0 0 0 \n\n0 0 0 \n": "column 'nope' is not in",
+        "1\n\n   1.0 Text:THRESHOLD:body:\n\n0 0 0\n\n0 0 0\n\n0 0 0\n\n1\n": "not continuous",
+        "1\n\n   1.0 Text:SGRAM:body:x\n\n0 0\n\n0 0 0 \n": ":5: expected 3 finite numbers",
+        "1\n\n   1.0 Text:SGRAM:colour:7\n\n0 0 0\n\n0 0 0\n": "value number below 3",
+        "two\n": "expected the number of hypotheses",
+    }
+    for text, message in cases.items():
+        (tmp_path / "bad.shyp").write_text(text)
+        with pytest.raises(ShypError, match=message):
+            import_shyp(tmp_path / "bad.shyp", encoder, spec)
+
+
+def test_shyp_of_icsiboost_reads_as_icsiboost_scores(stem, tmp_path, capsys, monkeypatch):
+    # A model as icsiboost writes it: alpha, THRESHOLD (c0 missing, c1 below, c2 at or above,
+    # then the threshold) and SGRAM (c1 absent, c2 present; set columns by value number).
+    (tmp_path / "t.shyp").write_text(
+        "3\n\n   0.5 Text:THRESHOLD:size:\n\n1 2 3 \n\n-1 -1 -1 \n\n4 4 4 \n\n5.0\n\n\n"
+        "   1.0 Text:SGRAM:body:cheap#now\n\n0.5 0 0 \n\n-2 1 0 \n\n\n"
+        "   2.0 Text:SGRAM:colour:2\n\n0 0 1 \n\n0 0 3 \n\n\n")
+    status, out, err = run(["import-shyp", "-S", stem], capsys)
+    assert status == 0, err
+    lines = "?, blue, cheap now, 1\n5.0, red, now cheap, 2\n4.9, green, cheap now please, 3\n"
+    status, out, err = run(["classify", "-S", stem, "--raw"], capsys, lines, monkeypatch)
+    assert status == 0, err
+    expected = np.array([
+        [0.5 * 1 - 2 + 0, 0.5 * 2 + 1 + 0, 0.5 * 3 + 0 + 6],   # missing, cheap now, blue
+        [0.5 * 4 + 0.5, 0.5 * 4 + 0, 0.5 * 4 + 0 + 2],          # 5.0 >= 5.0, absent, red
+        [0.5 * -1 - 2, 0.5 * -1 + 1, 0.5 * -1 + 0 + 2],         # 4.9 < 5.0, present, green
+    ])
+    np.testing.assert_allclose([[float(v) for v in line.split()] for line in out.splitlines()],
+                               expected)
