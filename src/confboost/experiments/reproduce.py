@@ -311,8 +311,8 @@ def text_experiment(data_dir, rounds, n_jobs=None, algorithms=("real-mh", "discr
 
     Skipped, with the reason in ``message``, when this build has no text learner or the data
     is missing. Otherwise each algorithm is fitted once for ``max(rounds)`` rounds on the
-    documents (one text column, ``feature_types=["text"]``) and its test error is read after
-    every round.
+    documents (one text column, ``feature_types={"text": "text"}``, word unigrams) and its
+    test error is read after every round.
 
     Parameters
     ----------
@@ -338,15 +338,15 @@ def text_experiment(data_dir, rounds, n_jobs=None, algorithms=("real-mh", "discr
     except FileNotFoundError as error:
         print(f"text task: skipped, {error}", file=stream, flush=True)
         return TextResult("skipped", str(error))
-    X_train = np.array(docs_train, dtype=object)[:, None]
-    X_test = np.array(docs_test, dtype=object)[:, None]
+    X_train = {"text": list(docs_train)}
+    X_test = {"text": list(docs_test)}
     result = TextResult("ok", "", description, len(docs_train), len(docs_test),
                         int(np.unique(np.concatenate([y_train, y_test])).size))
     print(f"text task ({description}):", end="", file=stream, flush=True)
     n_rounds = max(rounds)
     for key in algorithms:
         classifier = BoostClassifier(n_estimators=n_rounds, n_jobs=n_jobs, random_state=0,
-                                     feature_types=["text"], **ALGORITHMS[key].params)
+                                     feature_types={"text": "text"}, **ALGORITHMS[key].params)
         started = time.perf_counter()
         try:
             classifier.fit(X_train, y_train)
