@@ -200,15 +200,28 @@ class MRScheme:
             cap = alpha_cap(smoothing, float(extent))
             return (cap if has_pos else -cap), True
         slope = -0.5 * signs * h  # d/dα of each label's exponent
+        with np.errstate(divide="ignore"):
+            log_v = np.log(self.v)  # -inf where v = 0
+        rows = np.flatnonzero(np.isfinite(largest))  # the examples with a crucial pair
+        log_v, slope = log_v[rows], slope[rows]
+        true, false = true[rows], false[rows]
+
+        def side_sums(exponents, side):
+            # Σ e, Σ e·slope, Σ e·slope² over one side's labels, each row shifted by its
+            # largest exponent (returned), so that no α overflows or underflows a row
+            top = np.where(side, exponents, -np.inf).max(axis=1)
+            terms = np.where(side, np.exp(exponents - top[:, None]), 0.0)
+            return (terms.sum(axis=1), (terms * slope).sum(axis=1),
+                    (terms * slope * slope).sum(axis=1), top)
 
         def derivatives(alpha):
-            exponents = alpha * slope
-            terms = self.v * np.exp(exponents - exponents.max())
-            grads, curves = terms * slope, terms * slope * slope
-            a, a1, a2 = (np.where(false, x, 0.0).sum(axis=1) for x in (terms, grads, curves))
-            b, b1, b2 = (np.where(true, x, 0.0).sum(axis=1) for x in (terms, grads, curves))
-            return (float(np.sum(a1 * b + a * b1)),
-                    float(np.sum(a2 * b + 2.0 * a1 * b1 + a * b2)))
+            exponents = log_v + alpha * slope
+            a, a1, a2, top_a = side_sums(exponents, false)
+            b, b1, b2, top_b = side_sums(exponents, true)
+            scale = top_a + top_b
+            weight = np.exp(scale - scale.max())  # one positive factor for every row
+            return (float(np.sum(weight * (a1 * b + a * b1))),
+                    float(np.sum(weight * (a2 * b + 2.0 * a1 * b1 + a * b2))))
 
         return minimise_convex(derivatives), False
 
