@@ -7,7 +7,7 @@ is fitted once for the largest round count and read at each count from staged ou
 Metrics (``confboost.metrics``): Hamming loss of ``predict``; one-error, ranking loss,
 coverage and average precision of the scores (``decision_function``).
 
-    python benchmarks/accuracy_multilabel.py [--rounds 100 1000] [--sets scene emotions]
+    python benchmarks/accuracy_multilabel.py [--rounds 100 1000] [--n-jobs 1] [--sets scene]
 """
 
 import argparse
@@ -88,6 +88,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--sets", nargs="+", default=["yeast-ml", "scene", "emotions"])
+    parser.add_argument("--n-jobs", type=int, default=1,
+                        help="kernel threads per fit (default 1: on these small sets the "
+                             "thread pool costs more than it gives on a 2-core machine)")
     arguments = parser.parse_args()
     rounds = sorted(arguments.rounds)
     print(f"| data set | T | method | {' | '.join(METRICS)} |")
@@ -96,7 +99,8 @@ def main():
         split = load(name)
         for method, params in METHODS.items():
             started = time.perf_counter()
-            clf = BoostClassifier(rounds[-1], **params).fit(split.X_train, split.y_train)
+            clf = BoostClassifier(rounds[-1], n_jobs=arguments.n_jobs, **params)
+            clf.fit(split.X_train, split.y_train)
             seconds = time.perf_counter() - started
             for line in table_rows(name, f"confboost {method} ({seconds:.0f} s)",
                                    confboost_outputs(clf, split.X_test, rounds), split.y_test):
