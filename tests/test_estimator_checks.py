@@ -15,7 +15,7 @@ EXPECTED_FAILED_CHECKS = {
 
 
 @parametrize_with_checks(
-    [BoostClassifier(n_estimators=20)],
+    [BoostClassifier(n_estimators=20, scheme=scheme) for scheme in ("mh", "mr", "mo")],
     expected_failed_checks=lambda estimator: EXPECTED_FAILED_CHECKS,
 )
 def test_sklearn_compatible(estimator, check):

@@ -78,13 +78,33 @@ def exact_alpha(mass, margins, smoothing):
         return (cap if has_pos else -cap), True
 
     def derivatives(alpha):
-        # shift exponents by their maximum so that large α cannot overflow
+        # shift exponents by their maximum so that large α cannot overflow; the shift
+        # scales Z' and Z'' alike, which moves neither the root nor the Newton step
         exponents = -alpha * margins
-        shift = exponents.max()
-        terms = mass * np.exp(exponents - shift)
-        return -np.sum(terms * margins), np.sum(terms * margins * margins), shift
+        terms = mass * np.exp(exponents - exponents.max())
+        return -np.sum(terms * margins), np.sum(terms * margins * margins)
 
-    # both signs carry mass, so Z' changes sign: widen a bracket around the root
+    return minimise_convex(derivatives), False
+
+
+def minimise_convex(derivatives):
+    """The minimiser of a strictly convex Z(α) whose derivative changes sign (§3.2, App. A).
+
+    A bracket [lo, hi] with Z'(lo) < 0 < Z'(hi) is widened from [-1, 1] by doubling, then
+    Newton steps are kept inside it and fall back to bisection when they leave it. Any Z
+    of the form Σ (positive) exp(linear in α) qualifies: the block form of ``exact_alpha``
+    and the pair objective of AdaBoost.MR (``schemes/mr.py``) alike.
+
+    Parameters
+    ----------
+    derivatives : callable
+        ``derivatives(alpha) -> (Z'(α), Z''(α))``, both possibly scaled by one positive
+        factor per call. The caller guarantees that Z' takes both signs.
+
+    Returns
+    -------
+    alpha : float
+    """
     lo, hi = -1.0, 1.0
     while derivatives(lo)[0] >= 0:
         lo *= 2.0
@@ -92,7 +112,7 @@ def exact_alpha(mass, margins, smoothing):
         hi *= 2.0
     alpha = 0.0
     for _ in range(_MAX_ITERATIONS):
-        first, second, _ = derivatives(alpha)
+        first, second = derivatives(alpha)
         if first < 0:
             lo = alpha
         else:
@@ -102,9 +122,9 @@ def exact_alpha(mass, margins, smoothing):
         if not lo < candidate < hi:
             candidate = 0.5 * (lo + hi)
         if abs(candidate - alpha) <= _NEWTON_TOLERANCE * max(1.0, abs(alpha)):
-            return float(candidate), False
+            return float(candidate)
         alpha = candidate
-    return float(alpha), False
+    return float(alpha)
 
 
 def block_margins(weight_pos, weight_neg, values):

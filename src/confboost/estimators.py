@@ -2,9 +2,11 @@
 
 ``BoostClassifier`` is the one public classifier. It validates its parameters once, at
 ``fit`` (DESIGN.md rule 5), turns the labels into label signs Y (n_samples × k), bins the
-features, and runs the boosting loop with the named scheme, weak learner, confidence rule and
-α method. Binary data is the case k = 1 (paper Figure 1); multiclass and multi-label data
-go through AdaBoost.MH (Figure 2) with one label column per class.
+features, builds the named scheme and runs the boosting loop with the weak learner,
+confidence rule and α method. Binary data is the case k = 1 (paper Figure 1) whatever the
+scheme; multiclass and multi-label data go through AdaBoost.MH (Figure 2), AdaBoost.MR
+(Figures 4-5) or, for single-label data, AdaBoost.MO (Figure 3). The estimator also owns
+what a scheme's scores mean to a user: predictions, decision values and probabilities.
 """
 
 import warnings
@@ -12,7 +14,7 @@ from contextlib import contextmanager
 
 import numba
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -34,9 +36,12 @@ from confboost.learners import LEARNERS, TREE_LEARNERS, StumpHypothesis
 from confboost.learners.mixed import MixedLearner
 from confboost.learners.tree import MAX_LEAVES
 from confboost.model import BoostedModel, load_document, save_document
+from confboost.schemes.codes import min_distance, validate_code
 from confboost.schemes.mh import INITS, MHScheme
+from confboost.schemes.mo import CODES, DECODINGS, MOScheme, build_code, class_scores
+from confboost.schemes.mr import MRScheme, hamming_threshold
 
-SCHEMES = ("mh",)
+SCHEMES = ("mh", "mr", "mo")
 
 
 @contextmanager
@@ -60,15 +65,44 @@ def numba_threads(n_jobs):
 class BoostClassifier(ClassifierMixin, BaseEstimator):
     """Boosting with confidence-rated predictions (Schapire & Singer 1999).
 
-    Binary data is generalized AdaBoost (Figure 1) on k = 1 label column; multiclass (1-D y
-    with more than two classes) and multi-label data (2-D 0/1 indicator y) run AdaBoost.MH
-    (Figure 2) over one column per class.
+    Binary data is generalized AdaBoost (Figure 1) on k = 1 label column, whatever the
+    scheme. Multiclass (1-D y with more than two classes, any label type) and multi-label
+    data (2-D 0/1 indicator y) run the named scheme:
+
+    - ``"mh"``, AdaBoost.MH (Figure 2): one ±1 column per class, Hamming loss. ``predict``:
+      H_1(x) = argmax_l f(x, l) (Eq. 17) for single-label data, {l : f(x, l) > 0} for
+      multi-label data. ``decision_function``: f(x, l), shape (n, k).
+    - ``"mr"``, AdaBoost.MR (Figure 5, O(mk)): a ranking of the labels, ranking loss; on
+      single-label data discrete MR is AdaBoost.M2. ``predict``: argmax_l f(x, l) for
+      single-label data; for multi-label data the labels with f(x, l) > ``threshold_``, one
+      global cut learned on the training set (the θ of least training Hamming loss: f has
+      no natural zero, adding c(x) to every label changes no Z_t). ``decision_function``:
+      f(x, l), shape (n, k), the ranking. Examples whose label set is empty or full have
+      no crucial pair and get no weight.
+    - ``"mo"``, AdaBoost.MO (Figure 3): AdaBoost.MH on the bits of an output code, then a
+      decoder; single-label data only. ``predict``: the decoded class.
+      ``decision_function``: the decoder's class scores, shape (n, k classes): negated
+      log exponential losses -ln Σ_l' exp(-λ(y)[l'] f(x, l')) ("loss") or negated Hamming
+      distances -|λ(y) Δ H(x)| ("hamming"); the argmax is the prediction.
+
+    ``predict_proba`` per scheme: MH, σ(2 f) per label (normalised over the classes for
+    single-label data; real AdaBoost's f estimates half log-odds); MR single-label, the
+    softmax of f (the minimiser of MR's pair loss has f(x, y) = ln P(y | x) + c(x));
+    MR multi-label, σ(2 (f - threshold_)), above ½ exactly on the predicted labels; MO,
+    the softmax of ``decision_function`` (for loss decoding, P(y) ∝ 1 / loss(y)). Only
+    real MH's are probability estimates; the others are monotone scores.
+
+    ``history_["bound"]`` is the theorem's bound on ``history_["train_loss"]``: Theorem 1
+    (binary training error ≤ Π Z_t), Theorem 3 (MH multi-label Hamming loss ≤ Π Z_t),
+    §7.2 (MH single-label error ≤ (k/2) Π Z_t, or √(k-1) Π Z_t with the balanced start),
+    Theorem 6 (MR ranking loss ≤ Π Z_t), Theorem 5 (MO training error ≤ (k'/ρ) Π Z_t with
+    loss decoding, ≤ (2k'/ρ) Π Z_t with Hamming decoding).
 
     Parameters
     ----------
     n_estimators : int, default=100
         Boosting rounds T. The loop stops early if a round's hypothesis has no edge.
-    scheme : {"mh"}, default="mh"
+    scheme : {"mh", "mr", "mo"}, default="mh"
         The multiclass scheme (binary data is the same for every scheme).
     confidence : {"real", "discrete", "abstain", "real-abstain"}, default="real"
         How a weak hypothesis sets its value on each block (see ``confboost.confidence``):
@@ -77,11 +111,35 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         the abstaining block.
     alpha : {"auto", "exact", "freund-schapire"}, default="auto"
         How α_t is chosen (§3; see ``confboost.alpha``). "auto": the closed form where one
-        exists (α = 1 for real confidences, whose values already minimise Z).
+        exists (α = 1 for real confidences, whose values already minimise Z). Under
+        ``scheme="mr"``: discrete hypotheses take Eq. 28; real and abstaining ones, and
+        "exact", the exact minimiser of MR's pair objective (§9, Appendix A).
     smoothing : "auto" or float, default="auto"
         ε of §4.2; "auto" is 1/(2mk), half the initial weight of one (example, label) pair.
     init : {"uniform", "balanced"}, default="uniform"
-        Starting distribution of AdaBoost.MH on single-label multiclass data (§7.2).
+        Starting distribution of AdaBoost.MH on single-label multiclass data (§7.2);
+        MR and MO have their own (Figure 4; MH's uniform start on the code bits).
+        "balanced" puts half of each example's weight on its own label and tightens the
+        training-error bound from (k/2) Π Z_t to √(k-1) Π Z_t, but the default is
+        "uniform" by measurement (``benchmarks/mh_init.py``, test error at 100 rounds on
+        satimage, pendigits, vowel, segment, yeast-multiclass): with the default real
+        confidences uniform was as good or better on four of the five sets (pendigits
+        6.7% vs 7.0%, segment 2.8% vs 3.0%, yeast 39.7% vs 41.8%, satimage 13.3% both)
+        and worse only on vowel (57.1% vs 52.2%); with discrete confidences balanced was
+        slightly better on three (satimage, pendigits, segment, by 0.4-0.7 points). The
+        differences are small next to the test-set noise, and uniform is the paper's
+        Figure 2 and keeps MO with the one-per-class code equal to MH (Eq. 21).
+    code : {"random", "exhaustive", "one-vs-rest"} or array-like of shape (k, k'), \
+            default="random"
+        AdaBoost.MO's output code (``confboost.schemes.codes``): "random" bits ±1 with
+        probability ½, seeded by ``random_state``; "exhaustive" (3 <= k <= 11 classes);
+        "one-vs-rest" (MO is then MH); or a ±1 (or 0/1) matrix, one row per class in the
+        order of ``classes_``, no two rows equal. Only for ``scheme="mo"``.
+    code_length : int or None, default=None
+        Bits k' of a random code; None: ⌈10 log2 k⌉ (Allwein, Schapire & Singer 2000).
+    decoding : {"loss", "hamming"}, default="loss"
+        AdaBoost.MO's decoder: Variant 2 (least exponential loss) or Variant 1 (nearest
+        codeword to sign f). Loss decoding uses the confidences and has the smaller bound.
     max_bins : int, default=255
         Most value bins per feature (2..255); the missing-value bin comes on top.
     n_jobs : int or None, default=None
@@ -126,14 +184,25 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         The weak hypotheses and their α.
     history_ : dict of str to ndarray of shape (n_rounds,)
         Per round: "alpha", "z" (Z_t), "bound" (the theorem's bound on the training loss
-        from Π Z_t), "train_loss" (training error for binary and single-label data, Hamming
-        loss for multi-label data, weighted by the sample weights), "criterion" (the weak
-        learner's Z before α and smoothing) and "alpha_capped" (True where α hit its cap
-        because Z had no minimum).
+        from Π Z_t, see above), "train_loss" (weighted by the sample weights: training
+        error for binary data, MH on single-label data and MO; Hamming loss for MH on
+        multi-label data; ranking loss for MR), "criterion" (the weak learner's Z before
+        α and smoothing) and "alpha_capped" (True where α hit its cap because Z had no
+        minimum).
     n_estimators_ : int
         Rounds actually run.
     smoothing_ : float
         The ε used.
+    code_ : ndarray of shape (k, k'), int8
+        ``scheme="mo"`` only: the code matrix, rows in the order of ``classes_`` (binary
+        data: [[-1], [+1]], the binary path).
+    code_distance_ : int
+        ``scheme="mo"`` only: the code's minimum distance ρ (Theorem 5).
+    threshold_ : float
+        ``scheme="mr"`` on multi-label data only: the cut on f used by ``predict``.
+    thresholds_ : ndarray of shape (n_rounds,)
+        ``scheme="mr"`` on multi-label data only: the cut after each round (for the
+        staged predictions).
     feature_importances_ : ndarray of shape (n_features,)
         Share of the training-loss bound's decrease, Σ_t -ln Z_t, due to each feature.
 
@@ -150,16 +219,19 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
-                 smoothing="auto", init="uniform", max_bins=255, n_jobs=None,
-                 random_state=None, verbose=0, weak_learner="stump", max_leaves=8,
-                 max_depth=None, min_leaf_weight=0.0, learning_rate=1.0, feature_types=None,
-                 text_expert=None):
+                 smoothing="auto", init="uniform", code="random", code_length=None,
+                 decoding="loss", max_bins=255, n_jobs=None, random_state=None, verbose=0,
+                 weak_learner="stump", max_leaves=8, max_depth=None, min_leaf_weight=0.0,
+                 learning_rate=1.0, feature_types=None, text_expert=None):
         self.n_estimators = n_estimators
         self.scheme = scheme
         self.confidence = confidence
         self.alpha = alpha
         self.smoothing = smoothing
         self.init = init
+        self.code = code
+        self.code_length = code_length
+        self.decoding = decoding
         self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -175,7 +247,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_label = True
+        tags.classifier_tags.multi_label = self.scheme != "mo"
         return tags
 
     def _validate_params_once(self):
@@ -190,6 +262,14 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         need(self.alpha in ALPHA_METHODS,
              f"alpha must be one of {ALPHA_METHODS}, got {self.alpha!r}")
         need(self.init in INITS, f"init must be one of {INITS}, got {self.init!r}")
+        need(not isinstance(self.code, str) or self.code in CODES,
+             f"code must be one of {CODES} or a (k, k') ±1 matrix, got {self.code!r}")
+        need(self.code_length is None
+             or (isinstance(self.code_length, (int, np.integer))
+                 and not isinstance(self.code_length, bool) and self.code_length >= 1),
+             f"code_length must be None or an integer >= 1, got {self.code_length!r}")
+        need(self.decoding in DECODINGS,
+             f"decoding must be one of {DECODINGS}, got {self.decoding!r}")
         need(isinstance(self.max_bins, (int, np.integer)) and 2 <= self.max_bins <= 255,
              f"max_bins must be an integer in [2, 255], got {self.max_bins!r}")
         need(self.smoothing == "auto" or (isinstance(self.smoothing, (int, float))
@@ -217,15 +297,25 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         return mode
 
     def _encode_targets(self, y):
-        """Label signs (n, k) and whether the data is single-label."""
-        y_type = type_of_target(y, input_name="y")
-        if y_type == "multilabel-indicator":
+        """Label signs (n, k), whether the data is single-label, and each example's class.
+
+        Returns
+        -------
+        signs : ndarray of shape (n_samples, k), int8
+        single_label : bool
+        encoded : ndarray of shape (n_samples,) or None
+            Class indices into ``classes_`` (None for multi-label y).
+        """
+        if np.ndim(y) == 2:
             Y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
-            if not np.isin(Y, (0, 1)).all():
-                raise ValueError("a multi-label y must hold only 0 and 1")
+            if Y.dtype.kind not in "biuf" or not np.isin(Y, (0, 1)).all():
+                found = np.unique(Y)[:10].tolist() if Y.dtype.kind in "biuf" else Y.dtype
+                raise ValueError("a 2-D y is a multi-label indicator matrix and must hold "
+                                 f"only 0 and 1; found {found}")
             self.classes_ = np.arange(Y.shape[1])
             self._multilabel = True
-            return np.where(Y > 0, 1, -1).astype(np.int8), False
+            return np.where(Y > 0, 1, -1).astype(np.int8), False, None
+        y_type = type_of_target(y, input_name="y")
         if y_type not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type {y_type!r}: y must be binary, multiclass or "
                              "a multi-label 0/1 indicator matrix")
@@ -236,10 +326,31 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier "
                              "needs at least two")
         if self.classes_.size == 2:
-            return np.where(encoded == 1, 1, -1).astype(np.int8)[:, None], False
+            return np.where(encoded == 1, 1, -1).astype(np.int8)[:, None], False, encoded
         signs = -np.ones((encoded.size, self.classes_.size), dtype=np.int8)
         signs[np.arange(encoded.size), encoded] = 1
-        return signs, True
+        return signs, True, encoded
+
+    def _build_scheme(self, signs, single_label, encoded, sample_weight):
+        """The scheme object for this data (binary data: the k = 1 path of every scheme)."""
+        binary = signs.shape[1] == 1 and not self._multilabel
+        if self.scheme == "mo":
+            if self._multilabel:
+                raise ValueError("scheme='mo' (AdaBoost.MO) is for single-label data: each "
+                                 "example's class is encoded by one codeword; use scheme="
+                                 "'mh' or 'mr' for a multi-label (2-D indicator) y")
+            if binary:
+                self.code_ = np.array([[-1], [1]], dtype=np.int8)
+                self.code_distance_ = 1
+            else:
+                self.code_ = build_code(self.code, self.classes_.size, self.code_length,
+                                        self.random_state)
+                scheme = MOScheme(encoded, self.code_, self.decoding, sample_weight)
+                self.code_distance_ = scheme.distance
+                return scheme
+        if self.scheme == "mr" and not binary:
+            return MRScheme(signs, sample_weight)
+        return MHScheme(signs, sample_weight, single_label, self.init)
 
     def _is_mixed(self, X):
         """Whether X goes through the mixed-type path (a table with a non-continuous column)."""
@@ -286,32 +397,47 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                           "read as one label per example", DataConversionWarning,
                           stacklevel=2)
             y = y.ravel()
-        signs, single_label = self._encode_targets(y)
+        signs, single_label, encoded = self._encode_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                              ensure_non_negative=True)
         if not sample_weight.sum() > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
-        k = signs.shape[1]
-        self.smoothing_ = (default_smoothing(sample_weight, k) if self.smoothing == "auto"
-                           else float(self.smoothing))
         with numba_threads(self.n_jobs):
             dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
-            scheme = self._scheme(signs, sample_weight, single_label)
-            self._boost(dataset, scheme, self._make_learner(mode), mode, k, callbacks)
+            self._boost(dataset, (signs, single_label, encoded), sample_weight,
+                        self._make_learner, mode, callbacks)
         return self
 
-    def _scheme(self, signs, sample_weight, single_label):
-        """The scheme of ``self.scheme`` over the label signs (numeric and mixed paths alike)."""
-        return MHScheme(signs, sample_weight, single_label, self.init)
+    def _boost(self, dataset, targets, sample_weight, make_learner, mode, callbacks):
+        """Build the scheme, run the loop and keep the model (numeric and mixed paths alike).
 
-    def _boost(self, dataset, scheme, learner, mode, k, callbacks):
-        progress = [ProgressPrinter(self.n_estimators, self.verbose)] if self.verbose else []
+        ``targets`` is ``_encode_targets``' result; ``make_learner(mode, smoothing)`` builds
+        the weak learner once ε is known (MO's ε counts its k' code columns).
+        """
+        signs, single_label, encoded = targets
+        for fitted in ("code_", "code_distance_", "threshold_", "thresholds_"):
+            self.__dict__.pop(fitted, None)
+        scheme = self._build_scheme(signs, single_label, encoded, sample_weight)
+        k = scheme.labels.n_labels
+        self.smoothing_ = (default_smoothing(sample_weight, k) if self.smoothing == "auto"
+                           else float(self.smoothing))
+        callbacks = list(callbacks)
+        if self.verbose:
+            callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
+        thresholds = []
+        if isinstance(scheme, MRScheme) and self._multilabel:
+            def record_threshold(round_index, record):
+                thresholds.append(hamming_threshold(signs, scheme.scores, sample_weight))
+            callbacks.append(record_threshold)
         hypotheses, alphas, history = run_boosting(
-            dataset, scheme, learner, self.n_estimators, self.alpha, mode,
-            self.smoothing_, progress + list(callbacks), float(self.learning_rate))
+            dataset, scheme, make_learner(mode, self.smoothing_), self.n_estimators,
+            self.alpha, mode, self.smoothing_, callbacks, float(self.learning_rate))
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
         self.n_estimators_ = len(hypotheses)
+        if thresholds:
+            self.thresholds_ = np.asarray(thresholds, dtype=np.float64)
+            self.threshold_ = float(self.thresholds_[-1])
 
     def _fit_mixed(self, X, y, sample_weight, mode, callbacks):
         """``fit`` for a table with categorical or text columns (``data/frame.py``)."""
@@ -335,30 +461,25 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                           "read as one label per example", DataConversionWarning,
                           stacklevel=3)
             y = y.ravel()
-        signs, single_label = self._encode_targets(y)
+        targets = self._encode_targets(y)
         sample_weight = _check_sample_weight(sample_weight, np.empty((n_samples, 0)),
                                              dtype=np.float64, ensure_non_negative=True)
         if not sample_weight.sum() > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
-        k = signs.shape[1]
-        self.smoothing_ = (default_smoothing(sample_weight, k) if self.smoothing == "auto"
-                           else float(self.smoothing))
         with numba_threads(self.n_jobs):
             dataset = encoder.fit_dataset(X, self.max_bins, self.random_state, sample_weight)
             self.encoder_ = encoder
-            scheme = self._scheme(signs, sample_weight, single_label)
-            self._boost(dataset, scheme, MixedLearner(mode, self.smoothing_), mode, k,
-                        callbacks)
+            self._boost(dataset, targets, sample_weight, MixedLearner, mode, callbacks)
         return self
 
-    def _make_learner(self, mode):
+    def _make_learner(self, mode, smoothing):
         """The weak learner named by ``weak_learner``, with its parameters."""
         if self.weak_learner in TREE_LEARNERS:
             return TREE_LEARNERS[self.weak_learner](
-                mode, self.smoothing_, max_leaves=int(self.max_leaves),
+                mode, smoothing, max_leaves=int(self.max_leaves),
                 max_depth=None if self.max_depth is None else int(self.max_depth),
                 min_leaf_weight=float(self.min_leaf_weight))
-        return LEARNERS[self.weak_learner](mode, self.smoothing_)
+        return LEARNERS[self.weak_learner](mode, smoothing)
 
     def _prepare(self, X):
         """X as the model reads it: a validated float matrix, or a ``MixedFrame``."""
@@ -389,57 +510,80 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         with numba_threads(self.n_jobs):
             return self.model_.decision_function(X)
 
+    def _decoding(self):
+        """Whether f must go through AdaBoost.MO's decoder (MO beyond the binary path)."""
+        return self.scheme == "mo" and self.code_.shape[1] > 1
+
     def _output(self, scores):
-        """f in scikit-learn's shape: (n,) for binary data, (n, k) otherwise."""
+        """``decision_function`` from f: (n,) for binary data, (n, k) otherwise."""
+        if self._decoding():
+            return class_scores(self.code_, scores, self.decoding)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def decision_function(self, X):
-        """f(x) for binary data, shape (n_samples,); f(x, l), shape (n_samples, k), else."""
+        """f(x) for binary data, shape (n_samples,); otherwise shape (n_samples, k).
+
+        MH and MR: f(x, l). MO: the decoder's class scores (negated exponential losses,
+        or negated Hamming distances), whose argmax is the prediction.
+        """
         return self._output(self._scores(X))
+
+    def _staged_scores(self, X):
+        yield from self.model_.staged_decision_function(self._prepare(X))
 
     def staged_decision_function(self, X):
         """Yield ``decision_function(X)`` after each round."""
-        X = self._prepare(X)
-        for scores in self.model_.staged_decision_function(X):
+        for scores in self._staged_scores(X):
             yield self._output(scores)
 
-    def _labels_from_scores(self, scores):
+    def _labels_from_scores(self, scores, threshold=0.0):
+        """Predictions from f: labels (1-D) or 0/1 indicator rows (multi-label)."""
         if self._multilabel:
-            return (scores > 0).astype(np.int64)
+            return (scores > threshold).astype(np.int64)
         if scores.shape[1] == 1:
             return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        return self.classes_[np.argmax(self._output(scores), axis=1)]
+
+    def _threshold(self, round_index=None):
+        """The multi-label cut on f: 0 for MH, MR's learned θ (after ``round_index``)."""
+        if not hasattr(self, "thresholds_"):
+            return 0.0
+        return self.thresholds_[-1 if round_index is None else round_index]
 
     def predict(self, X):
-        """Class labels (H(x) = sign f, or H_1 = argmax_l f(x, l), Eq. 17), or 0/1 rows."""
-        return self._labels_from_scores(self._scores(X))
+        """Class labels, or 0/1 indicator rows for multi-label data (see the class doc)."""
+        return self._labels_from_scores(self._scores(X), self._threshold())
 
     def staged_predict(self, X):
         """Yield ``predict(X)`` after each round."""
-        X = self._prepare(X)
-        for scores in self.model_.staged_decision_function(X):
-            yield self._labels_from_scores(scores)
+        for round_index, scores in enumerate(self._staged_scores(X)):
+            yield self._labels_from_scores(scores, self._threshold(round_index))
 
     def predict_proba(self, X):
-        """Class probabilities from f, read as half log-odds.
+        """Class (or label) probabilities; their meaning depends on the scheme.
 
-        Real AdaBoost's f(x, l) estimates ½ ln(P(l | x) / P(not l | x)) (Friedman, Hastie &
-        Tibshirani 2000), so P(l | x) ≈ σ(2 f(x, l)). Binary: columns [1 - p, p]. Single-label
-        multiclass: σ(2 f(x, l)) normalised over the classes. Multi-label: σ(2 f(x, l)) per
-        label, shape (n_samples, k). For discrete confidences f is a vote and these are
-        calibrated poorly; use them for ranking.
+        Binary: σ(2 f) for the second class, columns [1 - p, p] (real AdaBoost's f
+        estimates ½ ln(P(y=+1 | x) / P(y=-1 | x)), Friedman, Hastie & Tibshirani 2000).
+        MH single-label: σ(2 f(x, l)) normalised over the classes; MH multi-label:
+        σ(2 f(x, l)) per label. MR single-label: softmax of f; MR multi-label:
+        σ(2 (f - threshold_)) per label. MO: softmax of ``decision_function``. For discrete
+        confidences, MR and MO these are scores for ranking, not calibrated probabilities.
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
         scores = self._scores(X)
-        if scores.shape[1] == 1:
+        if scores.shape[1] == 1 and not self._multilabel:
             positive = expit(2.0 * scores[:, 0])
             return np.column_stack([1.0 - positive, positive])
-        per_label = expit(2.0 * scores)
+        if self._decoding():
+            return softmax(self._output(scores), axis=1)
         if self._multilabel:
-            return per_label
+            return expit(2.0 * (scores - self._threshold()))
+        if self.scheme == "mr":
+            return softmax(scores, axis=1)
+        per_label = expit(2.0 * scores)
         totals = per_label.sum(axis=1, keepdims=True)
         return np.where(totals > 0, per_label / np.where(totals > 0, totals, 1.0),
                         1.0 / scores.shape[1])
@@ -448,7 +592,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         """Write the fitted model to ``path`` as versioned JSON (data only)."""
         check_is_fitted(self)
         classes = self.classes_.tolist()
-        params = {key: value for key, value in self.get_params().items()
+        params = {key: (value.tolist() if isinstance(value, np.ndarray) else value)
+                  for key, value in self.get_params().items()
                   if key != "random_state" or isinstance(value, (int, type(None)))}
         params["text_expert"] = text_expert_to_json(self.text_expert)
         frame = self.encoder_.to_dict() if hasattr(self, "encoder_") else None
@@ -461,6 +606,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
             "feature_names_in": (self.feature_names_in_.tolist()
                                  if hasattr(self, "feature_names_in_") else None),
             "smoothing": self.smoothing_,
+            "code": self.code_.tolist() if hasattr(self, "code_") else None,
+            "thresholds": self.thresholds_.tolist() if hasattr(self, "thresholds_") else None,
             "history": {key: np.asarray(value).tolist() for key, value in self.history_.items()},
             "model": self.model_.to_dict(),
             **({"frame": frame} if frame is not None else {}),
@@ -492,6 +639,12 @@ def load(path):
         if document.get("feature_names_in") is not None:
             estimator.feature_names_in_ = np.asarray(document["feature_names_in"], dtype=object)
         estimator.smoothing_ = float(document["smoothing"])
+        if document.get("code") is not None:
+            estimator.code_ = validate_code(document["code"], len(estimator.classes_))
+            estimator.code_distance_ = min_distance(estimator.code_)
+        if document.get("thresholds") is not None:
+            estimator.thresholds_ = np.asarray(document["thresholds"], dtype=np.float64)
+            estimator.threshold_ = float(estimator.thresholds_[-1])
         estimator.history_ = {key: np.asarray(value)
                               for key, value in document["history"].items()}
         estimator.model_ = BoostedModel.from_dict(document["model"])

@@ -1,4 +1,4 @@
-"""The weight update of a boosting round (Figure 1, Figure 2; Eq. 3).
+"""The weight update of a boosting round (Figure 1, Figure 2; Eq. 3; Figure 5 for MR).
 
 For a partition hypothesis with value v[j, l] on block j, example i in block b_i:
 
@@ -6,6 +6,9 @@ For a partition hypothesis with value v[j, l] on block j, example i in block b_i
     weights[i, l] *= exp(-α Y[i, l] v[b_i, l]) / Z,   Z = Σ_{i,l} weights[i, l] exp(...)
 
 One pass updates the scores and the weights and returns Z; a second pass renormalises.
+AdaBoost.MR keeps O(mk) weights v instead (Figure 5): ``update_pair_weights`` applies
+exp(-½ α Y h) and the √Z normaliser, ``pair_learner_weights`` turns v into the weak
+learner's weights d (Eq. 30).
 """
 
 import numpy as np
@@ -91,3 +94,106 @@ def stump_blocks_naive(column_codes, threshold_bin, missing_bin):
     """Twin of ``stump_blocks``; returns the blocks."""
     return np.where(column_codes == missing_bin, 2,
                     np.where(column_codes <= threshold_bin, 0, 1)).astype(np.uint8)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def update_pair_weights(v, signs, blocks, values, alpha, scores):
+    """AdaBoost.MR's round in the O(mk) form of Figure 5, in place.
+
+    With v' = v exp(-½ α Y h), the normaliser of the crucial-pair weights is
+    Z = Σ_i [Σ_{l ∉ Y_i} v'(i, l)] [Σ_{l ∈ Y_i} v'(i, l)]; then v ← v' / √Z, so that
+    D_{t+1}(i, l0, l1) = v(i, l0) v(i, l1) again (Eq. 29).
+
+    Parameters
+    ----------
+    v : ndarray of shape (n_samples, k), float64
+        v_t; becomes v_{t+1}.
+    signs : ndarray of shape (n_samples, k), int8
+    blocks : ndarray of shape (n_samples,), uint8
+    values : ndarray of shape (n_blocks, k), float64
+    alpha : float
+    scores : ndarray of shape (n_samples, k), float64
+        f(x_i, l), incremented by α h(x_i, l).
+
+    Returns
+    -------
+    z : float
+        Z_t of Figure 4 (= Figure 5's).
+    """
+    n_samples, k = v.shape
+    z = 0.0
+    for i in prange(n_samples):
+        block = blocks[i]
+        below = 0.0
+        above = 0.0
+        for l in range(k):
+            step = alpha * values[block, l]
+            scores[i, l] += step
+            w = v[i, l] * np.exp(-0.5 * signs[i, l] * step)
+            v[i, l] = w
+            # branch-free split into the true and false labels' totals (a branch here
+            # trips numba's parfor reduction analysis)
+            is_true = 0.5 * (signs[i, l] + 1)
+            above += is_true * w
+            below += (1.0 - is_true) * w
+        z += below * above
+    if z > 0.0:
+        inverse = 1.0 / np.sqrt(z)
+        for i in prange(n_samples):
+            for l in range(k):
+                v[i, l] *= inverse
+    return z
+
+
+def update_pair_weights_naive(v, signs, blocks, values, alpha, scores):
+    """Twin of ``update_pair_weights`` in NumPy; same arguments, same effect, returns Z."""
+    step = alpha * values[blocks]
+    scores += step
+    new_v = v * np.exp(-0.5 * signs * step)
+    z = float(np.sum(np.where(signs < 0, new_v, 0).sum(axis=1)
+                     * np.where(signs > 0, new_v, 0).sum(axis=1)))
+    v[:] = new_v / np.sqrt(z) if z > 0 else new_v
+    return z
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def pair_learner_weights(v, signs, d):
+    """The weak learner's weights of AdaBoost.MR (Eq. 30), into ``d``.
+
+    d(i, l) = ½ v(i, l) Σ_{l': Y_i[l'] ≠ Y_i[l]} v(i, l'): for a true label, ½ v times the
+    total v of the example's false labels, and the other way round. Σ d = Σ_i (true total)
+    (false total) = Σ D, the mass of the crucial pairs.
+
+    Parameters
+    ----------
+    v : ndarray of shape (n_samples, k), float64
+    signs : ndarray of shape (n_samples, k), int8
+    d : ndarray of shape (n_samples, k), float64
+        Output.
+
+    Returns
+    -------
+    total : float
+        Σ d.
+    """
+    n_samples, k = v.shape
+    total = 0.0
+    for i in prange(n_samples):
+        below = 0.0
+        above = 0.0
+        for l in range(k):
+            is_true = 0.5 * (signs[i, l] + 1)
+            above += is_true * v[i, l]
+            below += (1.0 - is_true) * v[i, l]
+        for l in range(k):
+            is_true = 0.5 * (signs[i, l] + 1)
+            d[i, l] = 0.5 * v[i, l] * (is_true * below + (1.0 - is_true) * above)
+        total += below * above
+    return total
+
+
+def pair_learner_weights_naive(v, signs):
+    """Twin of ``pair_learner_weights``; returns d."""
+    below = np.where(signs < 0, v, 0).sum(axis=1, keepdims=True)
+    above = np.where(signs > 0, v, 0).sum(axis=1, keepdims=True)
+    return 0.5 * v * np.where(signs > 0, below, above)

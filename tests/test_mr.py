@@ -1,0 +1,165 @@
+"""AdaBoost.MR: Figure 5 (O(mk)) against the naive Figure 4 over crucial triples; Theorem 6."""
+
+import numpy as np
+import pytest
+
+from confboost.alpha import choose_alpha, exact_alpha
+from confboost.boosting import run_boosting
+from confboost.confidence import DISCRETE, REAL
+from confboost.data.dataset import Dataset, LabelSigns
+from confboost.kernels.update import (
+    pair_learner_weights,
+    pair_learner_weights_naive,
+    update_pair_weights,
+    update_pair_weights_naive,
+)
+from confboost.learners import StumpLearner
+from confboost.metrics import ranking_loss
+from confboost.schemes.mr import MRScheme, hamming_threshold
+
+from .conftest import random_problem
+
+
+class NaiveMR:
+    """Figure 4 as written: weights D(i, l0, l1) over every crucial triple (the oracle)."""
+
+    def __init__(self, signs, sample_weight):
+        self.labels = LabelSigns.from_signs(signs)
+        positive = signs > 0
+        crucial = ~positive[:, :, None] & positive[:, None, :]  # l0 ∉ Y, l1 ∈ Y
+        n_pairs = crucial.sum(axis=(1, 2))
+        w = np.where(n_pairs > 0, sample_weight, 0.0)
+        w = w / w.sum()
+        self.D = np.where(crucial, (w / np.maximum(n_pairs, 1))[:, None, None], 0.0)
+        self.crucial = crucial
+        self.scores = np.zeros(signs.shape)
+
+    @property
+    def learner_weights(self):
+        # r = ½ Σ D (h(l1) - h(l0)) = Σ_l d(l) Y[l] h(l) with d from the triples directly
+        positive = self.labels.signs > 0
+        as_true = 0.5 * self.D.sum(axis=1)
+        as_false = 0.5 * self.D.sum(axis=2)
+        return np.ascontiguousarray(np.where(positive, as_true, as_false))
+
+    def choose_alpha(self, fit, method, mode, smoothing):
+        if mode == DISCRETE and method == "auto":
+            return choose_alpha(method, mode, fit.weight_pos, fit.weight_neg,
+                                fit.hypothesis.values, smoothing)
+        h = fit.hypothesis.values[fit.train_blocks]
+        margins = 0.5 * (h[:, None, :] - h[:, :, None])  # ½(h(l1) - h(l0))
+        return exact_alpha(self.D[self.crucial], margins[self.crucial], smoothing)
+
+    def update(self, fit, alpha):
+        h = fit.hypothesis.values[fit.train_blocks]
+        self.scores += alpha * h
+        new = self.D * np.exp(0.5 * alpha * (h[:, :, None] - h[:, None, :]))
+        z = float(new.sum())
+        self.D = new / z
+        return z
+
+
+def multilabel_problem(rng, n_samples=150, k=5):
+    X, _, _ = random_problem(rng, n_samples=n_samples, n_features=6, k=1)
+    signs = np.where(rng.random((n_samples, k)) < 0.4, 1, -1).astype(np.int8)
+    # a signal the stumps can find, plus a few rows without a crucial pair
+    signs[:, 0] = np.where(np.nan_to_num(X[:, 0]) > 0, 1, -1)
+    signs[:3] = 1
+    signs[3:6] = -1
+    return X, signs
+
+
+@pytest.mark.parametrize("confidence", [DISCRETE, REAL], ids=["discrete", "real"])
+def test_figure_5_equals_figure_4_over_crucial_triples(rng, confidence):
+    X, signs = multilabel_problem(rng)
+    sample_weight = rng.random(len(X)) + 0.5
+    dataset = Dataset.from_array(X, 32)
+    fast, naive = MRScheme(signs, sample_weight), NaiveMR(signs, sample_weight)
+    smoothing = 1e-3
+    learner = StumpLearner(confidence, smoothing)
+    for _ in range(20):
+        np.testing.assert_allclose(fast.learner_weights, naive.learner_weights, atol=1e-12)
+        fit_fast = learner.fit(dataset, fast.learner_weights, fast.labels)
+        fit_naive = learner.fit(dataset, naive.learner_weights, naive.labels)
+        h_fast, h_naive = fit_fast.hypothesis, fit_naive.hypothesis
+        assert (h_fast.feature, h_fast.threshold) == (h_naive.feature, h_naive.threshold)
+        np.testing.assert_allclose(h_fast.values, h_naive.values, rtol=1e-10, atol=1e-10)
+        alpha_fast, capped_fast = fast.choose_alpha(fit_fast, "auto", confidence, smoothing)
+        alpha_naive, capped_naive = naive.choose_alpha(fit_naive, "auto", confidence, smoothing)
+        assert alpha_fast == pytest.approx(alpha_naive, rel=1e-10, abs=1e-12)
+        assert capped_fast == capped_naive
+        z_fast, z_naive = fast.update(fit_fast, alpha_fast), naive.update(fit_naive, alpha_naive)
+        assert z_fast == pytest.approx(z_naive, rel=1e-10)
+        # Eq. 29: D(i, l0, l1) = v(i, l0) v(i, l1) on the crucial triples, 0 elsewhere
+        outer = fast.v[:, :, None] * fast.v[:, None, :]
+        np.testing.assert_allclose(np.where(naive.crucial, outer, 0.0), naive.D,
+                                   rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(fast.scores, naive.scores, rtol=1e-10, atol=1e-10)
+
+
+def test_real_alpha_minimises_the_pair_objective(rng):
+    X, signs = multilabel_problem(rng)
+    scheme = MRScheme(signs, np.ones(len(X)))
+    fit = StumpLearner(REAL, 1e-3).fit(Dataset.from_array(X, 32), scheme.learner_weights,
+                                        scheme.labels)
+    h = fit.hypothesis.values[fit.train_blocks]
+    alpha, capped = scheme.exact_alpha(h, 1e-3)
+    assert not capped
+
+    def z(a):
+        below = np.where(signs < 0, scheme.v * np.exp(0.5 * a * h), 0).sum(axis=1)
+        above = np.where(signs > 0, scheme.v * np.exp(-0.5 * a * h), 0).sum(axis=1)
+        return float(np.sum(below * above))
+
+    assert z(alpha) <= min(z(alpha - 1e-4), z(alpha + 1e-4))
+    assert z(alpha) <= z(1.0)  # never worse than the learner's own scale
+
+
+@pytest.mark.parametrize("k", [2, 5])
+def test_pair_kernels_equal_naive(rng, k):
+    _, signs, _ = random_problem(rng, n_samples=97, k=k)
+    v = rng.random((97, k))
+    np.testing.assert_allclose(pair_learner_weights_naive(v, signs),
+                               _fill(pair_learner_weights, v, signs), rtol=1e-13)
+    blocks = rng.integers(0, 3, 97).astype(np.uint8)
+    values = rng.normal(size=(3, k))
+    v_fast, v_slow = v.copy(), v.copy()
+    s_fast, s_slow = np.zeros((97, k)), np.zeros((97, k))
+    z_fast = update_pair_weights(v_fast, signs, blocks, values, 0.7, s_fast)
+    z_slow = update_pair_weights_naive(v_slow, signs, blocks, values, 0.7, s_slow)
+    assert z_fast == pytest.approx(z_slow, rel=1e-12)
+    np.testing.assert_allclose(v_fast, v_slow, rtol=1e-12)
+    np.testing.assert_allclose(s_fast, s_slow, rtol=1e-12)
+
+
+def _fill(kernel, v, signs):
+    d = np.empty_like(v)
+    kernel(v, signs, d)
+    return d
+
+
+@pytest.mark.parametrize("confidence", [DISCRETE, REAL], ids=["discrete", "real"])
+def test_ranking_loss_below_product_of_z_on_random_data(rng, confidence):
+    X, signs = multilabel_problem(rng)
+    scheme = MRScheme(signs, np.ones(len(X)))
+    _, _, history = run_boosting(Dataset.from_array(X, 32), scheme,
+                                 StumpLearner(confidence, 1e-3), 30, "auto", confidence, 1e-3)
+    assert np.all(history["train_loss"] <= history["bound"] + 1e-12)
+    # the scheme's loss is the paper's ranking loss over the rows with a crucial pair
+    assert history["train_loss"][-1] == pytest.approx(ranking_loss(signs[6:], scheme.scores[6:]))
+
+
+def test_rows_without_crucial_pairs_get_zero_weight_and_none_is_an_error():
+    signs = np.array([[1, 1], [-1, -1], [1, -1]], dtype=np.int8)
+    scheme = MRScheme(signs, np.ones(3))
+    assert np.all(scheme.v[:2] == 0) and np.all(scheme.learner_weights[:2] == 0)
+    with pytest.raises(ValueError, match="no crucial pair"):
+        MRScheme(signs[:2], np.ones(2))
+
+
+def test_hamming_threshold_separates_when_it_can():
+    signs = np.array([[1, -1, -1], [1, 1, -1]], dtype=np.int8)
+    scores = np.array([[2.0, -1.0, 0.0], [0.5, 0.7, 0.3]])
+    threshold = hamming_threshold(signs, scores, np.ones(2))
+    np.testing.assert_array_equal(scores > threshold, signs > 0)
+    assert 0.3 < threshold < 0.5
