@@ -127,3 +127,44 @@ def test_predict_stumps_equals_naive(rng):
     out = np.zeros((200, 2))
     predict_stumps(X, features, thresholds, values, out)
     np.testing.assert_allclose(out, predict_stumps_naive(X, features, thresholds, values))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_transform_codes_equals_searchsorted(rng, dtype):
+    from confboost.kernels.binning import THRESHOLD_WIDTH, transform_codes, transform_codes_naive
+
+    X = rng.normal(size=(5000, 4)).astype(dtype)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:3, 0] = [np.inf, -np.inf, 0.0]
+    thresholds = [np.sort(rng.normal(size=n)) for n in (0, 1, 100, 254)]
+    thresholds[2][:10] = X[:10, 2]  # values equal to a threshold go to the lower bin
+    thresholds[2].sort()
+    padded = np.full((4, THRESHOLD_WIDTH), np.inf)
+    for f, t in enumerate(thresholds):
+        padded[f, :t.size] = t
+    codes = np.empty((4, 5000), dtype=np.uint8)
+    transform_codes(X, padded, MISSING_BIN, codes)
+    np.testing.assert_array_equal(codes, transform_codes_naive(X, thresholds, MISSING_BIN))
+
+
+def test_distinct_up_to_equals_unique(rng):
+    from confboost.kernels.binning import distinct_up_to, distinct_up_to_naive
+
+    X = np.column_stack([rng.integers(0, 20, 3000), rng.normal(size=3000),
+                         rng.integers(0, 10, 3000)]).astype(float)
+    X[::5, 2] = np.nan
+    features = np.array([0, 1, 2], dtype=np.intp)
+    limit = 30
+    known = np.zeros((3, limit + 1))
+    n_known = np.array([3, 0, 2], dtype=np.intp)
+    known[0, :3] = [0.0, 5.0, 7.0]  # a known prefix of the true distinct values
+    known[2, :2] = [1.0, 2.0]
+    out = np.empty_like(known)
+    n_out = np.empty(3, dtype=np.intp)
+    distinct_up_to(X, features, known, n_known, limit, out, n_out)
+    expected = distinct_up_to_naive(X, features, limit)
+    for j in range(3):
+        if expected[j] is None:
+            assert n_out[j] == limit + 1
+        else:
+            np.testing.assert_array_equal(out[j, :n_out[j]], expected[j])

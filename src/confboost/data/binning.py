@@ -8,11 +8,31 @@ with more gets ``max_bins`` quantile bins. NaN goes to its own bin, ``MISSING_BI
 boundary between adjacent bins is the midpoint of the largest value of the lower bin and the
 smallest value of the upper bin, so a split found on codes (``code <= b``) is the same test as
 ``x <= threshold[b]`` on raw values, and a model predicts on raw feature values.
+
+The per-value work (scanning a column for its distinct values,
+the transform) runs in the parallel kernels of ``kernels/binning.py``; this module keeps the
+NumPy logic that decides the thresholds. float32 input is binned as is (no float64 copy):
+thresholds are float64 midpoints, so the raw test is the same on either dtype.
 """
 
 import numpy as np
 
 from confboost._dtypes import MAX_BINS, MISSING_BIN, X_BINNED_DTYPE, X_DTYPE
+from confboost.kernels.binning import (
+    THRESHOLD_WIDTH,
+    distinct_up_to,
+    transform_codes,
+)
+
+#: Raw dtypes binned without conversion.
+RAW_DTYPES = (np.float64, np.float32)
+
+
+def _as_raw(X):
+    """``X`` as a C-contiguous float64 or float32 array (float32 kept: no copy)."""
+    X = np.asarray(X)
+    dtype = X.dtype if X.dtype in RAW_DTYPES else X_DTYPE
+    return np.ascontiguousarray(X, dtype=dtype)
 
 
 def _feature_thresholds(values, max_bins):
@@ -30,7 +50,16 @@ def _feature_thresholds(values, max_bins):
     thresholds : ndarray of shape (n_bins - 1,)
         Increasing midpoints; bin ``b`` holds ``thresholds[b-1] < x <= thresholds[b]``.
     """
-    distinct = np.unique(values)
+    return _thresholds_from_sorted(np.sort(values), max_bins)
+
+
+def _thresholds_from_sorted(values, max_bins, distinct=None):
+    """``_feature_thresholds`` of already sorted non-missing values (``distinct`` if known)."""
+    if distinct is None:
+        keep = np.empty(values.size, dtype=bool)
+        keep[:1] = True
+        np.not_equal(values[1:], values[:-1], out=keep[1:])
+        distinct = values[keep]
     if distinct.size <= 1:
         return np.empty(0, dtype=X_DTYPE)
     if distinct.size <= max_bins:
@@ -81,8 +110,8 @@ class BinMapper:
         """
         if not 2 <= self.max_bins <= MAX_BINS:
             raise ValueError(f"max_bins must be in [2, {MAX_BINS}], got {self.max_bins!r}")
-        X = np.asarray(X, dtype=X_DTYPE)
-        if sample_weight is not None:
+        X = _as_raw(X)
+        if sample_weight is not None and not np.all(np.asarray(sample_weight) > 0):
             X = X[np.asarray(sample_weight) > 0]
         sample = X
         if self.subsample is not None and X.shape[0] > self.subsample:
@@ -92,18 +121,40 @@ class BinMapper:
             )
             rows = rng.choice(X.shape[0], self.subsample, replace=False)
             sample = X[np.sort(rows)]
-        self.thresholds_ = []
-        for feature in range(X.shape[1]):
-            column = sample[:, feature]
-            column = column[~np.isnan(column)]
-            distinct_in_full = None
-            if sample is not X:
-                # exact binning must see every distinct value, not only the subsample's
-                full_column = X[:, feature]
-                distinct_in_full = np.unique(full_column[~np.isnan(full_column)])
-                if distinct_in_full.size <= self.max_bins:
-                    column = distinct_in_full
-            self.thresholds_.append(_feature_thresholds(column, self.max_bins))
+        n_features = X.shape[1]
+        # NumPy's sort (SIMD) beats a numba sort several times over; NaN sorts last
+        columns = np.sort(sample.T.astype(np.float64), axis=1)
+        n_valid = sample.shape[0] - np.isnan(columns).sum(axis=1)
+        thresholds = [None] * n_features
+        distinct = []
+        for feature in range(n_features):
+            values = columns[feature, :n_valid[feature]]
+            keep = np.empty(values.size, dtype=bool)
+            keep[:1] = True
+            np.not_equal(values[1:], values[:-1], out=keep[1:])
+            distinct.append(values[keep])
+        # exact binning must see every distinct value of the full data, not only the
+        # subsample's: rescan the columns whose subsample has few distinct values
+        few = [f for f in range(n_features) if distinct[f].size <= self.max_bins]
+        if sample is not X and few:
+            limit = self.max_bins
+            known = np.zeros((len(few), limit + 1))
+            n_known = np.array([distinct[f].size for f in few], dtype=np.intp)
+            for j, f in enumerate(few):
+                known[j, :n_known[j]] = distinct[f]
+            full = np.empty_like(known)
+            n_full = np.empty(len(few), dtype=np.intp)
+            distinct_up_to(X, np.array(few, dtype=np.intp), known, n_known, limit, full,
+                           n_full)
+            for j, f in enumerate(few):
+                if n_full[j] <= limit:
+                    thresholds[f] = _thresholds_from_sorted(full[j, :n_full[j]], limit,
+                                                            full[j, :n_full[j]])
+        for feature in range(n_features):
+            if thresholds[feature] is None:
+                thresholds[feature] = _thresholds_from_sorted(
+                    columns[feature, :n_valid[feature]], self.max_bins, distinct[feature])
+        self.thresholds_ = thresholds
         self.n_bins_ = np.array([t.size + 1 for t in self.thresholds_], dtype=np.intp)
         return self
 
@@ -119,13 +170,12 @@ class BinMapper:
         codes : ndarray of shape (n_features, n_samples), dtype uint8
             ``codes[f, i]`` is the bin of ``X[i, f]``; ``MISSING_BIN`` where it is NaN.
         """
-        X = np.asarray(X, dtype=X_DTYPE)
-        codes = np.empty((X.shape[1], X.shape[0]), dtype=X_BINNED_DTYPE)
+        X = _as_raw(X)
+        padded = np.full((len(self.thresholds_), THRESHOLD_WIDTH), np.inf)
         for feature, thresholds in enumerate(self.thresholds_):
-            column = X[:, feature]
-            # bin b holds thresholds[b-1] < x <= thresholds[b]: searchsorted(side="left")
-            codes[feature] = np.searchsorted(thresholds, column, side="left")
-            codes[feature, np.isnan(column)] = MISSING_BIN
+            padded[feature, :thresholds.size] = thresholds
+        codes = np.empty((X.shape[1], X.shape[0]), dtype=X_BINNED_DTYPE)
+        transform_codes(X, padded, MISSING_BIN, codes)
         return codes
 
     def fit_transform(self, X, sample_weight=None):
