@@ -20,7 +20,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.boosting import ProgressPrinter, run_boosting
-from confboost.confidence import default_smoothing, mode_code
+from confboost.confidence import REAL, REAL_ABSTAIN, default_smoothing, mode_code
+from confboost.data.binning import RAW_DTYPES
 from confboost.data.dataset import Dataset
 from confboost.learners import LEARNERS
 from confboost.model import BoostedModel, load_document, save_document
@@ -74,6 +75,14 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         Starting distribution of AdaBoost.MH on single-label multiclass data (§7.2).
     max_bins : int, default=255
         Most value bins per feature (2..255); the missing-value bin comes on top.
+    trim : float, default=0.0
+        Weight trimming β in [0, 0.5] (Friedman, Hastie & Tibshirani 2000): each round the
+        weak learner's histograms skip the lightest examples that together hold at most β of
+        the weight mass. The chosen hypothesis' confidences, α and Z_t are still computed
+        over every example and every weight is updated, so Π Z_t still bounds the training
+        loss; with real confidences and ``alpha="auto"``, α is then found numerically
+        (the trimmed confidences are fitted to the kept examples only). 0 (the default)
+        turns it off; 0.1 is Friedman et al.'s choice.
     n_jobs : int or None, default=None
         Threads for the kernels (None: all cores).
     random_state : int, RandomState or None, default=None
@@ -116,7 +125,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
-                 smoothing="auto", init="uniform", max_bins=255, n_jobs=None,
+                 smoothing="auto", init="uniform", max_bins=255, trim=0.0, n_jobs=None,
                  random_state=None, verbose=0):
         self.n_estimators = n_estimators
         self.scheme = scheme
@@ -125,6 +134,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         self.smoothing = smoothing
         self.init = init
         self.max_bins = max_bins
+        self.trim = trim
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -132,6 +142,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         tags.classifier_tags.multi_label = True
         return tags
 
@@ -153,6 +164,9 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                                           and not isinstance(self.smoothing, bool)
                                           and 0 < self.smoothing < np.inf),
              f"smoothing must be 'auto' or a positive finite float, got {self.smoothing!r}")
+        need(isinstance(self.trim, (int, float)) and not isinstance(self.trim, bool)
+             and 0.0 <= self.trim <= 0.5,
+             f"trim must be a float in [0, 0.5], got {self.trim!r}")
         need(self.n_jobs is None or (isinstance(self.n_jobs, (int, np.integer))
                                      and self.n_jobs != 0),
              f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
@@ -188,8 +202,10 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features; NaN is a missing value (its own block in every stump).
+        X : array-like, DataFrame or scipy sparse (CSR/CSC) of shape (n_samples, n_features)
+            Numeric features; NaN is a missing value (its own block in every stump). float32
+            is used as is; sparse input is binned without densifying it (an implicit zero is
+            the value 0), and gives the same model as its dense equivalent.
         y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Class labels, or a 0/1 indicator matrix for multi-label data.
         sample_weight : array-like of shape (n_samples,), optional
@@ -201,7 +217,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         """
         mode = self._validate_params_once()
         X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
-                             dtype=np.float64, y_numeric=False)
+                             dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
+                             y_numeric=False)
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
                           "read as one label per example", DataConversionWarning,
@@ -218,10 +235,14 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         with numba_threads(self.n_jobs):
             dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
             scheme = MHScheme(signs, sample_weight, single_label, self.init)
-            learner = LEARNERS["stump"](mode, self.smoothing_)
+            learner = LEARNERS["stump"](mode, self.smoothing_, trim=float(self.trim))
             callbacks = [ProgressPrinter(self.n_estimators, self.verbose)] if self.verbose else []
+            # Trimmed real confidences fit only the kept examples, so α = 1 is no longer
+            # the minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
+            alpha_method = ("exact" if self.trim > 0 and self.alpha == "auto"
+                            and mode in (REAL, REAL_ABSTAIN) else self.alpha)
             hypotheses, alphas, history = run_boosting(
-                dataset, scheme, learner, self.n_estimators, self.alpha, mode,
+                dataset, scheme, learner, self.n_estimators, alpha_method, mode,
                 self.smoothing_, callbacks)
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
@@ -241,7 +262,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     def _scores(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
-                          dtype=np.float64)
+                          dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
         with numba_threads(self.n_jobs):
             return self.model_.decision_function(X)
 
@@ -257,7 +278,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         """Yield ``decision_function(X)`` after each round."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
-                          dtype=np.float64)
+                          dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
         for scores in self.model_.staged_decision_function(X):
             yield self._output(scores)
 
@@ -276,7 +297,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         """Yield ``predict(X)`` after each round."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
-                          dtype=np.float64)
+                          dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
         for scores in self.model_.staged_decision_function(X):
             yield self._labels_from_scores(scores)
 

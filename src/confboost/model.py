@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from scipy.sparse import issparse
 
 from confboost.kernels.predict import predict_stumps
 from confboost.learners import HYPOTHESIS_TYPES, StumpHypothesis
@@ -55,7 +56,10 @@ class BoostedModel:
         -------
         scores : ndarray of shape (n_samples, k)
         """
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        if issparse(X):
+            return self._sparse_decision_function(X)
+        X = np.asarray(X)
+        X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype == np.float32 else np.float64)
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
         stumps = [(h, a) for h, a in zip(self.hypotheses, self.alphas)
                   if isinstance(h, StumpHypothesis)]
@@ -68,8 +72,37 @@ class BoostedModel:
                 scores += alpha * hypothesis.values[hypothesis.blocks(X)]
         return scores
 
+    def _used_columns(self, X):
+        """Dense copy of the columns of sparse ``X`` the model tests, and a model on them."""
+        used = np.unique([f for h in self.hypotheses for f in h.features()]).astype(np.intp)
+        dense = np.asarray(X.tocsc()[:, used].toarray(), dtype=np.float64)
+        remapped = []
+        for h in self.hypotheses:
+            data = h.to_dict()
+            data["feature"] = int(np.searchsorted(used, h.feature))
+            remapped.append(type(h).from_dict(data))
+        return dense, BoostedModel(remapped, self.alphas, self.n_labels)
+
+    def _sparse_decision_function(self, X, rows_per_chunk=65536):
+        """``decision_function`` of a scipy sparse matrix, densifying only the tested
+        columns, ``rows_per_chunk`` rows at a time."""
+        X = X.tocsr()
+        scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
+        if not self.hypotheses:
+            return scores
+        for start in range(0, X.shape[0], rows_per_chunk):
+            dense, model = self._used_columns(X[start:start + rows_per_chunk])
+            scores[start:start + dense.shape[0]] = model.decision_function(dense)
+        return scores
+
     def staged_decision_function(self, X):
         """Yield f after each round, shape (n_samples, k) each."""
+        if issparse(X):
+            if not self.hypotheses:
+                return
+            dense, model = self._used_columns(X)
+            yield from model.staged_decision_function(dense)
+            return
         X = np.asarray(X, dtype=np.float64)
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
         for hypothesis, alpha in zip(self.hypotheses, self.alphas):

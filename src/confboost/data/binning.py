@@ -16,12 +16,14 @@ thresholds are float64 midpoints, so the raw test is the same on either dtype.
 """
 
 import numpy as np
+from scipy.sparse import issparse
 
 from confboost._dtypes import MAX_BINS, MISSING_BIN, X_BINNED_DTYPE, X_DTYPE
 from confboost.kernels.binning import (
     THRESHOLD_WIDTH,
     distinct_up_to,
     transform_codes,
+    transform_codes_csc,
 )
 
 #: Raw dtypes binned without conversion.
@@ -103,14 +105,14 @@ class BinMapper:
 
         Parameters
         ----------
-        X : ndarray of shape (n_samples, n_features)
-            Raw values; NaN is missing.
+        X : ndarray or scipy sparse matrix of shape (n_samples, n_features)
+            Raw values; NaN is missing; a sparse matrix's implicit entries are 0.
         sample_weight : ndarray of shape (n_samples,), optional
             Rows of zero weight are left out, so they cannot move a boundary.
         """
         if not 2 <= self.max_bins <= MAX_BINS:
             raise ValueError(f"max_bins must be in [2, {MAX_BINS}], got {self.max_bins!r}")
-        X = _as_raw(X)
+        X = X.tocsr() if issparse(X) else _as_raw(X)
         if sample_weight is not None and not np.all(np.asarray(sample_weight) > 0):
             X = X[np.asarray(sample_weight) > 0]
         sample = X
@@ -121,6 +123,8 @@ class BinMapper:
             )
             rows = rng.choice(X.shape[0], self.subsample, replace=False)
             sample = X[np.sort(rows)]
+        if issparse(X):
+            return self._fit_sparse(X, sample)
         n_features = X.shape[1]
         # NumPy's sort (SIMD) beats a numba sort several times over; NaN sorts last
         columns = np.sort(sample.T.astype(np.float64), axis=1)
@@ -158,6 +162,43 @@ class BinMapper:
         self.n_bins_ = np.array([t.size + 1 for t in self.thresholds_], dtype=np.intp)
         return self
 
+    def _fit_sparse(self, X, sample):
+        """``fit`` of a CSR matrix: the same thresholds as for ``X.toarray()``.
+
+        A column's implicit zeros are the value 0; only its stored entries are sorted, and the
+        sorted sample column (stored values with the zeros merged in) is built only for the
+        columns that need quantiles.
+        """
+        full = X.tocsc()
+        columns = full if sample is X else sample.tocsc()
+        n_rows = columns.shape[0]
+        thresholds = []
+        for feature in range(X.shape[1]):
+            stored = np.sort(columns.data[columns.indptr[feature]:columns.indptr[feature + 1]]
+                             .astype(np.float64))
+            n_implicit = n_rows - stored.size
+            stored = stored[~np.isnan(stored)]
+            distinct = np.unique(np.append(stored, 0.0) if n_implicit else stored)
+            if sample is not X and distinct.size <= self.max_bins:
+                values = full.data[full.indptr[feature]:full.indptr[feature + 1]]
+                values = values[~np.isnan(values)].astype(np.float64)
+                if full.indptr[feature + 1] - full.indptr[feature] < full.shape[0]:
+                    values = np.append(values, 0.0)
+                full_distinct = np.unique(values)
+                if full_distinct.size <= self.max_bins:
+                    thresholds.append(_thresholds_from_sorted(full_distinct, self.max_bins,
+                                                              full_distinct))
+                    continue
+            if distinct.size <= self.max_bins:
+                thresholds.append(_thresholds_from_sorted(distinct, self.max_bins, distinct))
+                continue
+            split = np.searchsorted(stored, 0.0, side="left")
+            merged = np.concatenate([stored[:split], np.zeros(n_implicit), stored[split:]])
+            thresholds.append(_thresholds_from_sorted(merged, self.max_bins, distinct))
+        self.thresholds_ = thresholds
+        self.n_bins_ = np.array([t.size + 1 for t in self.thresholds_], dtype=np.intp)
+        return self
+
     def transform(self, X):
         """Codes of ``X``, feature-major.
 
@@ -170,12 +211,17 @@ class BinMapper:
         codes : ndarray of shape (n_features, n_samples), dtype uint8
             ``codes[f, i]`` is the bin of ``X[i, f]``; ``MISSING_BIN`` where it is NaN.
         """
-        X = _as_raw(X)
         padded = np.full((len(self.thresholds_), THRESHOLD_WIDTH), np.inf)
         for feature, thresholds in enumerate(self.thresholds_):
             padded[feature, :thresholds.size] = thresholds
         codes = np.empty((X.shape[1], X.shape[0]), dtype=X_BINNED_DTYPE)
-        transform_codes(X, padded, MISSING_BIN, codes)
+        if issparse(X):
+            # codes stay dense: n_features × n_samples bytes, whatever the sparsity
+            X = X.tocsc()
+            X.sort_indices()
+            transform_codes_csc(X.indptr, X.indices, X.data, padded, MISSING_BIN, codes)
+        else:
+            transform_codes(_as_raw(X), padded, MISSING_BIN, codes)
         return codes
 
     def fit_transform(self, X, sample_weight=None):

@@ -124,3 +124,25 @@ def transform_codes_naive(X, thresholds_list, missing_bin):
         codes[feature] = np.searchsorted(thresholds, column, side="left")
         codes[feature, np.isnan(column)] = missing_bin
     return codes
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def transform_codes_csc(indptr, indices, data, thresholds, missing_bin, codes):
+    """``transform_codes`` of a CSC matrix: implicit zeros take the code of 0.0.
+
+    Parameters
+    ----------
+    indptr, indices, data : the CSC arrays (column ``f``'s stored entries are
+        ``data[indptr[f]:indptr[f + 1]]`` at rows ``indices[...]``).
+    thresholds : ndarray of shape (n_features, 256), float64, +inf padded
+    missing_bin : int
+    codes : ndarray of shape (n_features, n_samples), uint8
+        Output (dense: n_features × n_samples bytes whatever the sparsity).
+    """
+    n_features = codes.shape[0]
+    for feature in prange(n_features):
+        row = thresholds[feature]
+        out = codes[feature]
+        out[:] = _code(row, 0.0, missing_bin)
+        for j in range(indptr[feature], indptr[feature + 1]):
+            out[indices[j]] = _code(row, np.float64(data[j]), missing_bin)
