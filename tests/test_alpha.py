@@ -76,7 +76,6 @@ def test_freund_schapire_conservative_abstaining_variant():
 @pytest.mark.parametrize("confidence", ["real", "discrete", "abstain"])
 def test_theorem_2_after_exact_alpha(confidence):
     """With exact α, Z'(α_t) = 0, so h_t is uncorrelated with the labels under D_{t+1}."""
-    from confboost.boosting import run_boosting
     from confboost.confidence import default_smoothing, mode_code
     from confboost.data.dataset import Dataset
     from confboost.learners import StumpLearner

@@ -222,7 +222,7 @@ def test_sparse_and_dense_inputs_give_identical_models(rng, fmt, n_classes):
                                   sparse_clf.decision_function(sparse))
     np.testing.assert_array_equal(dense_clf.predict(X), sparse_clf.predict(sparse))
     for a, b in zip(dense_clf.staged_decision_function(X),
-                    sparse_clf.staged_decision_function(sparse)):
+                    sparse_clf.staged_decision_function(sparse), strict=False):
         np.testing.assert_array_equal(a, b)
 
 

@@ -253,7 +253,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     def feature_importances_(self):
         check_is_fitted(self)
         importances = np.zeros(self.n_features_in_)
-        for hypothesis, z in zip(self.model_.hypotheses, self.history_["z"]):
+        for hypothesis, z in zip(self.model_.hypotheses, self.history_["z"], strict=False):
             for feature in hypothesis.features():
                 importances[feature] += max(-np.log(z), 0.0)
         total = importances.sum()

@@ -42,7 +42,7 @@ class BoostedModel:
     def _stump_arrays(self, rounds):
         features = np.array([h.feature for h in rounds[0]], dtype=np.intp)
         thresholds = np.array([h.threshold for h in rounds[0]], dtype=np.float64)
-        values = np.array([h.values * a for h, a in zip(*rounds)], dtype=np.float64)
+        values = np.array([h.values * a for h, a in zip(*rounds, strict=False)], dtype=np.float64)
         return features, thresholds, values.reshape(len(features), 3, self.n_labels)
 
     def decision_function(self, X):
@@ -61,13 +61,13 @@ class BoostedModel:
         X = np.asarray(X)
         X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype == np.float32 else np.float64)
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
-        stumps = [(h, a) for h, a in zip(self.hypotheses, self.alphas)
+        stumps = [(h, a) for h, a in zip(self.hypotheses, self.alphas, strict=False)
                   if isinstance(h, StumpHypothesis)]
         if stumps:
-            hyps, alphas = zip(*stumps)
+            hyps, alphas = zip(*stumps, strict=False)
             features, thresholds, values = self._stump_arrays((hyps, alphas))
             predict_stumps(X, features, thresholds, values, scores)
-        for hypothesis, alpha in zip(self.hypotheses, self.alphas):
+        for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=False):
             if not isinstance(hypothesis, StumpHypothesis):
                 scores += alpha * hypothesis.values[hypothesis.blocks(X)]
         return scores
@@ -105,7 +105,7 @@ class BoostedModel:
             return
         X = np.asarray(X, dtype=np.float64)
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
-        for hypothesis, alpha in zip(self.hypotheses, self.alphas):
+        for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=False):
             scores += alpha * hypothesis.values[hypothesis.blocks(X)]
             yield scores.copy()
 
