@@ -65,7 +65,7 @@ def update_weights_naive(weights, signs, blocks, values, alpha, scores):
     return float(z)
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def stump_blocks(column_codes, threshold_bin, missing_bin, blocks):
     """Blocks of a stump on the training codes: 0 (<= b), 1 (> b), 2 (missing).
 
@@ -77,7 +77,7 @@ def stump_blocks(column_codes, threshold_bin, missing_bin, blocks):
     blocks : ndarray of shape (n_samples,), uint8
         Output.
     """
-    for i in prange(column_codes.shape[0]):
+    for i in range(column_codes.shape[0]):  # serial: one byte in, one out, per example
         code = column_codes[i]
         if code == missing_bin:
             blocks[i] = 2
