@@ -200,3 +200,63 @@ def test_predict_with_wrong_number_of_features(cancer):
     clf = BoostClassifier(3).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :5])
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_sparse_and_dense_inputs_give_identical_models(rng, fmt, n_classes):
+    import scipy.sparse as sp
+
+    from confboost import BoostClassifier
+
+    X = rng.normal(size=(600, 8))
+    X[rng.random(X.shape) < 0.6] = 0.0
+    X[:, 3] = np.round(X[:, 3] * 2)
+    X[::11, 4] = np.nan
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (n_classes > 2) * (X[:, 2] > 0.5)
+    sparse = sp.csr_matrix(X) if fmt == "csr" else sp.csc_matrix(X)
+    dense_clf = BoostClassifier(n_estimators=25).fit(X, y)
+    sparse_clf = BoostClassifier(n_estimators=25).fit(sparse, y)
+    assert dense_clf.model_.to_dict() == sparse_clf.model_.to_dict()
+    np.testing.assert_array_equal(dense_clf.decision_function(X),
+                                  sparse_clf.decision_function(sparse))
+    np.testing.assert_array_equal(dense_clf.predict(X), sparse_clf.predict(sparse))
+    for a, b in zip(dense_clf.staged_decision_function(X),
+                    sparse_clf.staged_decision_function(sparse), strict=False):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_float32_input_gives_the_float64_model(rng):
+    from confboost import BoostClassifier
+
+    X = rng.normal(size=(500, 5)).astype(np.float32)
+    y = (X[:, 0] > 0.2).astype(int)
+    a = BoostClassifier(n_estimators=15).fit(X, y)
+    b = BoostClassifier(n_estimators=15).fit(X.astype(np.float64), y)
+    assert a.model_.to_dict() == b.model_.to_dict()
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_trimming_keeps_the_bound_and_is_off_by_default(rng, n_classes):
+    from confboost import BoostClassifier
+
+    X = rng.normal(size=(1500, 6))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=1500),
+                    np.linspace(-1, 1, n_classes - 1))
+    plain = BoostClassifier(n_estimators=40).fit(X, y)
+    zero = BoostClassifier(n_estimators=40, trim=0.0).fit(X, y)
+    assert plain.model_.to_dict() == zero.model_.to_dict()
+    trimmed = BoostClassifier(n_estimators=40, trim=0.1).fit(X, y)
+    history = trimmed.history_
+    assert np.all(history["train_loss"] <= history["bound"] + 1e-12)
+    # Z_t is over every example: the product of the recorded Z equals the weight algebra
+    assert np.all((history["z"] > 0) & (history["z"] <= 1 + 1e-12))
+    assert trimmed.score(X, y) > plain.score(X, y) - 0.05
+
+
+def test_bad_trim():
+    from confboost import BoostClassifier
+
+    with pytest.raises(ValueError, match="trim"):
+        BoostClassifier(trim=0.9).fit(np.zeros((4, 1)), [0, 1, 0, 1])

@@ -127,3 +127,144 @@ def test_predict_stumps_equals_naive(rng):
     out = np.zeros((200, 2))
     predict_stumps(X, features, thresholds, values, out)
     np.testing.assert_allclose(out, predict_stumps_naive(X, features, thresholds, values))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_transform_codes_equals_searchsorted(rng, dtype):
+    from confboost.kernels.binning import THRESHOLD_WIDTH, transform_codes, transform_codes_naive
+
+    X = rng.normal(size=(5000, 4)).astype(dtype)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:3, 0] = [np.inf, -np.inf, 0.0]
+    thresholds = [np.sort(rng.normal(size=n)) for n in (0, 1, 100, 254)]
+    thresholds[2][:10] = X[:10, 2]  # values equal to a threshold go to the lower bin
+    thresholds[2].sort()
+    padded = np.full((4, THRESHOLD_WIDTH), np.inf)
+    for f, t in enumerate(thresholds):
+        padded[f, :t.size] = t
+    codes = np.empty((4, 5000), dtype=np.uint8)
+    transform_codes(X, padded, MISSING_BIN, codes)
+    np.testing.assert_array_equal(codes, transform_codes_naive(X, thresholds, MISSING_BIN))
+
+
+def test_distinct_up_to_equals_unique(rng):
+    from confboost.kernels.binning import distinct_up_to, distinct_up_to_naive
+
+    X = np.column_stack([rng.integers(0, 20, 3000), rng.normal(size=3000),
+                         rng.integers(0, 10, 3000)]).astype(float)
+    X[::5, 2] = np.nan
+    features = np.array([0, 1, 2], dtype=np.intp)
+    limit = 30
+    known = np.zeros((3, limit + 1))
+    n_known = np.array([3, 0, 2], dtype=np.intp)
+    known[0, :3] = [0.0, 5.0, 7.0]  # a known prefix of the true distinct values
+    known[2, :2] = [1.0, 2.0]
+    out = np.empty_like(known)
+    n_out = np.empty(3, dtype=np.intp)
+    distinct_up_to(X, features, known, n_known, limit, out, n_out)
+    expected = distinct_up_to_naive(X, features, limit)
+    for j in range(3):
+        if expected[j] is None:
+            assert n_out[j] == limit + 1
+        else:
+            np.testing.assert_array_equal(out[j, :n_out[j]], expected[j])
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_histogram_over_rows_equals_naive_on_the_subset(rng, k):
+    from confboost.kernels.histogram import build_histogram_binary_rows, build_histogram_rows
+
+    X, signs, weights = random_problem(rng, n_samples=400, n_features=4, k=k, distinct=4)
+    codes, _ = _codes(X)
+    sign_index = (signs < 0).astype(np.uint8)
+    rows = np.flatnonzero(rng.random(400) < 0.6).astype(np.uint32)
+    expected = build_histogram_naive(codes[:, rows], weights[rows], sign_index[rows])
+    hist = np.empty((4, N_HIST_BINS, k, 2))
+    build_histogram_rows(codes, weights, sign_index, rows, hist)
+    np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
+    if k == 1:
+        build_histogram_binary_rows(codes, weights[:, 0].copy(), sign_index[:, 0].copy(),
+                                    rows, hist)
+        np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_stump_block_stats_equal_naive(rng, k):
+    from confboost.kernels.split import stump_block_stats_naive
+    from confboost.kernels.update import stump_block_stats
+
+    X, signs, weights = random_problem(rng, n_samples=300, n_features=2, k=k, distinct=5)
+    codes, _ = _codes(X)
+    sign_index = (signs < 0).astype(np.uint8)
+    blocks = np.empty(300, dtype=np.uint8)
+    pos = np.empty((3, k))
+    neg = np.empty((3, k))
+    stump_block_stats(codes[1], 4, MISSING_BIN, weights, sign_index, blocks, pos, neg)
+    naive_pos, naive_neg = stump_block_stats_naive(codes, weights, sign_index, 1, 4)
+    np.testing.assert_allclose(pos, naive_pos, rtol=1e-12, atol=1e-16)
+    np.testing.assert_allclose(neg, naive_neg, rtol=1e-12, atol=1e-16)
+    np.testing.assert_array_equal(blocks, stump_blocks_naive(codes[1], 4, MISSING_BIN))
+
+
+@pytest.mark.parametrize("k, loss_kind", [(1, 0), (3, 0), (4, 1)])
+def test_apply_partition_equals_naive(rng, k, loss_kind):
+    from confboost.kernels.update import apply_partition, apply_partition_naive
+
+    _, signs, weights = random_problem(rng, n_samples=200, k=k)
+    if loss_kind == 1:  # single-label signs
+        signs = -np.ones((200, k), dtype=np.int8)
+        signs[np.arange(200), rng.integers(0, k, 200)] = 1
+    sign_index = (signs < 0).astype(np.uint8)
+    blocks = rng.integers(0, 3, size=200).astype(np.uint8)
+    steps = rng.normal(size=(3, k))
+    steps[1, 0] = 0.0  # scores of exactly 0 and exact ties at the top count as errors
+    factors = np.stack([np.exp(-steps), np.exp(steps)], axis=-1) / 1.3
+    scores = np.round(rng.normal(size=(200, k)), 1)
+    loss_weights = rng.random((200, k if loss_kind == 0 else 1))
+    fast = [weights.copy(), scores.copy()]
+    naive = [weights.copy(), scores.copy()]
+    got = apply_partition(fast[0], sign_index, blocks, steps, factors, fast[1], loss_kind,
+                          loss_weights)
+    want = apply_partition_naive(naive[0], sign_index, blocks, steps, factors, naive[1],
+                                 loss_kind, loss_weights)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(fast[0], naive[0], rtol=1e-12)
+    np.testing.assert_allclose(fast[1], naive[1], rtol=1e-12)
+
+
+def test_trim_rows_equals_naive_and_trims_at_most_beta(rng):
+    from confboost.kernels.trim import trim_rows, trim_rows_naive
+
+    mass = rng.exponential(size=5000) ** 3
+    mass[:10] = 0.0
+    for beta in (0.0, 0.05, 0.1, 0.3):
+        rows = np.empty(5000, dtype=np.uint32)
+        count = trim_rows(mass, mass.view(np.uint64), beta, rows)
+        np.testing.assert_array_equal(rows[:count], trim_rows_naive(mass, beta))
+        trimmed = mass.sum() - mass[rows[:count]].sum()
+        assert trimmed <= beta * mass.sum() * (1 + 1e-12)
+        # every kept example weighs at least as much as every trimmed one
+        kept = np.zeros(5000, dtype=bool)
+        kept[rows[:count]] = True
+        if (~kept).any():
+            assert mass[kept].min() >= mass[~kept].max()
+
+
+def test_transform_codes_csc_equals_dense(rng):
+    import scipy.sparse as sp
+
+    from confboost.kernels.binning import THRESHOLD_WIDTH, transform_codes, transform_codes_csc
+
+    X = rng.normal(size=(400, 3))
+    X[rng.random(X.shape) < 0.7] = 0.0
+    X[::9, 1] = np.nan
+    padded = np.full((3, THRESHOLD_WIDTH), np.inf)
+    padded[0, :3] = [-1.0, 0.0, 1.0]
+    padded[1, :1] = [0.5]
+    padded[2, :2] = [-0.5, -0.1]
+    dense = np.empty((3, 400), dtype=np.uint8)
+    transform_codes(X, padded, MISSING_BIN, dense)
+    csc = sp.csc_matrix(X)
+    sparse = np.empty((3, 400), dtype=np.uint8)
+    transform_codes_csc(csc.indptr, csc.indices, csc.data, padded, MISSING_BIN, sparse)
+    np.testing.assert_array_equal(sparse, dense)

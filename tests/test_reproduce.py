@@ -186,30 +186,6 @@ def test_reuters_loader_on_the_shared_copy():
     assert "earn" in set(y_train) and "ModApte" in description
 
 
-class FakeTextBoost:
-    """A stand-in for a text-capable BoostClassifier: word presence as numeric features."""
-
-    def __init__(self, n_estimators=100, feature_types=None, **params):
-        self.feature_types = feature_types
-        self.inner = BoostClassifier(n_estimators=n_estimators, **params)
-
-    def get_params(self):
-        return {"feature_types": self.feature_types}
-
-    def _features(self, X):
-        return np.array([[float(w in doc.lower().split()) for w in self.vocabulary]
-                         for doc in X[:, 0]])
-
-    def fit(self, X, y):
-        self.vocabulary = sorted({w for doc in X[:, 0] for w in doc.lower().split()})
-        self.inner.fit(self._features(X), y)
-        self.history_, self.n_estimators_ = self.inner.history_, self.inner.n_estimators_
-        return self
-
-    def staged_predict(self, X):
-        return self.inner.staged_predict(self._features(X))
-
-
 def write_tiny_reuters(folder):
     import gzip
 
@@ -231,7 +207,6 @@ def test_text_task_plugs_in(tmp_path, monkeypatch):
     from confboost.experiments import reproduce as module
 
     write_tiny_reuters(tmp_path)
-    monkeypatch.setattr(module, "BoostClassifier", FakeTextBoost)
     monkeypatch.setattr(module, "algorithm_available", lambda key: (key != "discrete-mr", "x"))
     result = module.reproduce(tmp_path / "out", data_dir=tmp_path, datasets=["glass"],
                               rounds=[2, 5], stream=sys.stderr)

@@ -22,7 +22,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.boosting import ProgressPrinter, run_boosting
-from confboost.confidence import default_smoothing, mode_code
+from confboost.confidence import REAL, REAL_ABSTAIN, default_smoothing, mode_code
+from confboost.data.binning import RAW_DTYPES
 from confboost.data.dataset import Dataset
 from confboost.data.frame import (
     FrameEncoder,
@@ -142,6 +143,14 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         codeword to sign f). Loss decoding uses the confidences and has the smaller bound.
     max_bins : int, default=255
         Most value bins per feature (2..255); the missing-value bin comes on top.
+    trim : float, default=0.0
+        Weight trimming β in [0, 0.5] (Friedman, Hastie & Tibshirani 2000): each round the
+        weak learner's histograms skip the lightest examples that together hold at most β of
+        the weight mass. The chosen hypothesis' confidences, α and Z_t are still computed
+        over every example and every weight is updated, so Π Z_t still bounds the training
+        loss; with real confidences and ``alpha="auto"``, α is then found numerically
+        (the trimmed confidences are fitted to the kept examples only). 0 (the default)
+        turns it off; 0.1 is Friedman et al.'s choice.
     n_jobs : int or None, default=None
         Threads for the kernels (None: all cores).
     random_state : int, RandomState or None, default=None
@@ -220,9 +229,9 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
                  smoothing="auto", init="uniform", code="random", code_length=None,
-                 decoding="loss", max_bins=255, n_jobs=None, random_state=None, verbose=0,
-                 weak_learner="stump", max_leaves=8, max_depth=None, min_leaf_weight=0.0,
-                 learning_rate=1.0, feature_types=None, text_expert=None):
+                 decoding="loss", max_bins=255, trim=0.0, n_jobs=None, random_state=None,
+                 verbose=0, weak_learner="stump", max_leaves=8, max_depth=None,
+                 min_leaf_weight=0.0, learning_rate=1.0, feature_types=None, text_expert=None):
         self.n_estimators = n_estimators
         self.scheme = scheme
         self.confidence = confidence
@@ -233,6 +242,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         self.code_length = code_length
         self.decoding = decoding
         self.max_bins = max_bins
+        self.trim = trim
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -247,6 +257,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         tags.classifier_tags.multi_label = self.scheme != "mo"
         return tags
 
@@ -276,6 +287,12 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                                           and not isinstance(self.smoothing, bool)
                                           and 0 < self.smoothing < np.inf),
              f"smoothing must be 'auto' or a positive finite float, got {self.smoothing!r}")
+        need(isinstance(self.trim, (int, float)) and not isinstance(self.trim, bool)
+             and 0.0 <= self.trim <= 0.5,
+             f"trim must be a float in [0, 0.5], got {self.trim!r}")
+        need(self.trim == 0 or self.weak_learner == "stump",
+             f"trim applies to weak_learner='stump' only, got weak_learner="
+             f"{self.weak_learner!r} with trim={self.trim!r}")
         need(self.n_jobs is None or (isinstance(self.n_jobs, (int, np.integer))
                                      and self.n_jobs != 0),
              f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
@@ -369,9 +386,11 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features; NaN is a missing value (its own block in every stump). A
-            DataFrame (or dict of columns) may also hold categorical and text columns (see
+        X : array-like, DataFrame or scipy sparse (CSR/CSC) of shape (n_samples, n_features)
+            Numeric features; NaN is a missing value (its own block in every stump). float32
+            is used as is; sparse input is binned without densifying it (an implicit zero is
+            the value 0), and gives the same model as its dense equivalent. A DataFrame (or
+            dict of columns) may also hold categorical and text columns (see
             ``feature_types``).
         y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Class labels, or a 0/1 indicator matrix for multi-label data.
@@ -391,7 +410,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
             return self._fit_mixed(X, y, sample_weight, mode, callbacks)
         self.__dict__.pop("encoder_", None)
         X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
-                             dtype=np.float64, y_numeric=False)
+                             dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
+                             y_numeric=False)
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
                           "read as one label per example", DataConversionWarning,
@@ -429,9 +449,13 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
             def record_threshold(round_index, record):
                 thresholds.append(hamming_threshold(signs, scheme.scores, sample_weight))
             callbacks.append(record_threshold)
+        # Trimmed real confidences fit only the kept examples, so α = 1 is no longer the
+        # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
+        alpha_method = ("exact" if self.trim > 0 and self.alpha == "auto"
+                        and mode in (REAL, REAL_ABSTAIN) else self.alpha)
         hypotheses, alphas, history = run_boosting(
             dataset, scheme, make_learner(mode, self.smoothing_), self.n_estimators,
-            self.alpha, mode, self.smoothing_, callbacks, float(self.learning_rate))
+            alpha_method, mode, self.smoothing_, callbacks, float(self.learning_rate))
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
         self.n_estimators_ = len(hypotheses)
@@ -445,6 +469,9 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"weak_learner={self.weak_learner!r} needs numeric features; a "
                              "table with categorical or text columns is boosted with stumps "
                              "and term tests (weak_learner='stump')")
+        if self.trim > 0:
+            raise ValueError("trim applies to numeric features only; a table with categorical "
+                             "or text columns is boosted without trimming (trim=0)")
         encoder = FrameEncoder.from_table(X, self.feature_types, self.text_expert)
         n_samples = encoder._check_columns(X)
         names = column_names(X)
@@ -479,7 +506,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                 mode, smoothing, max_leaves=int(self.max_leaves),
                 max_depth=None if self.max_depth is None else int(self.max_depth),
                 min_leaf_weight=float(self.min_leaf_weight))
-        return LEARNERS[self.weak_learner](mode, smoothing)
+        return LEARNERS[self.weak_learner](mode, smoothing, trim=float(self.trim))
 
     def _prepare(self, X):
         """X as the model reads it: a validated float matrix, or a ``MixedFrame``."""
@@ -490,7 +517,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                                  "columns: X must be a DataFrame (or a dict of columns)")
             return self.encoder_.transform(X)
         return validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
-                             dtype=np.float64)
+                             dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
 
     @property
     def feature_importances_(self):

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from scipy.sparse import issparse
 
 from confboost.kernels.predict import predict_stumps
 from confboost.learners import HYPOTHESIS_TYPES, StumpHypothesis
@@ -57,8 +58,11 @@ class BoostedModel:
         -------
         scores : ndarray of shape (n_samples, k)
         """
+        if issparse(X):
+            return self._sparse_decision_function(X)
         raw = X
-        X = np.ascontiguousarray(_numeric_part(X), dtype=np.float64)
+        X = np.asarray(_numeric_part(X))
+        X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype == np.float32 else np.float64)
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
         stumps = [(h, a) for h, a in zip(self.hypotheses, self.alphas, strict=False)
                   if isinstance(h, StumpHypothesis)]
@@ -71,8 +75,43 @@ class BoostedModel:
                 scores += alpha * hypothesis.values[hypothesis.blocks(raw)]
         return scores
 
+    def _used_columns(self, X):
+        """Dense copy of the columns of sparse ``X`` the model tests, and a model on them.
+
+        Stump models are re-indexed onto the used columns only; models with other
+        hypotheses (trees) read the whole dense copy of ``X``.
+        """
+        if not all(isinstance(h, StumpHypothesis) for h in self.hypotheses):
+            return np.asarray(X.toarray(), dtype=np.float64), self
+        used = np.unique([f for h in self.hypotheses for f in h.features()]).astype(np.intp)
+        dense = np.asarray(X.tocsc()[:, used].toarray(), dtype=np.float64)
+        remapped = []
+        for h in self.hypotheses:
+            data = h.to_dict()
+            data["feature"] = int(np.searchsorted(used, h.feature))
+            remapped.append(type(h).from_dict(data))
+        return dense, BoostedModel(remapped, self.alphas, self.n_labels)
+
+    def _sparse_decision_function(self, X, rows_per_chunk=65536):
+        """``decision_function`` of a scipy sparse matrix, densifying only the tested
+        columns, ``rows_per_chunk`` rows at a time."""
+        X = X.tocsr()
+        scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
+        if not self.hypotheses:
+            return scores
+        for start in range(0, X.shape[0], rows_per_chunk):
+            dense, model = self._used_columns(X[start:start + rows_per_chunk])
+            scores[start:start + dense.shape[0]] = model.decision_function(dense)
+        return scores
+
     def staged_decision_function(self, X):
         """Yield f after each round, shape (n_samples, k) each."""
+        if issparse(X):
+            if not self.hypotheses:
+                return
+            dense, model = self._used_columns(X)
+            yield from model.staged_decision_function(dense)
+            return
         raw = X
         X = np.asarray(_numeric_part(X), dtype=np.float64)
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)

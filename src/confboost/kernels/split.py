@@ -16,7 +16,7 @@ value to block 0 (the paper's oblivious hypothesis, with a missing block).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from confboost._dtypes import MISSING_BIN, WEIGHT_DTYPE
 
@@ -56,7 +56,7 @@ def _criterion(left_pos, left_neg, right_pos, right_neg, miss_pos, miss_neg, mod
     return z
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
     """Least-Z threshold of every feature.
 
@@ -75,9 +75,10 @@ def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
     best_bin : ndarray of shape (n_features,), intp
         Output: the bin threshold reaching it (first one on ties).
     """
+    # serial: the work is n_features × 256 × k, too little to pay for waking a thread team
     n_features = hist.shape[0]
     k = hist.shape[2]
-    for feature in prange(n_features):
+    for feature in range(n_features):
         all_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
         all_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
         for b in range(n_bins[feature]):

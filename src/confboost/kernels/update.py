@@ -1,4 +1,4 @@
-"""The weight update of a boosting round (Figure 1, Figure 2; Eq. 3; Figure 5 for MR).
+"""The weight update of a boosting round (Figure 1, Figure 2; Eq. 3).
 
 For a partition hypothesis with value v[j, l] on block j, example i in block b_i:
 
@@ -6,9 +6,6 @@ For a partition hypothesis with value v[j, l] on block j, example i in block b_i
     weights[i, l] *= exp(-α Y[i, l] v[b_i, l]) / Z,   Z = Σ_{i,l} weights[i, l] exp(...)
 
 One pass updates the scores and the weights and returns Z; a second pass renormalises.
-AdaBoost.MR keeps O(mk) weights v instead (Figure 5): ``update_pair_weights`` applies
-exp(-½ α Y h) and the √Z normaliser, ``pair_learner_weights`` turns v into the weak
-learner's weights d (Eq. 30).
 """
 
 import numpy as np
@@ -68,7 +65,7 @@ def update_weights_naive(weights, signs, blocks, values, alpha, scores):
     return float(z)
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def stump_blocks(column_codes, threshold_bin, missing_bin, blocks):
     """Blocks of a stump on the training codes: 0 (<= b), 1 (> b), 2 (missing).
 
@@ -80,7 +77,7 @@ def stump_blocks(column_codes, threshold_bin, missing_bin, blocks):
     blocks : ndarray of shape (n_samples,), uint8
         Output.
     """
-    for i in prange(column_codes.shape[0]):
+    for i in range(column_codes.shape[0]):  # serial: one byte in, one out, per example
         code = column_codes[i]
         if code == missing_bin:
             blocks[i] = 2
@@ -90,10 +87,137 @@ def stump_blocks(column_codes, threshold_bin, missing_bin, blocks):
             blocks[i] = 1
 
 
+@njit(cache=True, nogil=True)
+def stump_block_stats(column_codes, threshold_bin, missing_bin, weights, sign_index, blocks,
+                      weight_pos, weight_neg):
+    """``stump_blocks`` and the W+ / W- of each block over every example, in one pass.
+
+    Parameters
+    ----------
+    column_codes : ndarray of shape (n_samples,), uint8
+    threshold_bin, missing_bin : int
+    weights : ndarray of shape (n_samples, k), float64
+    sign_index : ndarray of shape (n_samples, k), uint8
+    blocks : ndarray of shape (n_samples,), uint8
+        Output.
+    weight_pos, weight_neg : ndarray of shape (3, k), float64
+        Output.
+    """
+    k = weights.shape[1]
+    weight_pos[:] = 0.0
+    weight_neg[:] = 0.0
+    for i in range(column_codes.shape[0]):
+        code = column_codes[i]
+        if code == missing_bin:
+            block = 2
+        elif code <= threshold_bin:
+            block = 0
+        else:
+            block = 1
+        blocks[i] = block
+        for l in range(k):
+            if sign_index[i, l] == 0:
+                weight_pos[block, l] += weights[i, l]
+            else:
+                weight_neg[block, l] += weights[i, l]
+
+
 def stump_blocks_naive(column_codes, threshold_bin, missing_bin):
     """Twin of ``stump_blocks``; returns the blocks."""
     return np.where(column_codes == missing_bin, 2,
                     np.where(column_codes <= threshold_bin, 0, 1)).astype(np.uint8)
+
+
+#: Training-loss kinds of ``apply_partition`` (the loss each MH theorem bounds).
+LOSS_PAIRS, LOSS_ARGMAX = 0, 1
+
+
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
+def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_kind,
+                    loss_weights):
+    """One pass of the round's update: weights, scores and the training loss.
+
+    With the block values known, ``exp(-α Y[i,l] h(x_i,l))`` takes only ``2 × n_blocks × k``
+    values: they come in as the table ``factors`` (already divided by the expected Z), so
+    the pass has no ``exp``, no second normalising pass, and computes the new training loss
+    (the scheme's ``train_loss``) on the updated scores as it goes.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_samples, k), float64
+        D_t; becomes ``D_t * factors[block, l, sign]``.
+    sign_index : ndarray of shape (n_samples, k), uint8
+        0 where Y[i, l] = +1, 1 where it is -1.
+    blocks : ndarray of shape (n_samples,), uint8
+    steps : ndarray of shape (n_blocks, k), float64
+        α h on each block: added to the scores.
+    factors : ndarray of shape (n_blocks, k, 2), float64
+        ``exp(-α v[j, l]) / z`` for sign index 0 (Y = +1), ``exp(α v[j, l]) / z`` for 1.
+    scores : ndarray of shape (n_samples, k), float64
+        f(x_i, l), incremented.
+    loss_kind : int
+        ``LOSS_PAIRS``: Σ loss_weights[i, l] over pairs with Y[i,l] f(x_i,l) <= 0 (Hamming;
+        binary error for k = 1). ``LOSS_ARGMAX``: Σ loss_weights[i, 0] over examples whose
+        first argmax label is negative or whose top score is tied (single-label error, Eq. 17).
+    loss_weights : ndarray of shape (n_samples, k) or (n_samples, 1), float64
+
+    Returns
+    -------
+    total : float
+        Σ of the new weights (1 up to rounding when ``z`` was exact).
+    loss : float
+    """
+    n_samples, k = weights.shape
+    total = 0.0
+    loss = 0.0
+    for i in prange(n_samples):
+        block = blocks[i]
+        row_total = 0.0
+        row_loss = 0.0
+        top = -np.inf
+        top_label = 0
+        n_top = 0
+        for l in range(k):
+            sign = sign_index[i, l]
+            score = scores[i, l] + steps[block, l]
+            scores[i, l] = score
+            w = weights[i, l] * factors[block, l, sign]
+            weights[i, l] = w
+            row_total += w
+            if loss_kind == LOSS_PAIRS:
+                if (score <= 0.0) if sign == 0 else (score >= 0.0):
+                    row_loss += loss_weights[i, l]
+            else:
+                if score > top:
+                    top = score
+                    top_label = l
+                    n_top = 1
+                elif score == top:
+                    n_top += 1
+        if loss_kind == LOSS_ARGMAX and (n_top > 1 or sign_index[i, top_label] != 0):
+            row_loss = loss_weights[i, 0]
+        total += row_total
+        loss += row_loss
+    return total, loss
+
+
+def apply_partition_naive(weights, sign_index, blocks, steps, factors, scores, loss_kind,
+                          loss_weights):
+    """Twin of ``apply_partition`` in NumPy; same arguments and effect, returns the same."""
+    n_samples, k = weights.shape
+    columns = np.arange(k)
+    weights *= factors[blocks[:, None], columns[None, :], sign_index]
+    scores += steps[blocks]
+    signs = np.where(sign_index == 0, 1, -1)
+    if loss_kind == LOSS_PAIRS:
+        loss = loss_weights[signs * scores <= 0].sum()
+    else:
+        predicted = np.argmax(scores, axis=1)
+        top = scores[np.arange(n_samples), predicted]
+        tied = (scores == top[:, None]).sum(axis=1) > 1
+        wrong = signs[np.arange(n_samples), predicted] < 0
+        loss = loss_weights[wrong | tied, 0].sum()
+    return float(weights.sum()), float(loss)
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -11,9 +11,16 @@ import numpy as np
 
 from confboost._dtypes import MISSING_BIN, WEIGHT_DTYPE
 from confboost.confidence import block_confidences
-from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_histogram_binary
+from confboost.kernels.histogram import (
+    N_HIST_BINS,
+    build_histogram,
+    build_histogram_binary,
+    build_histogram_binary_rows,
+    build_histogram_rows,
+)
 from confboost.kernels.split import best_thresholds
-from confboost.kernels.update import stump_blocks
+from confboost.kernels.trim import trim_rows
+from confboost.kernels.update import stump_block_stats, stump_blocks
 from confboost.learners.base import PartitionFit, PartitionHypothesis
 
 #: Which of a stump's blocks the abstaining modes abstain on: the missing-value block.
@@ -72,12 +79,25 @@ class StumpLearner:
         Confidence mode code (``confidence.MODES``).
     smoothing : float
         ε for the real confidences.
+    trim : float, default=0.0
+        Weight trimming β (Friedman, Hastie & Tibshirani 2000): the histograms that choose
+        the split skip the lightest examples holding at most β of the weight mass
+        (``kernels/trim.py``). The chosen stump's confidences fit the kept examples; its
+        block statistics, from which α and Z_t follow, are recomputed over all examples.
+
+    Attributes
+    ----------
+    kept_ : list of int
+        Examples the histograms used, per round (every example when ``trim`` is 0).
     """
 
-    def __init__(self, mode, smoothing):
+    def __init__(self, mode, smoothing, trim=0.0):
         self.mode = mode
         self.smoothing = smoothing
+        self.trim = trim
+        self.kept_ = []
         self._hist = None
+        self._rows = None
 
     def fit(self, dataset, weights, labels):
         """Best stump for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
@@ -91,25 +111,52 @@ class StumpLearner:
         if self._hist is None or self._hist.shape != (n_features, N_HIST_BINS, k, 2):
             self._hist = np.empty((n_features, N_HIST_BINS, k, 2), dtype=WEIGHT_DTYPE)
         hist = self._hist
+        weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
+        sign_index = labels.sign_index
+        rows = self._trimmed_rows(weights) if self.trim > 0 else None
         if k == 1:
-            build_histogram_binary(dataset.codes, weights[:, 0], labels.sign_index[:, 0], hist)
+            if rows is None:
+                build_histogram_binary(dataset.codes, weights[:, 0], sign_index[:, 0], hist)
+            else:
+                build_histogram_binary_rows(dataset.codes, weights[:, 0], sign_index[:, 0],
+                                            rows, hist)
+        elif rows is None:
+            build_histogram(dataset.codes, weights, sign_index, hist)
         else:
-            build_histogram(dataset.codes, weights, labels.sign_index, hist)
+            build_histogram_rows(dataset.codes, weights, sign_index, rows, hist)
+        self.kept_.append(n_samples if rows is None else rows.shape[0])
         best_z = np.empty(n_features, dtype=np.float64)
         best_bin = np.empty(n_features, dtype=np.intp)
-        total = float(weights.sum())
+        # every example lies in one bin of feature 0: the histogram's total mass
+        total = float(hist[0].sum())
         best_thresholds(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
         feature = int(np.argmin(best_z))
         threshold_bin = int(best_bin[feature])
+        train_blocks = np.empty(n_samples, dtype=np.uint8)
         weight_pos, weight_neg = self._block_stats(hist[feature], dataset.n_bins[feature],
                                                    threshold_bin)
         values = block_confidences(weight_pos, weight_neg, STUMP_ABSTAINING, self.mode,
                                    self.smoothing)
+        if rows is None:
+            stump_blocks(dataset.codes[feature], threshold_bin, MISSING_BIN, train_blocks)
+        else:
+            # Trimmed: the confidences fit the kept examples (as in Friedman et al.; fitting
+            # them to all examples would leave the same stump best on the kept ones, round
+            # after round), while α and Z_t use the block statistics of every example.
+            kept_edge = float(np.sum((weight_pos - weight_neg) * values))
+            weight_pos = np.empty((3, k), dtype=WEIGHT_DTYPE)
+            weight_neg = np.empty((3, k), dtype=WEIGHT_DTYPE)
+            stump_block_stats(dataset.codes[feature], threshold_bin, MISSING_BIN, weights,
+                              sign_index, train_blocks, weight_pos, weight_neg)
+            full_edge = float(np.sum((weight_pos - weight_neg) * values))
+            if not full_edge >= 0.5 * kept_edge:
+                # the trimmed choice lost most of its edge r = Σ W h on all the examples
+                # (the kept set can get stuck on one stump): this round, use every example
+                self.kept_.pop()
+                return self._fit_untrimmed(dataset, weights, labels)
         n_value_bins = dataset.n_bins[feature]
         threshold = (dataset.bin_mapper.threshold(feature, threshold_bin)
                      if threshold_bin < n_value_bins - 1 else np.inf)
-        train_blocks = np.empty(n_samples, dtype=np.uint8)
-        stump_blocks(dataset.codes[feature], threshold_bin, MISSING_BIN, train_blocks)
         return PartitionFit(
             hypothesis=StumpHypothesis(feature, threshold, values),
             train_blocks=train_blocks,
@@ -117,6 +164,23 @@ class StumpLearner:
             weight_neg=weight_neg,
             criterion=float(best_z[feature]),
         )
+
+    def _fit_untrimmed(self, dataset, weights, labels):
+        trim, self.trim = self.trim, 0.0
+        try:
+            return self.fit(dataset, weights, labels)
+        finally:
+            self.trim = trim
+
+    def _trimmed_rows(self, weights):
+        """Examples kept by weight trimming this round, shape (n_kept,), uint32."""
+        n_samples = weights.shape[0]
+        mass = weights[:, 0] if weights.shape[1] == 1 else weights.sum(axis=1)
+        mass = np.ascontiguousarray(mass)
+        if self._rows is None or self._rows.shape[0] != n_samples:
+            self._rows = np.empty(n_samples, dtype=np.uint32)
+        count = trim_rows(mass, mass.view(np.uint64), float(self.trim), self._rows)
+        return self._rows[:count]
 
     @staticmethod
     def _block_stats(feature_hist, n_value_bins, threshold_bin):

@@ -18,7 +18,7 @@ import numpy as np
 
 from confboost.alpha import choose_alpha
 from confboost.data.dataset import LabelSigns
-from confboost.kernels.update import update_weights
+from confboost.kernels.update import LOSS_ARGMAX, LOSS_PAIRS, apply_partition
 
 INITS = ("uniform", "balanced")
 
@@ -73,6 +73,13 @@ class MHScheme:
         self.example_weights = sample_weight / sample_weight.sum()
         self.pair_weights = self.weights.copy()
         self.scores = np.zeros(self.weights.shape, dtype=np.float64)
+        if self.single_label:
+            self._loss_kind = LOSS_ARGMAX
+            self._loss_weights = np.ascontiguousarray(self.example_weights[:, None])
+        else:
+            self._loss_kind = LOSS_PAIRS
+            self._loss_weights = self.pair_weights
+        self._loss = None
 
     @property
     def learner_weights(self):
@@ -85,12 +92,34 @@ class MHScheme:
                             fit.hypothesis.values, smoothing)
 
     def update(self, fit, alpha):
-        """Apply α h_t to D and f; returns Z_t."""
-        return update_weights(self.weights, self.labels.signs, fit.train_blocks,
-                              fit.hypothesis.values, alpha, self.scores)
+        """Apply α h_t to D and f; returns Z_t.
+
+        One pass over the examples (``kernels.update.apply_partition``): the update factors
+        exp(∓α v[j, l]) are a table of 2 × n_blocks × k numbers, divided in advance by the Z
+        that the block statistics predict, Σ_j,l W+ e^{-α v} + W- e^{α v}; the pass returns the
+        sum s of the new weights, so Z_t = predicted Z × s is the exact sum over all examples
+        and D_{t+1} sums to 1 up to rounding. The training loss is computed in the same pass.
+        """
+        steps = np.ascontiguousarray(alpha * fit.hypothesis.values, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            down = np.exp(-steps)
+            up = np.exp(steps)
+        # a block without weight contributes nothing, even where its factor overflowed
+        predicted = float(np.where(fit.weight_pos > 0, fit.weight_pos * down, 0.0).sum()
+                          + np.where(fit.weight_neg > 0, fit.weight_neg * up, 0.0).sum())
+        if not (0.0 < predicted < np.inf):
+            predicted = 1.0
+        factors = np.ascontiguousarray(np.stack([down, up], axis=-1) / predicted)
+        total, loss = apply_partition(self.weights, self.labels.sign_index, fit.train_blocks,
+                                      steps, factors, self.scores, self._loss_kind,
+                                      self._loss_weights)
+        self._loss = float(loss)
+        return predicted * total
 
     def train_loss(self):
         """The loss the scheme's theorem bounds, on the training set (see module doc)."""
+        if self._loss is not None:
+            return self._loss
         if self.single_label:
             predicted = np.argmax(self.scores, axis=1)
             correct = self.labels.signs[np.arange(len(predicted)), predicted] > 0

@@ -1,0 +1,157 @@
+"""Shared pieces of the benchmarks: data, timers, and one runner per library.
+
+Every library is timed on the same split, with the same number of rounds, on the same
+threads (``THREADS``). Seconds per round exclude data preparation (binning, DMatrix/Dataset
+construction), which ``bench_binning.py`` times on its own. Each timing is the median of
+``REPEATS`` runs.
+"""
+
+import gzip
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+THREADS = int(os.environ.get("BENCH_THREADS", "2"))
+REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
+DATA = Path(os.environ.get("CONFBOOST_DATA", "/work/shared/data"))
+LEARNING_RATE = 0.5
+
+
+def median_time(function, repeats=REPEATS):
+    """Median wall seconds of ``function()`` over ``repeats`` calls, and its last result."""
+    times = []
+    result = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def synthetic(n_train, n_classes=2, n_features=50):
+    """make_classification as in docs/PERFORMANCE.md, float32, with a 20% test part."""
+    from sklearn.datasets import make_classification
+
+    n_total = int(n_train * 1.25)
+    X, y = make_classification(n_samples=n_total, n_features=n_features, n_informative=10,
+                               n_redundant=10, flip_y=0.01, n_classes=n_classes,
+                               random_state=0)
+    X = X.astype(np.float32)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def _idx(path):
+    with gzip.open(path, "rb") as stream:
+        raw = stream.read()
+    dims = raw[3]
+    shape = [int.from_bytes(raw[4 + 4 * d: 8 + 4 * d], "big") for d in range(dims)]
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def fashion_mnist():
+    """Fashion-MNIST, official split, 784 pixel features (float32)."""
+    try:
+        from confboost.datasets import load  # another engineer's loader, when present
+
+        data = load("fashion-mnist")
+        return data.X_train, data.y_train, data.X_test, data.y_test
+    except Exception:  # noqa: BLE001 - fall back to reading the IDX files
+        base = DATA / "fashion-mnist"
+        X = _idx(base / "train-images-idx3-ubyte.gz").reshape(60000, -1).astype(np.float32)
+        y = _idx(base / "train-labels-idx1-ubyte.gz").astype(np.int64)
+        Xt = _idx(base / "t10k-images-idx3-ubyte.gz").reshape(10000, -1).astype(np.float32)
+        yt = _idx(base / "t10k-labels-idx1-ubyte.gz").astype(np.int64)
+        return X, y, Xt, yt
+
+
+def skin_segmentation():
+    """UCI skin segmentation (245k x 3, binary); seeded 80/20 split (no official one)."""
+    raw = np.loadtxt(DATA / "skin-segmentation" / "data.csv.gz", delimiter=",", skiprows=1)
+    X = raw[:, :3].astype(np.float32)
+    y = (raw[:, 3] == 1).astype(np.int64)
+    order = np.random.default_rng(0).permutation(len(y))
+    cut = int(0.8 * len(y))
+    return X[order[:cut]], y[order[:cut]], X[order[cut:]], y[order[cut:]]
+
+
+# ---------------------------------------------------------------- one runner per library
+# Each returns (seconds per round, test accuracy) for `rounds` rounds.
+
+def run_confboost(X, y, Xt, yt, rounds, **params):
+    import numba
+
+    from confboost import BoostClassifier
+    from confboost.boosting import run_boosting
+    from confboost.confidence import mode_code
+    from confboost.data.dataset import Dataset
+    from confboost.learners import LEARNERS
+    from confboost.schemes.mh import MHScheme
+
+    numba.set_num_threads(THREADS)
+    probe = BoostClassifier(n_estimators=1, n_jobs=THREADS, **params).fit(X[:200], y[:200])
+    signs, single = probe._encode_targets(y)
+    weight = np.ones(len(y))
+    smoothing = 1.0 / (2.0 * len(y) * signs.shape[1])
+    dataset = Dataset.from_array(X, 255, 0, weight)
+    mode = mode_code(params.get("confidence", "real"))
+
+    def boost():
+        scheme = MHScheme(signs, weight, single)
+        learner = LEARNERS["stump"](mode, smoothing, trim=params.get("trim", 0.0))
+        return run_boosting(dataset, scheme, learner, rounds, "auto", mode, smoothing)
+
+    seconds, _ = median_time(boost)
+    clf = BoostClassifier(n_estimators=rounds, n_jobs=THREADS, random_state=0, **params)
+    clf.fit(X, y)
+    return seconds / rounds, float(np.mean(clf.predict(Xt) == yt))
+
+
+def run_lightgbm(X, y, Xt, yt, rounds, lambda_l2=0.0):
+    import lightgbm as lgb
+
+    n_classes = len(np.unique(y))
+    params = {"num_leaves": 2, "max_bin": 255, "learning_rate": LEARNING_RATE,
+              "num_threads": THREADS, "verbose": -1, "lambda_l2": lambda_l2,
+              "objective": "binary" if n_classes == 2 else "multiclass"}
+    if n_classes > 2:
+        params["num_class"] = n_classes
+    train = lgb.Dataset(X, y, params={"max_bin": 255, "verbose": -1}).construct()
+    seconds, booster = median_time(lambda: lgb.train(params, train, rounds))
+    prob = booster.predict(Xt)
+    predicted = (prob > 0.5).astype(int) if n_classes == 2 else prob.argmax(axis=1)
+    return seconds / rounds, float(np.mean(predicted == yt))
+
+
+def run_xgboost(X, y, Xt, yt, rounds):
+    import xgboost as xgb
+
+    n_classes = len(np.unique(y))
+    params = {"max_depth": 1, "tree_method": "hist", "eta": LEARNING_RATE,
+              "nthread": THREADS, "max_bin": 256, "verbosity": 0,
+              "objective": "binary:logistic" if n_classes == 2 else "multi:softprob"}
+    if n_classes > 2:
+        params["num_class"] = n_classes
+    train = xgb.QuantileDMatrix(X, y, max_bin=256, nthread=THREADS)
+    seconds, booster = median_time(lambda: xgb.train(params, train, rounds))
+    prob = booster.predict(xgb.DMatrix(Xt, nthread=THREADS))
+    predicted = (prob > 0.5).astype(int) if n_classes == 2 else prob.argmax(axis=1)
+    return seconds / rounds, float(np.mean(predicted == yt))
+
+
+def run_sklearn(X, y, Xt, yt, rounds, repeats=REPEATS):
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    def fit():
+        return AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=rounds,
+                                  learning_rate=1.0, random_state=0).fit(X, y)
+
+    seconds, clf = median_time(fit, repeats)
+    return seconds / rounds, float(np.mean(clf.predict(Xt) == yt))

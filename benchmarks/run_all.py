@@ -1,0 +1,77 @@
+"""Every benchmark, one table: ``make bench`` (or ``python benchmarks/run_all.py``).
+
+Writes the table to ``benchmarks/results.md`` as well. BENCH_THREADS (default 2) and
+BENCH_REPEATS (default 5) set the threads and the repeats of each timing (medians);
+BENCH_SKIP_SKLEARN_1M=1 leaves out the slowest run. Finishes in well under 15 minutes on 2
+quiet cores.
+"""
+
+import platform
+import sys
+import time
+from pathlib import Path
+
+import bench_binning
+import bench_predict
+import bench_rounds
+import bench_startup
+import bench_trim
+import common
+
+
+def fmt(seconds):
+    return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def main():
+    started = time.perf_counter()
+    lines = [f"Median of {common.REPEATS} runs (scikit-learn: fewer rounds/runs, see its "
+             f"column), {common.THREADS} threads, {platform.processor() or platform.machine()}"
+             f", Python {sys.version.split()[0]}. Seconds per round exclude data preparation. "
+             "acc = test accuracy after the same rounds (scikit-learn: after its own rounds).",
+             "",
+             "| task | rounds | confboost s/round (acc) | LightGBM s/round (acc, config) | "
+             "XGBoost s/round (acc) | scikit-learn s/round (rounds, acc) | confboost / LightGBM "
+             "| confboost / XGBoost | scikit-learn / confboost | ns per example·feature·round |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    print("\n".join(lines), flush=True)
+    sizes = {"binary 10k x 50": 10_000 * 50, "binary 100k x 50": 100_000 * 50,
+             "binary 1M x 50": 1_000_000 * 50, "10 classes 100k x 50": 100_000 * 50,
+             "fashion-mnist 60k x 784 (10 cl.)": 60_000 * 784,
+             "skin-segmentation 196k x 3": 196_045 * 3}
+    for task in bench_rounds.TASKS:
+        row = bench_rounds.run(task)
+        cb, lg, xg, sk = row["confboost"], row["lightgbm"], row["xgboost"], row["sklearn"]
+        line = (f"| {task} | {row['rounds']} | {fmt(cb[0])} ({cb[1]:.4f}) | {fmt(lg[0])} "
+                f"({lg[1]:.4f}, {row['lightgbm_cfg']}; other: {fmt(row['lightgbm_other'][0])}, "
+                f"{row['lightgbm_other'][1]:.4f}) | {fmt(xg[0])} ({xg[1]:.4f}) | {fmt(sk[0])} "
+                f"({row['sk_rounds']}, {sk[1]:.4f}) | {cb[0] / lg[0]:.2f} | {cb[0] / xg[0]:.2f} "
+                f"| {sk[0] / cb[0]:.0f}× | {cb[0] / sizes[task] * 1e9:.2f} |")
+        lines.append(line)
+        print(line, flush=True)
+    binning = bench_binning.run()
+    extra = ["", "| other | confboost | LightGBM | XGBoost | ratio |", "|---|---|---|---|---|",
+             f"| binning 1M x 50 (s) | {binning['confboost']:.2f} | {binning['lightgbm']:.2f} | "
+             f"{binning['xgboost']:.2f} | {binning['confboost'] / binning['lightgbm']:.2f} of "
+             "LightGBM |"]
+    predict = bench_predict.run()
+    extra.append(f"| predict, {predict['stumps']} stumps, 1M x 50 (rows/s) | "
+                 f"{predict['rows_per_s']:.3g} | | | |")
+    startup = bench_startup.run(cold=False)
+    extra.append(f"| start-up: import + first fits, warm numba cache (s) | "
+                 f"{startup['warm_in_process']:.2f} (whole process "
+                 f"{startup['warm_process']:.2f}) | | | |")
+    trim = bench_trim.run()
+    for beta, (seconds, accuracy) in trim.items():
+        extra.append(f"| binary 1M x 50, trim={beta} (s/round, acc) | {fmt(seconds)}, "
+                     f"{accuracy:.4f} | | | |")
+    extra.append("")
+    extra.append(f"Total benchmark time {time.perf_counter() - started:.0f} s.")
+    print("\n".join(extra), flush=True)
+    lines += extra
+    out = Path(__file__).with_name("results.md")
+    out.write_text("# Benchmark results (`make bench`)\n\n" + "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
