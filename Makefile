@@ -15,6 +15,7 @@ $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 
 run: $(VENV)/.installed-plot
 	$(BIN)/confboost demo
+	$(BIN)/confboost reproduce --quick --out reproduce-out
 
 test: $(VENV)/.installed-dev,plot
 	$(BIN)/python -m pytest -q

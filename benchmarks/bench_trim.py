@@ -3,7 +3,7 @@
 import common
 
 
-def run(n=1_000_000, rounds=60):
+def run(n=1_000_000, rounds=30):
     X, y, Xt, yt = common.synthetic(n)
     rows = {}
     for beta in (0.0, 0.05, 0.1):

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def predict_stumps(X, features, thresholds, values, out):
     """Add the stumps' outputs to ``out``.
 
@@ -25,17 +25,27 @@ def predict_stumps(X, features, thresholds, values, out):
     n_samples = X.shape[0]
     n_stumps = features.shape[0]
     k = values.shape[2]
+    if k == 1:
+        flat = values.reshape((n_stumps, 3))
+        for i in prange(n_samples):
+            row = X[i]
+            total = 0.0  # a register, not a store-load chain through out[i, 0]
+            for t in range(n_stumps):
+                x = row[features[t]]
+                block = 2 if np.isnan(x) else (0 if x <= thresholds[t] else 1)
+                total += flat[t, block]
+            out[i, 0] += total
+        return
     for i in prange(n_samples):
+        row = X[i]
+        totals = np.zeros(k)
         for t in range(n_stumps):
-            x = X[i, features[t]]
-            if np.isnan(x):
-                block = 2
-            elif x <= thresholds[t]:
-                block = 0
-            else:
-                block = 1
+            x = row[features[t]]
+            block = 2 if np.isnan(x) else (0 if x <= thresholds[t] else 1)
             for l in range(k):
-                out[i, l] += values[t, block, l]
+                totals[l] += values[t, block, l]
+        for l in range(k):
+            out[i, l] += totals[l]
 
 
 def predict_stumps_naive(X, features, thresholds, values):
