@@ -45,12 +45,22 @@ from confboost.schemes.mr import MRScheme, hamming_threshold
 SCHEMES = ("mh", "mr", "mo")
 
 
+#: Below this many example·feature·label cells a fit runs its kernels on one thread.
+SMALL_WORK = 200_000
+
+
 @contextmanager
-def numba_threads(n_jobs):
-    """Run the kernels on ``n_jobs`` threads (None: all; negative: all but |n_jobs| - 1)."""
+def numba_threads(n_jobs, work=None):
+    """Run the kernels on ``n_jobs`` threads (None: all; negative: all but |n_jobs| - 1).
+
+    With ``n_jobs=None`` and less than ``SMALL_WORK`` cells of ``work`` (examples × features
+    × labels), one thread: a parallel region costs more than such a round, and far more on a
+    busy machine, where OpenMP's spinning threads wait for cores (measured: 1.5 ms a round
+    on one thread against 27 ms on two, 569 × 30 breast-cancer data, 2 busy cores).
+    """
     available = numba.config.NUMBA_NUM_THREADS
     if n_jobs is None:
-        wanted = available
+        wanted = 1 if work is not None and work < SMALL_WORK else available
     elif n_jobs < 0:
         wanted = max(1, available + 1 + n_jobs)
     else:
@@ -152,7 +162,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         (the trimmed confidences are fitted to the kept examples only). 0 (the default)
         turns it off; 0.1 is Friedman et al.'s choice.
     n_jobs : int or None, default=None
-        Threads for the kernels (None: all cores).
+        Threads for the kernels (None: all cores, or one on small data, see
+        ``numba_threads``; negative: all but |n_jobs| - 1).
     random_state : int, RandomState or None, default=None
         Seeds the row subsample used to find bin quantiles on large data.
     verbose : int, default=0
@@ -422,7 +433,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                                              ensure_non_negative=True)
         if not sample_weight.sum() > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
-        with numba_threads(self.n_jobs):
+        with numba_threads(self.n_jobs, X.shape[0] * X.shape[1] * signs.shape[1]):
             dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
             self._boost(dataset, (signs, single_label, encoded), sample_weight,
                         self._make_learner, mode, callbacks)
@@ -493,7 +504,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                                              dtype=np.float64, ensure_non_negative=True)
         if not sample_weight.sum() > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
-        with numba_threads(self.n_jobs):
+        with numba_threads(self.n_jobs, n_samples * self.n_features_in_ * targets[0].shape[1]):
             dataset = encoder.fit_dataset(X, self.max_bins, self.random_state, sample_weight)
             self.encoder_ = encoder
             self._boost(dataset, targets, sample_weight, MixedLearner, mode, callbacks)
@@ -534,7 +545,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X):
         X = self._prepare(X)
-        with numba_threads(self.n_jobs):
+        with numba_threads(self.n_jobs, X.shape[0] * len(self.model_) * self.model_.n_labels):
             return self.model_.decision_function(X)
 
     def _decoding(self):
