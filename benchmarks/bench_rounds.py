@@ -12,8 +12,8 @@ TASKS = {
     "binary 10k x 50": (lambda: common.synthetic(10_000), 100, 100, 3),
     "binary 100k x 50": (lambda: common.synthetic(100_000), 50, 10, 3),
     "binary 1M x 50": (lambda: common.synthetic(1_000_000), 20, 2, 1),
-    "10 classes 100k x 50": (lambda: common.synthetic(100_000, n_classes=10), 20, 2, 3),
-    "fashion-mnist 60k x 784 (10 cl.)": (common.fashion_mnist, 5, 1, 1),
+    "10 classes 100k x 50": (lambda: common.synthetic(100_000, n_classes=10), 10, 2, 3),
+    "fashion-mnist 60k x 784 (10 cl.)": (common.fashion_mnist, 3, 1, 1),
     "skin-segmentation 196k x 3": (common.skin_segmentation, 100, 20, 3),
 }
 
