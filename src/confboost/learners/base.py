@@ -41,6 +41,24 @@ class PartitionHypothesis:
         raise NotImplementedError
 
 
+def saved_values(data, n_blocks, kind):
+    """The ``(n_blocks, k)`` value table of a saved hypothesis; ValueError when malformed.
+
+    Parameters
+    ----------
+    data : dict
+        ``to_dict``'s output.
+    n_blocks : int
+        The number of blocks the hypothesis kind has.
+    kind : str
+        The hypothesis kind, for the message.
+    """
+    values = np.asarray(data["values"], dtype=np.float64)
+    if values.ndim != 2 or values.shape[0] != n_blocks:
+        raise ValueError(f"{kind} values must have shape ({n_blocks}, k), got {values.shape}")
+    return values
+
+
 @dataclass
 class PartitionFit:
     """A weak learner's result for one round.

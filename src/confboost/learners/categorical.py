@@ -12,7 +12,7 @@ import numpy as np
 
 from confboost.confidence import block_confidences
 from confboost.kernels.categorical import value_histogram
-from confboost.learners.base import PartitionFit, PartitionHypothesis
+from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
 from confboost.learners.partition import partition_criterion
 
 #: The abstaining block of a categorical stump: missing.
@@ -50,9 +50,7 @@ class CategoricalHypothesis(PartitionHypothesis):
 
     @classmethod
     def from_dict(cls, data):
-        values = np.asarray(data["values"], dtype=np.float64)
-        if values.ndim != 2 or values.shape[0] != 3:
-            raise ValueError(f"categorical values must have shape (3, k), got {values.shape}")
+        values = saved_values(data, 3, "categorical")
         if not isinstance(data["value"], str):
             raise ValueError(f"categorical value must be a string, got {data['value']!r}")
         return cls(int(data["column"]), data["value"], values)

@@ -21,7 +21,7 @@ from confboost.kernels.histogram import (
 from confboost.kernels.split import best_thresholds
 from confboost.kernels.trim import trim_rows
 from confboost.kernels.update import stump_block_stats, stump_blocks
-from confboost.learners.base import PartitionFit, PartitionHypothesis
+from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
 
 #: Which of a stump's blocks the abstaining modes abstain on: the missing-value block.
 STUMP_ABSTAINING = np.array([False, False, True])
@@ -64,9 +64,7 @@ class StumpHypothesis(PartitionHypothesis):
             threshold = np.inf
         if not isinstance(threshold, (int, float)):
             raise ValueError(f"stump threshold must be a number or 'inf', got {threshold!r}")
-        values = np.asarray(data["values"], dtype=np.float64)
-        if values.ndim != 2 or values.shape[0] != 3:
-            raise ValueError(f"stump values must have shape (3, k), got {values.shape}")
+        values = saved_values(data, 3, "stump")
         return cls(int(data["feature"]), threshold, values)
 
 

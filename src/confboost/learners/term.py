@@ -14,7 +14,7 @@ import numpy as np
 
 from confboost.confidence import block_confidences
 from confboost.kernels.text import term_criteria
-from confboost.learners.base import PartitionFit, PartitionHypothesis
+from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
 
 #: The abstaining block of a term test: absent.
 TERM_ABSTAINING = np.array([False, True])
@@ -52,9 +52,7 @@ class TermHypothesis(PartitionHypothesis):
 
     @classmethod
     def from_dict(cls, data):
-        values = np.asarray(data["values"], dtype=np.float64)
-        if values.ndim != 2 or values.shape[0] != 2:
-            raise ValueError(f"term values must have shape (2, k), got {values.shape}")
+        values = saved_values(data, 2, "term")
         if not isinstance(data["term"], str):
             raise ValueError(f"term must be a string, got {data['term']!r}")
         return cls(int(data["column"]), data["term"], values)
