@@ -423,21 +423,25 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
                              dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
                              y_numeric=False)
+        targets, sample_weight = self._targets_and_weights(y, sample_weight, X.shape[0])
+        with numba_threads(self.n_jobs, X.shape[0] * X.shape[1] * targets[0].shape[1]):
+            dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
+            self._boost(dataset, targets, sample_weight, self._make_learner, mode, callbacks)
+        return self
+
+    def _targets_and_weights(self, y, sample_weight, n_samples):
+        """``_encode_targets(y)`` and the validated sample weights (both fit paths)."""
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
                           "read as one label per example", DataConversionWarning,
-                          stacklevel=2)
+                          stacklevel=3)
             y = y.ravel()
-        signs, single_label, encoded = self._encode_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                             ensure_non_negative=True)
+        targets = self._encode_targets(y)
+        sample_weight = _check_sample_weight(sample_weight, np.empty((n_samples, 0)),
+                                             dtype=np.float64, ensure_non_negative=True)
         if not sample_weight.sum() > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
-        with numba_threads(self.n_jobs, X.shape[0] * X.shape[1] * signs.shape[1]):
-            dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
-            self._boost(dataset, (signs, single_label, encoded), sample_weight,
-                        self._make_learner, mode, callbacks)
-        return self
+        return targets, sample_weight
 
     def _boost(self, dataset, targets, sample_weight, make_learner, mode, callbacks):
         """Build the scheme, run the loop and keep the model (numeric and mixed paths alike).
@@ -494,16 +498,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
         if y.shape[0] != n_samples:
             raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
-        if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
-                          "read as one label per example", DataConversionWarning,
-                          stacklevel=3)
-            y = y.ravel()
-        targets = self._encode_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, np.empty((n_samples, 0)),
-                                             dtype=np.float64, ensure_non_negative=True)
-        if not sample_weight.sum() > 0:
-            raise ValueError("sample_weight sums to zero; at least one example needs weight")
+        targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
         with numba_threads(self.n_jobs, n_samples * self.n_features_in_ * targets[0].shape[1]):
             dataset = encoder.fit_dataset(X, self.max_bins, self.random_state, sample_weight)
             self.encoder_ = encoder
