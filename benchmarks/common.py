@@ -96,7 +96,7 @@ def run_confboost(X, y, Xt, yt, rounds, **params):
 
     numba.set_num_threads(THREADS)
     probe = BoostClassifier(n_estimators=1, n_jobs=THREADS, **params).fit(X[:200], y[:200])
-    signs, single = probe._encode_targets(y)
+    signs, single, _ = probe._encode_targets(y)
     weight = np.ones(len(y))
     smoothing = 1.0 / (2.0 * len(y) * signs.shape[1])
     dataset = Dataset.from_array(X, 255, 0, weight)
