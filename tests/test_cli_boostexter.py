@@ -211,3 +211,16 @@ def test_shyp_of_icsiboost_reads_as_icsiboost_scores(stem, tmp_path, capsys, mon
     ])
     np.testing.assert_allclose([[float(v) for v in line.split()] for line in out.splitlines()],
                                expected)
+
+
+def test_train_with_adaboost_mr_and_refuse_mo(stem, capsys):
+    status, out, err = run(["train", "-S", stem, "-n", 5, "--scheme", "mr"], capsys)
+    assert status == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("rnd")]
+    bounds = [float(ROUND.fullmatch(line).group(3)) for line in lines]
+    assert len(lines) == 5 and all(b2 <= b1 for b1, b2 in zip(bounds, bounds[1:], strict=False))
+    status, out, err = run(["test", "-S", stem], capsys)
+    assert status == 0, err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "-S", str(stem), "-n", "2", "--scheme", "mo"])
+    assert exit_info.value.code == 2 and "invalid choice: 'mo'" in capsys.readouterr().err

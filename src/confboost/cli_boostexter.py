@@ -424,7 +424,9 @@ def add_commands(commands, schemes):
     train.add_argument("-n", dest="rounds", type=_positive_int, default=10, metavar="ROUNDS",
                        help="boosting rounds (default: %(default)s, as icsiboost)")
     _expert_arguments(train)
-    train.add_argument("--scheme", choices=schemes, default="mh", help="multiclass scheme")
+    train.add_argument("--scheme", choices=schemes, default="mh",
+                       help="multiclass scheme: AdaBoost.MH or AdaBoost.MR (AdaBoost.MO needs "
+                            "one class per example: BoostClassifier(scheme='mo') in Python)")
     train.add_argument("--confidence", choices=sorted(MODES), default="real",
                        help="weak hypothesis confidences (default: %(default)s); "
                             "'real-abstain' is BoosTexter's abstaining text stump")
