@@ -351,7 +351,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         self._multilabel = False
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
-            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier "
+            raise ValueError(f"y has only one class ({self.classes_[0]}); a classifier "
                              "needs at least two")
         if self.classes_.size == 2:
             return np.where(encoded == 1, 1, -1).astype(np.int8)[:, None], False, encoded
