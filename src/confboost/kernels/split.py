@@ -57,6 +57,26 @@ def _criterion(left_pos, left_neg, right_pos, right_neg, miss_pos, miss_neg, mod
 
 
 @njit(cache=True, nogil=True)
+def value_totals(feature_hist, n_value_bins):
+    """W+ and W- of a feature's value bins (the missing bin left out), shape (k,) each.
+
+    Parameters
+    ----------
+    feature_hist : ndarray of shape (256, k, 2)
+        One feature's histogram.
+    n_value_bins : int
+    """
+    k = feature_hist.shape[1]
+    all_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
+    all_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
+    for b in range(n_value_bins):
+        for l in range(k):
+            all_pos[l] += feature_hist[b, l, 0]
+            all_neg[l] += feature_hist[b, l, 1]
+    return all_pos, all_neg
+
+
+@njit(cache=True, nogil=True)
 def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
     """Least-Z threshold of every feature.
 
@@ -79,12 +99,7 @@ def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
     n_features = hist.shape[0]
     k = hist.shape[2]
     for feature in range(n_features):
-        all_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
-        all_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
-        for b in range(n_bins[feature]):
-            for l in range(k):
-                all_pos[l] += hist[feature, b, l, 0]
-                all_neg[l] += hist[feature, b, l, 1]
+        all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
         miss_pos = hist[feature, MISSING_BIN, :, 0].copy()
         miss_neg = hist[feature, MISSING_BIN, :, 1].copy()
         left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)

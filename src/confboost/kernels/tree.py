@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit, prange
 
 from confboost._dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
+from confboost.kernels.split import value_totals
 
 # confidence mode codes, as in confidence.py: real scores for REAL and REAL_ABSTAIN,
 # discrete (r) scores for DISCRETE and ABSTAIN (a tree has no abstaining leaf)
@@ -120,12 +121,7 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
     n_features = hist.shape[0]
     k = hist.shape[2]
     for feature in prange(n_features):
-        all_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
-        all_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
-        for b in range(n_bins[feature]):
-            for l in range(k):
-                all_pos[l] += hist[feature, b, l, 0]
-                all_neg[l] += hist[feature, b, l, 1]
+        all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
         node_score = 0.0
         missing_mass = 0.0
         value_mass = 0.0
