@@ -39,6 +39,11 @@ def confboost_configs(leaves, hamming_leaves):
     return configs
 
 
+def row_name(label):
+    """A table row's name for ``--learners``: "LightGBM 16 (lr 0.5)" -> "lightgbm16"."""
+    return "".join(label.split(" (")[0].lower().split())
+
+
 def run_confboost(split, params, rounds, n_jobs):
     """Test errors at each of ``rounds`` and the seconds per round."""
     clf = BoostClassifier(max(rounds), n_jobs=n_jobs, **params)
@@ -78,6 +83,9 @@ def main(argv=None):
     parser.add_argument("--leaves", nargs="+", type=int, default=[4, 8, 16])
     parser.add_argument("--hamming-leaves", nargs="+", type=int, default=[8, 16])
     parser.add_argument("--lgbm-learning-rate", type=float, default=0.5)
+    parser.add_argument("--learners", nargs="+", default=None,
+                        help="run only these rows, named as in the table without spaces "
+                             "(stump, tree16, hamming8, lightgbm4, ...); default: all")
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="threads for both libraries (1 is fastest on a loaded machine)")
     parser.add_argument("--out", default=None, help="also write the table to this file")
@@ -98,13 +106,18 @@ def main(argv=None):
              f"{split.X_train.shape[1]} features, {len(np.unique(split.y_train))} classes)\n")
         emit("| learner | " + " | ".join(f"error @{r}" for r in rounds) + " | s/round |")
         emit("|---|" + "---|" * (len(rounds) + 1))
-        results = [(label, *run_confboost(split, params, rounds, args.n_jobs))
-                   for label, params in confboost_configs(args.leaves, args.hamming_leaves)]
-        for leaves in args.leaves:
-            results.append((f"LightGBM {leaves} (lr {args.lgbm_learning_rate})",
-                            *run_lightgbm(split, leaves, rounds, args.lgbm_learning_rate,
-                                          args.n_jobs)))
-        for label, errors, seconds in results:
+        runs = [(label, "confboost", params)
+                for label, params in confboost_configs(args.leaves, args.hamming_leaves)]
+        runs += [(f"LightGBM {leaves} (lr {args.lgbm_learning_rate})", "lightgbm", leaves)
+                 for leaves in args.leaves]
+        for label, library, setting in runs:
+            if args.learners and row_name(label) not in args.learners:
+                continue
+            if library == "confboost":
+                errors, seconds = run_confboost(split, setting, rounds, args.n_jobs)
+            else:
+                errors, seconds = run_lightgbm(split, setting, rounds, args.lgbm_learning_rate,
+                                               args.n_jobs)
             emit(f"| {label} | " + " | ".join(f"{errors[r]:.4f}" for r in rounds)
                  + f" | {seconds:.4f} |")
     if args.out:

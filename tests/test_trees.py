@@ -9,7 +9,7 @@ from confboost import BoostClassifier
 from confboost.confidence import DISCRETE, REAL
 from confboost.data.dataset import Dataset, LabelSigns
 from confboost.estimators import load
-from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.histogram import N_HIST_BINS, build_histogram_rows
 from confboost.kernels.tree import (
     best_factorized_splits,
     best_factorized_splits_naive,
@@ -19,6 +19,7 @@ from confboost.kernels.tree import (
     node_histogram_naive,
     partition_rows,
     partition_rows_naive,
+    subtract_sibling,
     tree_blocks,
     tree_blocks_naive,
 )
@@ -61,8 +62,8 @@ def test_subtracted_histogram_equals_direct(rng, k):
     n_left = partition_rows(dataset.codes[2], rows, 0, 300, 2, True, np.empty(300, np.intp))
     small = np.empty_like(parent)
     node_histogram(dataset.codes, rows[:n_left], pos, neg, small)
-    subtracted = np.maximum(parent - small, 0.0)
-    np.testing.assert_allclose(subtracted,
+    subtract_sibling(parent, small)
+    np.testing.assert_allclose(parent,
                                node_histogram_naive(dataset.codes, rows[n_left:], pos, neg),
                                rtol=1e-9, atol=1e-15)
 
@@ -99,6 +100,36 @@ def test_best_node_splits_equal_brute_force(rng, mode, k, min_leaf_weight):
                  for r in (rows, rows[goes_left], rows[~goes_left])]
         assert score[0] - score[1] - score[2] == pytest.approx(naive_gain[feature], rel=1e-9,
                                                                abs=1e-14)
+
+
+@pytest.mark.parametrize("mode", [REAL, DISCRETE])
+def test_best_node_splits_over_empty_bins_equal_brute_force(rng, mode):
+    """A node missing a middle value of a feature: the skipped empty bin changes nothing."""
+    _, dataset, _, _, pos, neg = _problem(rng, 2, n_samples=200, distinct=4)
+    rows = np.flatnonzero(dataset.codes[0] != 1).astype(np.intp)
+    hist = np.empty((4, N_HIST_BINS, 2, 2))
+    node_histogram(dataset.codes, rows, pos, neg, hist)
+    gain = np.empty(4)
+    split_bin = np.empty(4, dtype=np.intp)
+    missing_left = np.empty(4, dtype=bool)
+    best_node_splits(hist, dataset.n_bins, mode, 0.0, gain, split_bin, missing_left)
+    naive_gain, _, _ = best_node_splits_naive(dataset.codes, rows, pos, neg, dataset.n_bins,
+                                              mode, 0.0)
+    np.testing.assert_allclose(gain, naive_gain, rtol=1e-9, atol=1e-14)
+    assert split_bin[0] != 1
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_label_tree_node_histogram_equals_naive_in_any_order(rng, k):
+    """A label tree's nodes use the stump's kernel over intp rows in any order."""
+    _, dataset, labels, weights, pos, neg = _problem(rng, k)
+    rows = np.sort(rng.choice(300, 170, replace=False)).astype(np.intp)
+    expected = node_histogram_naive(dataset.codes, rows, pos, neg)
+    hist = np.empty((4, N_HIST_BINS, k, 2))
+    for order in (rows, rng.permutation(rows)):
+        build_histogram_rows(dataset.codes, order, weights[order], labels.sign_index[order],
+                             hist)
+        np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("k", [1, 4])

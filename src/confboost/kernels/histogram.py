@@ -54,28 +54,37 @@ def build_histogram(codes, weights, sign_index, hist):
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
-def build_histogram_rows(codes, weights, sign_index, rows, hist):
-    """``build_histogram`` over the examples ``rows`` only (weight trimming).
+def build_histogram_rows(codes, rows, row_weights, row_sign_index, hist):
+    """``build_histogram`` over the examples ``rows`` only (tree nodes, weight trimming).
+
+    The rows' weights and signs come gathered (``weights[rows]``, contiguous), so each
+    feature's pass streams them instead of gathering them again: on a tree node of half the
+    examples that was 1.6x faster, on a tenth 2.7x (fashion-mnist, k = 10).
 
     Parameters
     ----------
-    rows : ndarray of shape (n_rows,), uint32
-        Increasing example indices.
-    Other parameters as in ``build_histogram``.
+    codes : ndarray of shape (n_features, n_samples), uint8
+    rows : ndarray of shape (n_rows,), integer
+        Example indices (any order; increasing is fastest).
+    row_weights : ndarray of shape (n_rows, k), float64, C-contiguous
+        ``weights[rows]``.
+    row_sign_index : ndarray of shape (n_rows, k), uint8, C-contiguous
+        ``sign_index[rows]``.
+    hist : ndarray of shape (n_features, 256, k, 2), float64, C-contiguous
+        Output; overwritten.
     """
     n_features = codes.shape[0]
-    k = weights.shape[1]
+    k = row_weights.shape[1]
     width = np.uintp(2 * k)
     flat = hist.reshape((n_features, N_HIST_BINS * 2 * k))
     for feature in prange(n_features):
         feature_hist = flat[feature]
         feature_hist[:] = 0.0
         feature_codes = codes[feature]
-        for j in range(rows.shape[0]):
-            i = rows[j]
-            base = np.uintp(feature_codes[i]) * width
-            weight_row = weights[i]
-            sign_row = sign_index[i]
+        for p in range(rows.shape[0]):
+            base = np.uintp(feature_codes[rows[p]]) * width
+            weight_row = row_weights[p]
+            sign_row = row_sign_index[p]
             for l in range(k):
                 feature_hist[base + np.uintp(2 * l) + np.uintp(sign_row[l])] += weight_row[l]
 
@@ -106,18 +115,18 @@ def build_histogram_binary(codes, weights, sign_index, hist):
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
-def build_histogram_binary_rows(codes, weights, sign_index, rows, hist):
-    """``build_histogram_binary`` over the examples ``rows`` only (weight trimming)."""
+def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
+    """``build_histogram_binary`` over the examples ``rows`` only, with their weights and
+    signs gathered (1-D, as in ``build_histogram_rows``)."""
     n_features = codes.shape[0]
     flat = hist.reshape((n_features, N_HIST_BINS * 2))
     for feature in prange(n_features):
         feature_hist = flat[feature]
         feature_hist[:] = 0.0
         feature_codes = codes[feature]
-        for j in range(rows.shape[0]):
-            i = rows[j]
-            feature_hist[(np.uintp(feature_codes[i]) << np.uintp(1))
-                         | np.uintp(sign_index[i])] += weights[i]
+        for p in range(rows.shape[0]):
+            feature_hist[(np.uintp(feature_codes[rows[p]]) << np.uintp(1))
+                         | np.uintp(row_sign_index[p])] += row_weights[p]
 
 
 def build_histogram_naive(codes, weights, sign_index):

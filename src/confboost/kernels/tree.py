@@ -3,9 +3,10 @@
 A tree is grown over a row index array ``rows`` in which every node owns a contiguous slice
 ``rows[start:stop]``. For a node the kernels here
 
-- build its histogram of W+ and W- per (feature, bin, column) over its rows only
-  (``node_histogram``); the larger child's histogram is the parent's minus the smaller
-  child's, which the learner does in NumPy;
+- build its histogram of W+ and W- per (feature, bin, column) over its rows only, from
+  two mass columns per example (``node_histogram``: the Hamming tree's agreeing and
+  disagreeing masses; a label tree uses ``kernels/histogram.build_histogram_rows``); the
+  larger child's histogram is the parent's minus the smaller child's (``subtract_sibling``);
 - find each feature's split of largest drop in Z (``best_node_splits``): the node's score
   minus its children's, with the score of the confidence mode (paper §4.1, Eq. 10 and 16;
   §3.1 and Eq. 14 for ±1 hypotheses):
@@ -41,9 +42,13 @@ from confboost.kernels.split import value_totals
 _REAL, _REAL_ABSTAIN = 0, 3
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def node_histogram(codes, rows, pos, neg, hist):
     """Fill ``hist`` with the W+ and W- of the given rows per (feature, bin, column).
+
+    One task per feature, as in ``kernels/histogram.build_histogram``; the histogram is
+    addressed flat with unsigned indices, ``(code * k + l) * 2 + sign``, so no negative-index
+    test sits in the loop.
 
     Parameters
     ----------
@@ -51,23 +56,47 @@ def node_histogram(codes, rows, pos, neg, hist):
         Binned features, feature-major.
     rows : ndarray of shape (n_rows,), intp
         The node's rows (any order).
-    pos, neg : ndarray of shape (n_samples, k), float64
+    pos, neg : ndarray of shape (n_samples, k), float64, C-contiguous
         Positive and negative mass of each example and column.
-    hist : ndarray of shape (n_features, 256, k, 2), float64
+    hist : ndarray of shape (n_features, 256, k, 2), float64, C-contiguous
         Output; overwritten. ``[..., 0]`` is W+, ``[..., 1]`` is W-.
     """
     n_features = codes.shape[0]
     k = pos.shape[1]
+    width = np.uintp(2 * k)
+    flat = hist.reshape((n_features, hist.shape[1] * 2 * k))
     for feature in prange(n_features):
-        feature_hist = hist[feature]
+        feature_hist = flat[feature]
         feature_hist[:] = 0.0
         feature_codes = codes[feature]
         for p in range(rows.shape[0]):
             i = rows[p]
-            b = feature_codes[i]
+            base = np.uintp(feature_codes[i]) * width
+            pos_row = pos[i]
+            neg_row = neg[i]
             for l in range(k):
-                feature_hist[b, l, 0] += pos[i, l]
-                feature_hist[b, l, 1] += neg[i, l]
+                cell = base + np.uintp(2 * l)
+                feature_hist[cell] += pos_row[l]
+                feature_hist[cell + np.uintp(1)] += neg_row[l]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def subtract_sibling(parent_hist, sibling_hist):
+    """Turn a parent's histogram into its larger child's: max(parent - sibling, 0), in place.
+
+    Parameters
+    ----------
+    parent_hist : ndarray of shape (n_features, 256, k, 2), float64, C-contiguous
+        The parent's histogram; overwritten with the child's.
+    sibling_hist : ndarray of the same shape
+        The other child's (directly built) histogram.
+    """
+    n_features = parent_hist.shape[0]
+    parent = parent_hist.reshape((n_features, -1))
+    sibling = sibling_hist.reshape((n_features, -1))
+    for feature in prange(n_features):
+        for cell in range(parent.shape[1]):
+            parent[feature, cell] = max(parent[feature, cell] - sibling[feature, cell], 0.0)
 
 
 def node_histogram_naive(codes, rows, pos, neg):
@@ -139,6 +168,12 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
         feature_missing_left = True
         left_mass = 0.0
         for b in range(n_bins[feature]):
+            if b > 0:  # an empty bin repeats the previous split, which wins the tie
+                bin_mass = 0.0
+                for l in range(k):
+                    bin_mass += hist[feature, b, l, 0] + hist[feature, b, l, 1]
+                if bin_mass == 0.0:
+                    continue
             score_left_miss = 0.0  # missing values left: left and right scores
             score_right = 0.0
             score_left = 0.0  # missing values right

@@ -116,12 +116,12 @@ class StumpLearner:
             if rows is None:
                 build_histogram_binary(dataset.codes, weights[:, 0], sign_index[:, 0], hist)
             else:
-                build_histogram_binary_rows(dataset.codes, weights[:, 0], sign_index[:, 0],
-                                            rows, hist)
+                build_histogram_binary_rows(dataset.codes, rows, weights[rows, 0],
+                                            sign_index[rows, 0], hist)
         elif rows is None:
             build_histogram(dataset.codes, weights, sign_index, hist)
         else:
-            build_histogram_rows(dataset.codes, weights, sign_index, rows, hist)
+            build_histogram_rows(dataset.codes, rows, weights[rows], sign_index[rows], hist)
         self.kept_.append(n_samples if rows is None else rows.shape[0])
         best_z = np.empty(n_features, dtype=np.float64)
         best_bin = np.empty(n_features, dtype=np.intp)

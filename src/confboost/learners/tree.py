@@ -11,9 +11,10 @@ has a split that lowers Z (within ``max_depth`` and ``min_leaf_weight``). The Z 
 leaves is the criterion of the confidence mode (``kernels/tree.py``): 2 Σ_j Σ_l
 sqrt(W+[j,l] W-[j,l]) for real confidences (Eq. 10, 16; Kearns & Mansour 1996), and
 sqrt(T² - r²) with r = Σ_j Σ_l |W+[j,l] - W-[j,l]| for ±1 confidences (§3.1, Eq. 14).
-Only the smaller child of a split has its histogram built from its rows; the larger
-child's is the parent's minus the smaller's, so a tree costs about one stump pass plus
-passes over ever smaller nodes.
+Only the smaller child of a split has its histogram built from its rows (a label tree's
+with the stump's kernel, ``kernels/histogram.build_histogram_rows``: one add per example,
+feature and label); the larger child's is the parent's minus the smaller's, so a tree costs
+about one stump pass plus passes over ever smaller nodes.
 
 Missing values: each split sends a missing value to the side that lowers Z more (learned
 from the node's training rows with a missing value); a node that saw none sends it to the
@@ -31,12 +32,13 @@ import numpy as np
 
 from confboost._dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
 from confboost.confidence import REAL, REAL_ABSTAIN, block_confidences
-from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_histogram_rows
 from confboost.kernels.tree import (
     best_factorized_splits,
     best_node_splits,
     node_histogram,
     partition_rows,
+    subtract_sibling,
     tree_blocks,
 )
 from confboost.learners.base import PartitionFit, PartitionHypothesis
@@ -121,15 +123,18 @@ class GrownTree:
                                                      strict=True)], dtype=np.float64)
 
 
-def grow_tree(dataset, pos, neg, mode, max_leaves, max_depth, min_leaf_weight, pool,
-              root_hist=None):
+def grow_tree(dataset, fill_histogram, n_columns, mode, max_leaves, max_depth,
+              min_leaf_weight, pool, root_hist=None):
     """Best-first growth by the largest drop in Z (see the module docstring).
 
     Parameters
     ----------
     dataset : Dataset
-    pos, neg : ndarray of shape (n_samples, k), float64
-        Positive and negative mass of each example and column.
+    fill_histogram : callable
+        ``fill_histogram(rows, hist)`` overwrites ``hist`` with the W+ and W- of the examples
+        ``rows`` (intp; None for all) per (feature, bin, column).
+    n_columns : int
+        Columns of the histograms (labels, or 1 for a Hamming tree).
     mode : int
         Confidence mode code.
     max_leaves : int
@@ -145,7 +150,7 @@ def grow_tree(dataset, pos, neg, mode, max_leaves, max_depth, min_leaf_weight, p
     """
     codes, n_bins = dataset.codes, dataset.n_bins
     n_features, n_samples = codes.shape
-    shape = (n_features, N_HIST_BINS, pos.shape[1], 2)
+    shape = (n_features, N_HIST_BINS, n_columns, 2)
     rows = np.arange(n_samples, dtype=np.intp)
     scratch = np.empty(n_samples, dtype=np.intp)
     gain = np.empty(n_features, dtype=np.float64)
@@ -178,7 +183,7 @@ def grow_tree(dataset, pos, neg, mode, max_leaves, max_depth, min_leaf_weight, p
 
     if root_hist is None:
         root_hist = pool.get(shape)
-        node_histogram(codes, rows, pos, neg, root_hist)
+        fill_histogram(None, root_hist)
     consider(0, root_hist)
     n_leaves = 1
     while candidates and n_leaves < max_leaves:
@@ -193,10 +198,9 @@ def grow_tree(dataset, pos, neg, mode, max_leaves, max_depth, min_leaf_weight, p
         n_leaves += 1
         small, large = children if n_left <= stop - start - n_left else children[::-1]
         small_hist = pool.get(shape)
-        node_histogram(codes, rows[nodes[small][0]: nodes[small][1]], pos, neg, small_hist)
+        fill_histogram(rows[nodes[small][0]: nodes[small][1]], small_hist)
         large_hist = hists.pop(node_id)
-        np.subtract(large_hist, small_hist, out=large_hist)
-        np.maximum(large_hist, 0.0, out=large_hist)
+        subtract_sibling(large_hist, small_hist)
         consider(small, small_hist)
         consider(large, large_hist)
     for hist in hists.values():
@@ -381,9 +385,9 @@ class TreeLearner:
         self.min_leaf_weight = min_leaf_weight
         self._pool = _HistogramPool()
 
-    def _grow(self, dataset, pos, neg, root_hist=None):
-        return grow_tree(dataset, pos, neg, self.mode, self.max_leaves, self.max_depth,
-                         self.min_leaf_weight, self._pool, root_hist)
+    def _grow(self, dataset, fill_histogram, n_columns, root_hist=None):
+        return grow_tree(dataset, fill_histogram, n_columns, self.mode, self.max_leaves,
+                         self.max_depth, self.min_leaf_weight, self._pool, root_hist)
 
     def fit(self, dataset, weights, labels):
         """Best-first tree for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
@@ -392,8 +396,17 @@ class TreeLearner:
         -------
         PartitionFit
         """
+        weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
+        codes, sign_index = dataset.codes, labels.sign_index
+
+        def fill_histogram(rows, hist):
+            if rows is None:
+                build_histogram(codes, weights, sign_index, hist)
+            else:
+                build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
+
+        tree = self._grow(dataset, fill_histogram, weights.shape[1])
         pos, neg = label_masses(weights, labels)
-        tree = self._grow(dataset, pos, neg)
         weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
         values = block_confidences(weight_pos, weight_neg, np.zeros(tree.n_leaves, dtype=bool),
                                    self.mode, self.smoothing)
@@ -439,12 +452,13 @@ class HammingTreeLearner(TreeLearner):
         -------
         PartitionFit
         """
+        weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
         codes, n_bins = dataset.codes, dataset.n_bins
         n_features, n_samples = codes.shape
         pos, neg = label_masses(weights, labels)
         k = pos.shape[1]
         label_hist = self._pool_labels(n_features, k)
-        node_histogram(codes, np.arange(n_samples, dtype=np.intp), pos, neg, label_hist)
+        build_histogram(codes, weights, labels.sign_index, label_hist)
         vote = self._vote(label_hist, n_bins)
         for_vote = vote > 0
         agree = np.ascontiguousarray(
@@ -456,7 +470,12 @@ class HammingTreeLearner(TreeLearner):
                                  + label_hist[:, :, ~for_vote, 1].sum(axis=2))
         root_hist[:, :, 0, 1] = (label_hist[:, :, for_vote, 1].sum(axis=2)
                                  + label_hist[:, :, ~for_vote, 0].sum(axis=2))
-        tree = self._grow(dataset, agree, disagree, root_hist)
+        every_row = np.arange(n_samples, dtype=np.intp)
+
+        def fill_histogram(rows, hist):
+            node_histogram(codes, every_row if rows is None else rows, agree, disagree, hist)
+
+        tree = self._grow(dataset, fill_histogram, 1, root_hist)
         leaf_agree, leaf_disagree = leaf_statistics(tree.train_blocks, tree.n_leaves, agree,
                                                     disagree)
         leaf_values = block_confidences(leaf_agree, leaf_disagree,
