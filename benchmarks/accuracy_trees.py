@@ -44,33 +44,77 @@ def row_name(label):
     return "".join(label.split(" (")[0].lower().split())
 
 
-def run_confboost(split, params, rounds, n_jobs):
+class TestErrorFollower:
+    """Callback: adds each round's α h to the test scores and prints the test error at the
+    checkpoint rounds as they are reached, so a run cut short keeps what it measured.
+
+    Its own time is kept apart (``seconds``) so that seconds per round are the fit's alone.
+    """
+
+    def __init__(self, estimator, split, rounds, label):
+        self.estimator = estimator
+        self.split = split
+        self.rounds = set(rounds)
+        self.label = label
+        self.scores = None
+        self.errors = {}
+        self.seconds = 0.0
+        self.start = time.perf_counter()
+
+    def __call__(self, round_index, record):
+        start = time.perf_counter()
+        hypothesis = record["fit"].hypothesis
+        values = record["alpha"] * hypothesis.values[hypothesis.blocks(self.split.X_test)]
+        self.scores = values if self.scores is None else self.scores + values
+        rounds = round_index + 1
+        if rounds in self.rounds:
+            classes = np.unique(self.split.y_train)
+            predicted = classes[np.argmax(self.scores, axis=1)]
+            self.errors[rounds] = float(np.mean(predicted != self.split.y_test))
+            fit_seconds = start - self.start - self.seconds
+            print(f"  {self.label} @{rounds}: error {self.errors[rounds]:.4f}, "
+                  f"{fit_seconds / rounds:.4f} s/round so far", flush=True)
+        self.seconds += time.perf_counter() - start
+
+
+def run_confboost(split, params, rounds, n_jobs, label=""):
     """Test errors at each of ``rounds`` and the seconds per round."""
     clf = BoostClassifier(max(rounds), n_jobs=n_jobs, **params)
+    follower = TestErrorFollower(clf, split, rounds, label)
     start = time.perf_counter()
-    clf.fit(split.X_train, split.y_train)
-    seconds = (time.perf_counter() - start) / clf.n_estimators_
-    errors = {}
-    for round_index, predicted in enumerate(clf.staged_predict(split.X_test), start=1):
-        if round_index in rounds:
-            errors[round_index] = float(np.mean(predicted != split.y_test))
+    clf.fit(split.X_train, split.y_train, callbacks=[follower])
+    seconds = (time.perf_counter() - start - follower.seconds) / clf.n_estimators_
+    errors = dict(follower.errors)
     for r in rounds:  # stopped early: the last model's error holds from then on
         errors.setdefault(r, float(np.mean(clf.predict(split.X_test) != split.y_test)))
     return errors, seconds
 
 
-def run_lightgbm(split, leaves, rounds, learning_rate, n_jobs):
-    """LightGBM's test errors at each of ``rounds`` and its seconds per round."""
+def run_lightgbm(split, leaves, rounds, learning_rate, n_jobs, label=""):
+    """LightGBM's test errors at each of ``rounds`` and its seconds per round (printed at
+    each checkpoint as reached, evaluation time kept apart, as for confboost)."""
     import lightgbm
 
     clf = lightgbm.LGBMClassifier(n_estimators=max(rounds), num_leaves=leaves,
                                   learning_rate=learning_rate, reg_lambda=1.0, max_bin=255,
                                   n_jobs=n_jobs, verbose=-1)
-    start = time.perf_counter()
-    clf.fit(split.X_train, split.y_train)
-    seconds = (time.perf_counter() - start) / max(rounds)
-    errors = {r: float(np.mean(clf.predict(split.X_test, num_iteration=r) != split.y_test))
-              for r in rounds}
+    classes = np.unique(split.y_train)
+    errors = {}
+    evaluation = {"seconds": 0.0, "start": time.perf_counter()}
+
+    def follow(env):
+        done = env.iteration + 1
+        if done in rounds:
+            start = time.perf_counter()
+            scores = env.model.predict(split.X_test, num_iteration=done)
+            errors[done] = float(np.mean(classes[np.argmax(scores, axis=1)] != split.y_test))
+            fit_seconds = start - evaluation["start"] - evaluation["seconds"]
+            print(f"  {label} @{done}: error {errors[done]:.4f}, "
+                  f"{fit_seconds / done:.4f} s/round so far", flush=True)
+            evaluation["seconds"] += time.perf_counter() - start
+
+    clf.fit(split.X_train, split.y_train, callbacks=[follow])
+    seconds = (time.perf_counter() - evaluation["start"] - evaluation["seconds"]) / max(rounds)
     return errors, seconds
 
 
@@ -114,10 +158,10 @@ def main(argv=None):
             if args.learners and row_name(label) not in args.learners:
                 continue
             if library == "confboost":
-                errors, seconds = run_confboost(split, setting, rounds, args.n_jobs)
+                errors, seconds = run_confboost(split, setting, rounds, args.n_jobs, label)
             else:
                 errors, seconds = run_lightgbm(split, setting, rounds, args.lgbm_learning_rate,
-                                               args.n_jobs)
+                                               args.n_jobs, label)
             emit(f"| {label} | " + " | ".join(f"{errors[r]:.4f}" for r in rounds)
                  + f" | {seconds:.4f} |")
     if args.out:
