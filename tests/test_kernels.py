@@ -117,14 +117,16 @@ def test_stump_blocks_equal_naive(rng):
     np.testing.assert_array_equal(out, stump_blocks_naive(codes, 100, MISSING_BIN))
 
 
-def test_predict_stumps_equals_naive(rng):
+@pytest.mark.parametrize("k", [1, 2])
+def test_predict_stumps_equals_naive(rng, k):
     X = rng.normal(size=(200, 6))
     X[rng.random(X.shape) < 0.1] = np.nan
+    X[0, :3] = [np.inf, -np.inf, 0.0]
     features = rng.integers(0, 6, size=20).astype(np.intp)
     thresholds = rng.normal(size=20)
     thresholds[3] = np.inf
-    values = rng.normal(size=(20, 3, 2))
-    out = np.zeros((200, 2))
+    values = rng.normal(size=(20, 3, k))
+    out = np.zeros((200, k))
     predict_stumps(X, features, thresholds, values, out)
     np.testing.assert_allclose(out, predict_stumps_naive(X, features, thresholds, values))
 
