@@ -5,6 +5,7 @@ pendigits, satimage and fashion-mnist (``confboost.datasets.load``), real AdaBoo
 (paper §7.1, Eq. 16; confidence="real", α = 1) with
 
 - decision stumps (``weak_learner="stump"``),
+- products of 3 stumps (``weak_learner="product"``, Kégl & Busa-Fekete 2009),
 - Z-criterion trees (``weak_learner="tree"``) with 4, 8 and 16 leaves,
 - Hamming trees (``weak_learner="hamming_tree"``, Kégl 2014) with 8 and 16 leaves,
 
@@ -30,9 +31,11 @@ from confboost.datasets import load
 DATASETS = ("letter", "pendigits", "satimage", "fashion-mnist")
 
 
-def confboost_configs(leaves, hamming_leaves):
+def confboost_configs(leaves, hamming_leaves, product_terms):
     """(name, estimator parameters) of each confboost learner benchmarked."""
     configs = [("stump", {"weak_learner": "stump"})]
+    configs += [(f"product {m}", {"weak_learner": "product", "product_terms": m})
+                for m in product_terms]
     configs += [(f"tree {n}", {"weak_learner": "tree", "max_leaves": n}) for n in leaves]
     configs += [(f"hamming {n}", {"weak_learner": "hamming_tree", "max_leaves": n})
                 for n in hamming_leaves]
@@ -126,6 +129,7 @@ def main(argv=None):
                         help="rounds for fashion-mnist (default: --rounds)")
     parser.add_argument("--leaves", nargs="+", type=int, default=[4, 8, 16])
     parser.add_argument("--hamming-leaves", nargs="+", type=int, default=[8, 16])
+    parser.add_argument("--product-terms", nargs="*", type=int, default=[3])
     parser.add_argument("--lgbm-learning-rate", type=float, default=0.5)
     parser.add_argument("--learners", nargs="+", default=None,
                         help="run only these rows, named as in the table without spaces "
@@ -150,8 +154,8 @@ def main(argv=None):
              f"{split.X_train.shape[1]} features, {len(np.unique(split.y_train))} classes)\n")
         emit("| learner | " + " | ".join(f"error @{r}" for r in rounds) + " | s/round |")
         emit("|---|" + "---|" * (len(rounds) + 1))
-        runs = [(label, "confboost", params)
-                for label, params in confboost_configs(args.leaves, args.hamming_leaves)]
+        runs = [(label, "confboost", params) for label, params in confboost_configs(
+            args.leaves, args.hamming_leaves, args.product_terms)]
         runs += [(f"LightGBM {leaves} (lr {args.lgbm_learning_rate})", "lightgbm", leaves)
                  for leaves in args.leaves]
         for label, library, setting in runs:

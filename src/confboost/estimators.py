@@ -33,7 +33,7 @@ from confboost.data.frame import (
     text_expert_from_json,
     text_expert_to_json,
 )
-from confboost.learners import LEARNERS, TREE_LEARNERS, StumpHypothesis
+from confboost.learners import LEARNERS, TREE_LEARNERS, ProductLearner, StumpHypothesis
 from confboost.learners.mixed import MixedLearner
 from confboost.learners.tree import MAX_LEAVES
 from confboost.model import BoostedModel, load_document, save_document
@@ -168,12 +168,14 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         Seeds the row subsample used to find bin quantiles on large data.
     verbose : int, default=0
         1: a progress bar on stderr; 2: one line per round.
-    weak_learner : {"stump", "tree", "hamming_tree"}, default="stump"
+    weak_learner : {"stump", "tree", "hamming_tree", "product"}, default="stump"
         "stump": a threshold on one feature with a missing-value block. "tree": a decision
         tree grown best-first by the largest drop in Z (Kearns & Mansour's criterion,
         Eq. 10/16), a value per leaf and label. "hamming_tree": a label-independent tree
         with one vote vector v and a scalar confidence per leaf, h(x, l) = v_l c_leaf
-        (Kégl 2014). See ``confboost.learners.tree``.
+        (Kégl 2014). See ``confboost.learners.tree``. "product": a product of
+        ``product_terms`` ±1 stumps whose sign splits the domain in two blocks, a value per
+        block and label (Kégl & Busa-Fekete 2009; ``confboost.learners.product``).
     max_leaves : int, default=8
         Most leaves of a tree (2..255); trees only.
     max_depth : int or None, default=None
@@ -181,6 +183,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
     min_leaf_weight : float, default=0.0
         Least weight of a tree's leaf, as a share of the round's total weight (in [0, 0.5]);
         trees only.
+    product_terms : int, default=3
+        Stumps in a product (1..16); weak_learner="product" only.
     learning_rate : float, default=1.0
         Shrinkage ν in (0, 1]: α_t ← ν α_t for every weak learner. ``history_["z"]`` is the
         normaliser with the shrunk α, so Π Z_t stays a bound. 1.0 is the paper's algorithm.
@@ -242,7 +246,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                  smoothing="auto", init="uniform", code="random", code_length=None,
                  decoding="loss", max_bins=255, trim=0.0, n_jobs=None, random_state=None,
                  verbose=0, weak_learner="stump", max_leaves=8, max_depth=None,
-                 min_leaf_weight=0.0, learning_rate=1.0, feature_types=None, text_expert=None):
+                 min_leaf_weight=0.0, product_terms=3, learning_rate=1.0, feature_types=None,
+                 text_expert=None):
         self.n_estimators = n_estimators
         self.scheme = scheme
         self.confidence = confidence
@@ -261,6 +266,7 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         self.max_leaves = max_leaves
         self.max_depth = max_depth
         self.min_leaf_weight = min_leaf_weight
+        self.product_terms = product_terms
         self.learning_rate = learning_rate
         self.feature_types = feature_types
         self.text_expert = text_expert
@@ -319,6 +325,9 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         need(isinstance(self.min_leaf_weight, (int, float, np.number))
              and not isinstance(self.min_leaf_weight, bool) and 0 <= self.min_leaf_weight <= 0.5,
              f"min_leaf_weight must be a float in [0, 0.5], got {self.min_leaf_weight!r}")
+        need(isinstance(self.product_terms, (int, np.integer))
+             and not isinstance(self.product_terms, bool) and 1 <= self.product_terms <= 16,
+             f"product_terms must be an integer in [1, 16], got {self.product_terms!r}")
         need(isinstance(self.learning_rate, (int, float, np.number))
              and not isinstance(self.learning_rate, bool) and 0 < self.learning_rate <= 1,
              f"learning_rate must be a float in (0, 1], got {self.learning_rate!r}")
@@ -512,6 +521,8 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
                 mode, smoothing, max_leaves=int(self.max_leaves),
                 max_depth=None if self.max_depth is None else int(self.max_depth),
                 min_leaf_weight=float(self.min_leaf_weight))
+        if self.weak_learner == "product":
+            return ProductLearner(mode, smoothing, n_terms=int(self.product_terms))
         return LEARNERS[self.weak_learner](mode, smoothing, trim=float(self.trim))
 
     def _prepare(self, X):

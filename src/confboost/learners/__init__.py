@@ -6,6 +6,7 @@ file is read as data only.
 """
 
 from confboost.learners.categorical import CategoricalHypothesis
+from confboost.learners.product import ProductHypothesis, ProductLearner
 from confboost.learners.stump import StumpHypothesis, StumpLearner
 from confboost.learners.term import TermHypothesis
 from confboost.learners.tree import (
@@ -18,13 +19,14 @@ from confboost.learners.tree import (
 HYPOTHESIS_TYPES = {
     hypothesis.type_name: hypothesis
     for hypothesis in (StumpHypothesis, TreeHypothesis, HammingTreeHypothesis,
-                       CategoricalHypothesis, TermHypothesis)
+                       CategoricalHypothesis, TermHypothesis, ProductHypothesis)
 }
 
 #: Learners that take the tree parameters (max_leaves, max_depth, min_leaf_weight).
 TREE_LEARNERS = {"tree": TreeLearner, "hamming_tree": HammingTreeLearner}
-LEARNERS = {"stump": StumpLearner, **TREE_LEARNERS}
+LEARNERS = {"stump": StumpLearner, **TREE_LEARNERS, "product": ProductLearner}
 
 __all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "TREE_LEARNERS", "CategoricalHypothesis",
-           "HammingTreeHypothesis", "HammingTreeLearner", "StumpHypothesis", "StumpLearner",
-           "TermHypothesis", "TreeHypothesis", "TreeLearner"]
+           "HammingTreeHypothesis", "HammingTreeLearner", "ProductHypothesis", "ProductLearner",
+           "StumpHypothesis", "StumpLearner", "TermHypothesis", "TreeHypothesis",
+           "TreeLearner"]

@@ -1,0 +1,180 @@
+"""Products of stumps (Kégl & Busa-Fekete, "Boosting products of base classifiers", ICML 2009).
+
+The hypothesis multiplies m stumps φ_j(x) in {-1, +1} (φ_j = +1 when x[f_j] <= θ_j, or when
+the value is missing and the term sends it left) and partitions the domain by the sign of
+the product: block 0 where P(x) = Π_j φ_j(x) = +1, block 1 where it is -1. The confidence
+rule sets a value per block and label (Eq. 9/16 for real confidences, ±1 with α for discrete
+ones), so a product is a domain-partitioning hypothesis of §4.1 like a stump or a tree, and
+serves every scheme. Kégl and Busa-Fekete's h(x, l) = α v_l P(x) is the ±1 case with the
+values of the two blocks tied (v and -v); here each block gets its own values.
+
+Learning is their coordinate descent on the criterion Z of the two-block partition (real:
+2 Σ_j Σ_l sqrt(W+ W-), Eq. 10/16; ±1: sqrt(T² - r²), §3.1): the terms are first chosen one
+after the other, each the best given the product of those before it, then each is chosen again
+given all the others, pass after pass, until a pass lowers Z by no more than a relative 1e-12
+or ``MAX_PASSES`` passes are done. A term chosen again may stay as it was, so Z never rises.
+Every choice is one grouped histogram pass (``kernels/product.py``). A product has no
+abstaining block: under ``confidence="abstain"`` it is the discrete product, under
+``"real-abstain"`` the real one.
+"""
+
+import numpy as np
+
+from confboost._dtypes import WEIGHT_DTYPE
+from confboost.confidence import block_confidences
+from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.product import best_product_terms, build_histogram_grouped, term_signs
+from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
+from confboost.learners.tree import leaf_statistics, partition_criterion
+
+#: Most coordinate passes over the terms after the first choice of each.
+MAX_PASSES = 4
+
+
+class ProductHypothesis(PartitionHypothesis):
+    """A product of stumps with a value per block (P = +1, P = -1) and label.
+
+    Parameters
+    ----------
+    feature : array-like of shape (n_terms,), int
+    threshold : array-like of shape (n_terms,), float
+        Term j is +1 where ``x[feature[j]] <= threshold[j]`` (``inf``: every value).
+    missing_left : array-like of shape (n_terms,), bool
+        Whether term j is +1 on a missing value.
+    values : ndarray of shape (2, k)
+    """
+
+    type_name = "product"
+
+    def __init__(self, feature, threshold, missing_left, values):
+        self.feature = np.asarray(feature, dtype=np.intp)
+        self.threshold = np.asarray(threshold, dtype=np.float64)
+        self.missing_left = np.asarray(missing_left, dtype=bool)
+        self.values = np.asarray(values, dtype=np.float64)
+
+    def features(self):
+        return sorted(set(self.feature.tolist()))
+
+    def blocks(self, X):
+        product = np.ones(X.shape[0], dtype=np.int8)
+        for feature, threshold, missing_left in zip(self.feature, self.threshold,
+                                                    self.missing_left, strict=True):
+            column = X[:, feature]
+            goes_left = np.where(np.isnan(column), missing_left, column <= threshold)
+            product *= np.where(goes_left, 1, -1).astype(np.int8)
+        return (product < 0).astype(np.uint8)
+
+    def to_dict(self):
+        return {"type": self.type_name, "feature": self.feature.tolist(),
+                "threshold": [t if np.isfinite(t) else "inf" for t in self.threshold.tolist()],
+                "missing_left": self.missing_left.tolist(), "values": self.values.tolist()}
+
+    @classmethod
+    def from_dict(cls, data):
+        thresholds = [np.inf if t == "inf" else t for t in data["threshold"]]
+        if not all(isinstance(t, (int, float)) and not isinstance(t, bool)
+                   for t in thresholds):
+            raise ValueError("product thresholds must be numbers or 'inf'")
+        feature = np.asarray(data["feature"])
+        missing_left = np.asarray(data["missing_left"])
+        n_terms = len(thresholds)
+        if n_terms == 0 or feature.shape != (n_terms,) or missing_left.shape != (n_terms,):
+            raise ValueError("a product needs one feature, threshold and missing_left per "
+                             "term, and at least one term")
+        if feature.dtype.kind not in "iu" or feature.min() < 0:
+            raise ValueError("product features must be non-negative integers")
+        if missing_left.dtype != bool:
+            raise ValueError("product missing_left must be true or false per term")
+        return cls(feature, thresholds, missing_left, saved_values(data, 2, "product"))
+
+
+class ProductLearner:
+    """Finds a product of ``n_terms`` stumps of small Z by coordinate descent.
+
+    Parameters
+    ----------
+    mode : int
+        Confidence mode code (``confidence.MODES``).
+    smoothing : float
+        ε for the real confidences.
+    n_terms : int, default=3
+        Stumps in the product (m); 1 is the stump without its missing block.
+    """
+
+    def __init__(self, mode, smoothing, n_terms=3):
+        self.mode = mode
+        self.smoothing = smoothing
+        self.n_terms = n_terms
+        self._hist = None
+
+    def fit(self, dataset, weights, labels):
+        """Best product for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
+
+        Returns
+        -------
+        PartitionFit
+        """
+        weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
+        codes, n_bins = dataset.codes, dataset.n_bins
+        n_features, n_samples = codes.shape
+        total = float(weights.sum())
+        shape = (n_features, N_HIST_BINS, 2, weights.shape[1], 2)
+        if self._hist is None or self._hist.shape != shape:
+            self._hist = np.empty(shape, dtype=WEIGHT_DTYPE)
+        terms = []  # (feature, threshold_bin, missing_left)
+        signs = []  # φ of each term on the training examples
+        z = np.inf
+        for _ in range(self.n_terms):  # first choice, term after term
+            others = np.prod(signs, axis=0, dtype=np.int8) if signs else np.ones(
+                n_samples, dtype=np.int8)
+            z, term = self._best_term(dataset, weights, labels, others, total)
+            terms.append(term)
+            signs.append(term_signs(codes[term[0]], term[1], term[2]))
+        for _ in range(MAX_PASSES if self.n_terms > 1 else 0):
+            pass_start = z
+            for position in range(self.n_terms):
+                others = np.prod(signs[:position] + signs[position + 1:], axis=0,
+                                 dtype=np.int8)
+                new_z, term = self._best_term(dataset, weights, labels, others, total)
+                if new_z < z:
+                    z = new_z
+                    terms[position] = term
+                    signs[position] = term_signs(codes[term[0]], term[1], term[2])
+            if pass_start - z <= 1e-12 * pass_start:
+                break
+        product = np.prod(signs, axis=0, dtype=np.int8)
+        train_blocks = (product < 0).astype(np.uint8)
+        pos = np.where(labels.sign_index == 0, weights, 0.0)
+        neg = np.where(labels.sign_index == 0, 0.0, weights)
+        weight_pos, weight_neg = leaf_statistics(train_blocks, 2, pos, neg)
+        values = block_confidences(weight_pos, weight_neg, np.zeros(2, dtype=bool), self.mode,
+                                   self.smoothing)
+        feature = np.array([t[0] for t in terms], dtype=np.intp)
+        threshold = np.array([dataset.bin_mapper.threshold(f, b) if b < n_bins[f] - 1
+                              else np.inf for f, b, _ in terms], dtype=np.float64)
+        missing_left = np.array([t[2] for t in terms], dtype=bool)
+        return PartitionFit(
+            hypothesis=ProductHypothesis(feature, threshold, missing_left, values),
+            train_blocks=train_blocks, weight_pos=weight_pos, weight_neg=weight_neg,
+            criterion=partition_criterion(weight_pos, weight_neg, self.mode, total))
+
+    def _best_term(self, dataset, weights, labels, others, total):
+        """The term of least Z given the product ``others`` of the other terms.
+
+        Returns
+        -------
+        z : float
+        term : tuple of (int, int, bool)
+            Feature, threshold bin, missing_left.
+        """
+        n_features = dataset.codes.shape[0]
+        group = (others < 0).astype(np.uint8)
+        build_histogram_grouped(dataset.codes, weights, labels.sign_index, group, self._hist)
+        best_z = np.empty(n_features, dtype=np.float64)
+        best_bin = np.empty(n_features, dtype=np.intp)
+        best_missing_left = np.empty(n_features, dtype=bool)
+        best_product_terms(self._hist, dataset.n_bins, self.mode, total, best_z, best_bin,
+                           best_missing_left)
+        feature = int(np.argmin(best_z))
+        return float(best_z[feature]), (feature, int(best_bin[feature]),
+                                        bool(best_missing_left[feature]))
