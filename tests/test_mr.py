@@ -8,6 +8,10 @@ from confboost.boosting import run_boosting
 from confboost.confidence import DISCRETE, REAL
 from confboost.data.dataset import Dataset, LabelSigns
 from confboost.kernels.update import (
+    example_ranking_losses,
+    example_ranking_losses_naive,
+    pair_block_masses,
+    pair_block_masses_naive,
     pair_learner_weights,
     pair_learner_weights_naive,
     update_pair_weights,
@@ -103,7 +107,7 @@ def test_real_alpha_minimises_the_pair_objective(rng):
     fit = StumpLearner(REAL, 1e-3).fit(Dataset.from_array(X, 32), scheme.learner_weights,
                                         scheme.labels)
     h = fit.hypothesis.values[fit.train_blocks]
-    alpha, capped = scheme.exact_alpha(h, 1e-3)
+    alpha, capped = scheme.exact_alpha(fit.train_blocks, fit.hypothesis.values, 1e-3)
     assert not capped
 
     def z(a):
@@ -130,6 +134,18 @@ def test_pair_kernels_equal_naive(rng, k):
     assert z_fast == pytest.approx(z_slow, rel=1e-12)
     np.testing.assert_allclose(v_fast, v_slow, rtol=1e-12)
     np.testing.assert_allclose(s_fast, s_slow, rtol=1e-12)
+    masses = np.empty((3, k, k))
+    pair_block_masses(v, signs, blocks, 3, masses)
+    np.testing.assert_allclose(masses, pair_block_masses_naive(v, signs, blocks, 3),
+                               rtol=1e-13, atol=1e-15)
+    scores = np.round(rng.normal(size=(97, k)), 1)  # ties count as wrong
+    losses = np.empty(97)
+    example_ranking_losses(signs, scores, losses)
+    np.testing.assert_allclose(losses, example_ranking_losses_naive(signs, scores), rtol=1e-14)
+    # the table carries the whole pair objective: Σ over it = Σ_i (false v)(true v)
+    below = np.where(signs < 0, v, 0).sum(axis=1)
+    above = np.where(signs > 0, v, 0).sum(axis=1)
+    assert masses.sum() == pytest.approx(float(np.dot(below, above)), rel=1e-12)
 
 
 def _fill(kernel, v, signs):

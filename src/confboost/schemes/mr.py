@@ -11,7 +11,8 @@ m × k × k triple weights of Figure 4 are never stored. Each round:
 - α (§3): ``"discrete"`` hypotheses take Eq. 28, α = ½ ln((1 + r)/(1 - r)) (smoothed by ε);
   real and abstaining ones, and ``alpha="exact"``, take the exact minimiser of the pair
   objective Z(α) = Σ_i [Σ_{l ∉ Y_i} v e^{½αh}] [Σ_{l ∈ Y_i} v e^{-½αh}], convex in α
-  (Appendix A), by ``alpha.minimise_convex`` in O(mk) per Newton step;
+  (Appendix A): on a partition it is a sum over the (block, l0, l1) table of pair masses,
+  built in one pass, so each Newton step (``alpha.exact_alpha``) costs O(blocks · k²);
   ``"freund-schapire"`` is Eq. 28 with h scaled into [-1, 1];
 - v ← v exp(-½ α Y h) / √Z_t (``kernels.update.update_pair_weights``).
 
@@ -25,11 +26,15 @@ AdaBoost.M2. Binary data never comes here: it is the k = 1 path of ``schemes/mh.
 
 import numpy as np
 
-from confboost.alpha import alpha_cap, choose_alpha, minimise_convex
+from confboost.alpha import choose_alpha, exact_alpha
 from confboost.confidence import DISCRETE
 from confboost.data.dataset import LabelSigns
-from confboost.kernels.update import pair_learner_weights, update_pair_weights
-from confboost.metrics import _pessimistic_ranks
+from confboost.kernels.update import (
+    example_ranking_losses,
+    pair_block_masses,
+    pair_learner_weights,
+    update_pair_weights,
+)
 
 
 def initial_pair_weights(signs, sample_weight):
@@ -65,28 +70,6 @@ def initial_pair_weights(signs, sample_weight):
     pairs = np.maximum(n_true * n_false, 1)
     v = np.sqrt(example_weights / pairs)[:, None] * np.ones(signs.shape[1])
     return np.ascontiguousarray(v, dtype=np.float64), example_weights
-
-
-def example_ranking_losses(signs, scores):
-    """Fraction of each example's crucial pairs with f(x, l1) <= f(x, l0) (ties count).
-
-    Parameters
-    ----------
-    signs : ndarray of shape (n_samples, k)
-    scores : ndarray of shape (n_samples, k)
-
-    Returns
-    -------
-    losses : ndarray of shape (n_samples,)
-        0 on the rows without a crucial pair.
-    """
-    mask = signs > 0
-    n_true = mask.sum(axis=1)
-    pairs = n_true * (mask.shape[1] - n_true)
-    n_above, n_true_above = _pessimistic_ranks(mask, scores)
-    # a true label l1 is in a wrong pair with each false label scored >= f(l1)
-    wrong = np.where(mask, n_above - n_true_above, 0).sum(axis=1)
-    return np.where(pairs > 0, wrong / np.maximum(pairs, 1), 0.0)
 
 
 def hamming_threshold(signs, scores, sample_weight):
@@ -159,21 +142,24 @@ class MRScheme:
     def choose_alpha(self, fit, method, mode, smoothing):
         """α for the round's hypothesis (§3, §9; see the module doc)."""
         if method == "exact" or (method == "auto" and mode != DISCRETE):
-            return self.exact_alpha(fit.hypothesis.values[fit.train_blocks], smoothing)
+            return self.exact_alpha(fit.train_blocks, fit.hypothesis.values, smoothing)
         return choose_alpha(method, mode, fit.weight_pos, fit.weight_neg,
                             fit.hypothesis.values, smoothing)
 
-    def exact_alpha(self, h, smoothing):
-        """α minimising the pair objective Z(α) of Figure 5 for training outputs ``h``.
+    def exact_alpha(self, train_blocks, values, smoothing):
+        """α minimising the pair objective Z(α) of Figure 5 for a partition hypothesis.
 
-        Z(α) = Σ_{crucial (i, l0, l1)} D(i, l0, l1) exp(-α u), u = ½(h(x_i, l1) - h(x_i, l0)),
-        evaluated as Σ_i A_i(α) B_i(α) with A_i = Σ_{l ∉ Y_i} v e^{½αh} and
-        B_i = Σ_{l ∈ Y_i} v e^{-½αh}, O(mk) per evaluation.
+        Z(α) = Σ_{crucial (i, l0, l1)} D(i, l0, l1) exp(-α u), u = ½(h(x_i, l1) - h(x_i, l0)).
+        On a partition u depends only on the block and the two labels, so Z is a sum over
+        the (block, l0, l1) table of pair masses (``kernels/update.pair_block_masses``, one
+        pass) and the safeguarded Newton of ``alpha.exact_alpha`` runs on that table.
 
         Parameters
         ----------
-        h : ndarray of shape (n_samples, k)
-            h_t(x_i, l) on the training set.
+        train_blocks : ndarray of shape (n_samples,), uint8
+            Block of each training example.
+        values : ndarray of shape (n_blocks, k)
+            h_t on each block and label.
         smoothing : float
             ε; sets the cap when Z has no minimum.
 
@@ -183,47 +169,11 @@ class MRScheme:
         capped : bool
             True when every crucial pair with weight had u of one sign (α is the cap).
         """
-        signs = self.labels.signs
-        carried = self.v > 0
-        true, false = carried & (signs > 0), carried & (signs < 0)
-        # the largest and smallest u over each example's crucial pairs
-        largest = (np.where(true, h, -np.inf).max(axis=1)
-                   - np.where(false, h, np.inf).min(axis=1))
-        smallest = (np.where(true, h, np.inf).min(axis=1)
-                    - np.where(false, h, -np.inf).max(axis=1))
-        has_pos = bool(np.any(largest > 0))
-        has_neg = bool(np.any(smallest < 0))
-        if not (has_pos or has_neg):
-            return 0.0, False
-        if not (has_pos and has_neg):
-            extent = 0.5 * (largest.max() if has_pos else -smallest.min())
-            cap = alpha_cap(smoothing, float(extent))
-            return (cap if has_pos else -cap), True
-        slope = -0.5 * signs * h  # d/dα of each label's exponent
-        with np.errstate(divide="ignore"):
-            log_v = np.log(self.v)  # -inf where v = 0
-        rows = np.flatnonzero(np.isfinite(largest))  # the examples with a crucial pair
-        log_v, slope = log_v[rows], slope[rows]
-        true, false = true[rows], false[rows]
-
-        def side_sums(exponents, side):
-            # Σ e, Σ e·slope, Σ e·slope² over one side's labels, each row shifted by its
-            # largest exponent (returned), so that no α overflows or underflows a row
-            top = np.where(side, exponents, -np.inf).max(axis=1)
-            terms = np.where(side, np.exp(exponents - top[:, None]), 0.0)
-            return (terms.sum(axis=1), (terms * slope).sum(axis=1),
-                    (terms * slope * slope).sum(axis=1), top)
-
-        def derivatives(alpha):
-            exponents = log_v + alpha * slope
-            a, a1, a2, top_a = side_sums(exponents, false)
-            b, b1, b2, top_b = side_sums(exponents, true)
-            scale = top_a + top_b
-            weight = np.exp(scale - scale.max())  # one positive factor for every row
-            return (float(np.sum(weight * (a1 * b + a * b1))),
-                    float(np.sum(weight * (a2 * b + 2.0 * a1 * b1 + a * b2))))
-
-        return minimise_convex(derivatives), False
+        n_blocks = values.shape[0]
+        masses = np.empty((n_blocks, values.shape[1], values.shape[1]), dtype=np.float64)
+        pair_block_masses(self.v, self.labels.signs, train_blocks, n_blocks, masses)
+        margins = 0.5 * (values[:, None, :] - values[:, :, None])  # [j, l0, l1]
+        return exact_alpha(masses, margins, smoothing)
 
     def update(self, fit, alpha):
         """Apply α h_t to v and f (Figure 5); returns Z_t."""
@@ -234,7 +184,8 @@ class MRScheme:
 
     def train_loss(self):
         """Ranking loss of f on the training set, weighted by the sample weights (Thm 6)."""
-        losses = example_ranking_losses(self.labels.signs, self.scores)
+        losses = np.empty(self.scores.shape[0], dtype=np.float64)
+        example_ranking_losses(self.labels.signs, self.scores, losses)
         return float(np.dot(self.example_weights, losses))
 
     def bound(self, product_z):
