@@ -483,9 +483,10 @@ class TreeLearner:
         self.min_leaf_weight = min_leaf_weight
         self._pool = _HistogramPool()
 
-    def _grow(self, dataset, fill_histogram, n_columns, root_hist=None):
+    def _grow(self, dataset, fill_histogram, n_columns, root_hist=None, other_splits=None):
         return grow_tree(dataset, fill_histogram, n_columns, self.mode, self.max_leaves,
-                         self.max_depth, self.min_leaf_weight, self._pool, root_hist)
+                         self.max_depth, self.min_leaf_weight, self._pool, root_hist,
+                         other_splits)
 
     def fit(self, dataset, weights, labels):
         """Best-first tree for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
