@@ -271,6 +271,8 @@ def grow_tree(dataset, fill_histogram, n_columns, mode, max_leaves, max_depth,
         nodes.append([start, start + n_left, depth + 1, None, None])
         nodes.append([start + n_left, stop, depth + 1, None, None])
         n_leaves += 1
+        if n_leaves == max_leaves:  # the children will not split: no search for them
+            break
         small, large = children if n_left <= stop - start - n_left else children[::-1]
         if dataset is None:
             consider(small, None)
