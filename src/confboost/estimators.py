@@ -173,7 +173,11 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         tree grown best-first by the largest drop in Z (Kearns & Mansour's criterion,
         Eq. 10/16), a value per leaf and label. "hamming_tree": a label-independent tree
         with one vote vector v and a scalar confidence per leaf, h(x, l) = v_l c_leaf
-        (Kégl 2014). See ``confboost.learners.tree``.
+        (Kégl 2014). See ``confboost.learners.tree``. On a table with categorical or text
+        columns every learner reads every kind: the stump learner keeps the best stump,
+        value test or term test; a tree's nodes split on a threshold, a value (``x == v``
+        against the rest, missing included) or a term (present against absent), by the
+        same drop in Z (``confboost.learners.mixed_tree``).
     max_leaves : int, default=8
         Most leaves of a tree (2..255); trees only.
     max_depth : int or None, default=None

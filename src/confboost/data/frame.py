@@ -12,14 +12,17 @@ columns of a BoosTexter data file) becomes
 Column kinds (``feature_types``):
 
 ``"continuous"``
-    Numbers; missing (None, NaN, pd.NA) is its own block in every stump.
+    Numbers; missing (None, NaN, pd.NA) is its own block in every stump (a tree's node
+    sends it to one side, learned at the node).
 ``"categorical"``
     A value set: the weak hypothesis tests ``x == v`` against every value v seen in training,
     three blocks: ``= v``, ``≠ v``, missing. Values are compared as strings (``str(value)``),
     so ``1`` and ``"1"`` are the same value; a value unseen in training is simply ``≠ v``.
+    A tree's node splits ``= v`` from the rest (``≠ v`` and missing together).
 ``"text"``
     Free text, turned into terms by the column's ``TextExpert``; the hypothesis tests the
     presence of one term, two blocks: present, absent (a missing text has no terms: absent).
+    A tree's node splits the same two ways.
 ``"ignore"``
     Not read.
 

@@ -23,7 +23,10 @@ there is no abstaining block: under ``confidence="abstain"`` a tree is the discr
 and under ``"real-abstain"`` the real tree.
 
 A split is "a partition of the node's rows into two" (``kernels.tree.partition_rows``), so
-other feature kinds (categorical subsets, term presence) plug in as other partitions.
+other feature kinds plug in as other partitions: ``grow_tree`` takes their best split per
+node from ``other_splits`` and each node records its kind (``NUMERIC``, ``CATEGORICAL``,
+``TERM``); ``learners/mixed_tree.py`` grows trees on tables with categorical and text
+columns this way.
 """
 
 import heapq
