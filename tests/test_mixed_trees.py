@@ -247,6 +247,17 @@ def test_mixed_trees_every_scheme_bound_and_save_load(rng, tmp_path, weak_learne
         assert clf.feature_importances_.sum() == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("confidence", ["abstain", "real-abstain"])
+def test_mixed_trees_under_abstaining_confidences_are_bounded(rng, confidence):
+    """A tree has no abstaining block: the abstaining modes are its discrete and real ones."""
+    frame, Y = mixed_frame(rng)
+    for weak_learner in ("tree", "hamming_tree"):
+        clf = BoostClassifier(10, weak_learner=weak_learner, confidence=confidence,
+                              feature_types=TYPES).fit(frame, Y)
+        assert np.all(clf.history_["train_loss"] <= clf.history_["bound"] * (1 + 1e-12))
+        assert np.all(clf.history_["z"] <= 1.0 + 1e-12)
+
+
 def test_mixed_tree_on_a_dict_of_continuous_columns_is_the_numeric_tree(rng):
     X = rng.normal(size=(120, 3))
     X[rng.random(X.shape) < 0.1] = np.nan

@@ -487,8 +487,7 @@ class MixedHammingTreeLearner(HammingTreeLearner):
         (+1 on ties, as the numeric vote). The term margins come from
         ``kernels/text.term_block_weights``, an (n_terms, k) array per text column.
         """
-        margin_total = (np.where(labels.signs > 0, weights, 0.0)
-                        - np.where(labels.signs > 0, 0.0, weights)).sum(axis=0)
+        margin_total = np.where(labels.signs > 0, weights, -weights).sum(axis=0)
         for column in dataset.categorical:
             if not column.values:
                 continue
