@@ -155,3 +155,10 @@ def test_bad_product_terms_is_a_value_error(value):
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="product_terms"):
         BoostClassifier(3, weak_learner="product", product_terms=value).fit(X, y)
+
+
+def test_product_on_a_table_with_text_is_a_clear_error():
+    X = {"words": ["a b", "b c", "c a", "a a"], "x": [0.0, 1.0, 2.0, 3.0]}
+    with pytest.raises(ValueError, match="product.*numeric"):
+        BoostClassifier(3, weak_learner="product", feature_types={"words": "text"}).fit(
+            X, [0, 1, 0, 1])

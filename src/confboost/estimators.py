@@ -33,7 +33,13 @@ from confboost.data.frame import (
     text_expert_from_json,
     text_expert_to_json,
 )
-from confboost.learners import LEARNERS, TREE_LEARNERS, ProductLearner, StumpHypothesis
+from confboost.learners import (
+    LEARNERS,
+    MIXED_TREE_LEARNERS,
+    TREE_LEARNERS,
+    ProductLearner,
+    StumpHypothesis,
+)
 from confboost.learners.mixed import MixedLearner
 from confboost.learners.tree import MAX_LEAVES
 from confboost.model import BoostedModel, load_document, save_document
@@ -175,7 +181,11 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         with one vote vector v and a scalar confidence per leaf, h(x, l) = v_l c_leaf
         (Kégl 2014). See ``confboost.learners.tree``. "product": a product of
         ``product_terms`` ±1 stumps whose sign splits the domain in two blocks, a value per
-        block and label (Kégl & Busa-Fekete 2009; ``confboost.learners.product``).
+        block and label (Kégl & Busa-Fekete 2009; ``confboost.learners.product``; numeric
+        features only). On a table with categorical or text columns the stump learner keeps
+        the best stump, value test or term test; a tree's nodes split on a threshold, a
+        value (``x == v`` against the rest, missing included) or a term (present against
+        absent), by the same drop in Z (``confboost.learners.mixed_tree``).
     max_leaves : int, default=8
         Most leaves of a tree (2..255); trees only.
     max_depth : int or None, default=None
@@ -489,14 +499,16 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_mixed(self, X, y, sample_weight, mode, callbacks):
         """``fit`` for a table with categorical or text columns (``data/frame.py``)."""
-        if self.weak_learner != "stump":
-            raise ValueError(f"weak_learner={self.weak_learner!r} needs numeric features; a "
-                             "table with categorical or text columns is boosted with stumps "
-                             "and term tests (weak_learner='stump')")
+        if self.weak_learner == "product":
+            raise ValueError("weak_learner='product' needs numeric features; a table with "
+                             "categorical or text columns is boosted with stumps or trees")
         if self.trim > 0:
             raise ValueError("trim applies to numeric features only; a table with categorical "
                              "or text columns is boosted without trimming (trim=0)")
         encoder = FrameEncoder.from_table(X, self.feature_types, self.text_expert)
+        if all(kind == "ignore" for kind in encoder.kinds):
+            raise ValueError("every column of X is ignored (feature_types): there is no "
+                             "feature to boost on")
         n_samples = encoder._check_columns(X)
         names = column_names(X)
         self.n_features_in_ = len(names)
@@ -511,19 +523,30 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         with numba_threads(self.n_jobs, n_samples * self.n_features_in_ * targets[0].shape[1]):
             dataset = encoder.fit_dataset(X, self.max_bins, self.random_state, sample_weight)
             self.encoder_ = encoder
-            self._boost(dataset, targets, sample_weight, MixedLearner, mode, callbacks)
+            self._boost(dataset, targets, sample_weight, self._make_mixed_learner, mode,
+                        callbacks)
         return self
+
+    def _tree_params(self):
+        return {"max_leaves": int(self.max_leaves),
+                "max_depth": None if self.max_depth is None else int(self.max_depth),
+                "min_leaf_weight": float(self.min_leaf_weight)}
 
     def _make_learner(self, mode, smoothing):
         """The weak learner named by ``weak_learner``, with its parameters."""
         if self.weak_learner in TREE_LEARNERS:
-            return TREE_LEARNERS[self.weak_learner](
-                mode, smoothing, max_leaves=int(self.max_leaves),
-                max_depth=None if self.max_depth is None else int(self.max_depth),
-                min_leaf_weight=float(self.min_leaf_weight))
+            return TREE_LEARNERS[self.weak_learner](mode, smoothing, **self._tree_params())
         if self.weak_learner == "product":
             return ProductLearner(mode, smoothing, n_terms=int(self.product_terms))
         return LEARNERS[self.weak_learner](mode, smoothing, trim=float(self.trim))
+
+    def _make_mixed_learner(self, mode, smoothing):
+        """The weak learner of a mixed table: the best stump, value test or term test each
+        round, or a tree over every column kind (``learners/mixed_tree.py``)."""
+        if self.weak_learner in MIXED_TREE_LEARNERS:
+            return MIXED_TREE_LEARNERS[self.weak_learner](mode, smoothing,
+                                                          **self._tree_params())
+        return MixedLearner(mode, smoothing)
 
     def _prepare(self, X):
         """X as the model reads it: a validated float matrix, or a ``MixedFrame``."""

@@ -12,14 +12,17 @@ columns of a BoosTexter data file) becomes
 Column kinds (``feature_types``):
 
 ``"continuous"``
-    Numbers; missing (None, NaN, pd.NA) is its own block in every stump.
+    Numbers; missing (None, NaN, pd.NA) is its own block in every stump (a tree's node
+    sends it to one side, learned at the node).
 ``"categorical"``
     A value set: the weak hypothesis tests ``x == v`` against every value v seen in training,
     three blocks: ``= v``, ``≠ v``, missing. Values are compared as strings (``str(value)``),
     so ``1`` and ``"1"`` are the same value; a value unseen in training is simply ``≠ v``.
+    A tree's node splits ``= v`` from the rest (``≠ v`` and missing together).
 ``"text"``
     Free text, turned into terms by the column's ``TextExpert``; the hypothesis tests the
     presence of one term, two blocks: present, absent (a missing text has no terms: absent).
+    A tree's node splits the same two ways.
 ``"ignore"``
     Not read.
 
@@ -227,11 +230,14 @@ class MixedFrame:
     ----------
     numeric : ndarray of shape (n_samples, n_continuous), float64
         The continuous columns, in the order of the stump features.
+    numeric_columns : list of int
+        Table position of each column of ``numeric``.
     n_samples : int
     """
 
-    def __init__(self, numeric, categorical, text, n_samples):
+    def __init__(self, numeric, categorical, text, n_samples, numeric_columns=()):
         self.numeric = numeric
+        self.numeric_columns = list(numeric_columns)
         self.n_samples = n_samples
         self._categorical = categorical  # column -> list of str or None
         self._text = text  # column -> list of (set of str)
@@ -241,6 +247,14 @@ class MixedFrame:
     @property
     def shape(self):
         return (self.n_samples, self.numeric.shape[1])
+
+    def continuous_values(self, column):
+        """The values of the continuous column at table position ``column``, shape (n,)
+        (NaN where missing); ValueError if that column is not continuous."""
+        if column not in self.numeric_columns:
+            raise ValueError(f"the model reads column {column} as continuous, but it is not a "
+                             "continuous column of this table")
+        return self.numeric[:, self.numeric_columns.index(column)]
 
     def categorical_blocks(self, column, value):
         """Blocks of the test ``x[column] == value``: 0 equal, 1 another value, 2 missing."""
@@ -388,7 +402,7 @@ class FrameEncoder:
                 expert = self.experts[position]
                 text[position] = [set() if document is None else expert.terms(document)
                                   for document in string_values(_values(X, name))]
-        return MixedFrame(numeric, categorical, text, n_samples)
+        return MixedFrame(numeric, categorical, text, n_samples, self.numeric_columns)
 
     def to_dict(self):
         """The columns as JSON-ready data."""

@@ -1,5 +1,8 @@
 """The weak learner of mixed data: the best hypothesis over every feature kind.
 
+(This is ``weak_learner="stump"`` on a mixed table; the trees on mixed tables are in
+``learners/mixed_tree.py``.)
+
 Each round it asks the stump learner (continuous columns), the categorical learner and the
 term learner (text columns) for their least-Z hypothesis under the same weights, and keeps the
 one of least Z (first in that order on ties). All three use the same confidence rule

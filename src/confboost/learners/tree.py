@@ -23,7 +23,10 @@ there is no abstaining block: under ``confidence="abstain"`` a tree is the discr
 and under ``"real-abstain"`` the real tree.
 
 A split is "a partition of the node's rows into two" (``kernels.tree.partition_rows``), so
-other feature kinds (categorical subsets, term presence) plug in as other partitions.
+other feature kinds plug in as other partitions: ``grow_tree`` takes their best split per
+node from ``other_splits`` and each node records its kind (``NUMERIC``, ``CATEGORICAL``,
+``TERM``); ``learners/mixed_tree.py`` grows trees on tables with categorical and text
+columns this way.
 """
 
 import heapq
@@ -77,6 +80,32 @@ def label_masses(weights, labels):
             np.where(positive, 0.0, weights).astype(WEIGHT_DTYPE))
 
 
+def label_histograms(dataset, weights, labels):
+    """The ``fill_histogram`` of a label tree on a binned ``Dataset`` (see ``grow_tree``)."""
+    codes, sign_index = dataset.codes, labels.sign_index
+
+    def fill_histogram(rows, hist):
+        if rows is None:
+            build_histogram(codes, weights, sign_index, hist)
+        else:
+            build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
+
+    return fill_histogram
+
+
+def agreement_masses(pos, neg, vote):
+    """Each example's mass agreeing and disagreeing with the vote v, shape (n, 1) each.
+
+    A_i = Σ_l W[i,l] [Y[i,l] = v_l], D_i = Σ_l W[i,l] [Y[i,l] ≠ v_l], from
+    ``pos``, ``neg`` = ``label_masses``, shape (n, k), and ``vote``, shape (k,).
+    """
+    for_vote = vote > 0
+    agree = pos[:, for_vote].sum(axis=1) + neg[:, ~for_vote].sum(axis=1)
+    disagree = neg[:, for_vote].sum(axis=1) + pos[:, ~for_vote].sum(axis=1)
+    return (np.ascontiguousarray(agree[:, None], dtype=WEIGHT_DTYPE),
+            np.ascontiguousarray(disagree[:, None], dtype=WEIGHT_DTYPE))
+
+
 class _HistogramPool:
     """Reusable node histograms of one shape (the learner keeps one across rounds)."""
 
@@ -93,21 +122,37 @@ class _HistogramPool:
         self.free.append(hist)
 
 
+#: Split kinds of a grown tree's nodes: a threshold on a binned numeric feature, a
+#: categorical value test (``x == v`` left, any other value or missing right), the presence
+#: of a term in a text column (present left, absent or missing text right).
+NUMERIC, CATEGORICAL, TERM = 0, 1, 2
+
+
 class GrownTree:
-    """The structure of a grown tree on bin codes.
+    """The structure of a grown tree on bin codes (and value codes, term indices).
 
     Attributes
     ----------
-    feature, threshold_bin, left, right : ndarray of shape (n_nodes,), intp
+    kind : ndarray of shape (n_nodes,), intp
+        ``NUMERIC``, ``CATEGORICAL`` or ``TERM`` (all ``NUMERIC`` for numeric data).
+    feature : ndarray of shape (n_nodes,), intp
+        The numeric feature; for the other kinds the index of the categorical or text column
+        in the ``MixedDataset``'s list of them.
+    threshold_bin : ndarray of shape (n_nodes,), intp
+        Bin threshold (numeric: codes ``<= threshold_bin`` go left); for the other kinds the
+        value code or term index that goes left.
+    left, right : ndarray of shape (n_nodes,), intp
         Internal nodes (node 0 is the root); a child ``c < 0`` is leaf ``-c - 1``.
     missing_left : ndarray of shape (n_nodes,), bool
+        Numeric splits only (False for the other kinds: a missing value goes right).
     train_blocks : ndarray of shape (n_samples,), uint8
         Leaf of each training example; leaves are numbered left to right.
     n_leaves : int
     """
 
-    def __init__(self, feature, threshold_bin, missing_left, left, right, train_blocks,
+    def __init__(self, kind, feature, threshold_bin, missing_left, left, right, train_blocks,
                  n_leaves):
+        self.kind = kind
         self.feature = feature
         self.threshold_bin = threshold_bin
         self.missing_left = missing_left
@@ -117,22 +162,27 @@ class GrownTree:
         self.n_leaves = n_leaves
 
     def raw_thresholds(self, dataset):
-        """Raw-value thresholds of the nodes (``inf`` where every value goes left)."""
-        return np.array([dataset.bin_mapper.threshold(f, b) if b < dataset.n_bins[f] - 1
-                         else np.inf for f, b in zip(self.feature, self.threshold_bin,
-                                                     strict=True)], dtype=np.float64)
+        """Raw-value thresholds of the numeric nodes (``inf`` where every value goes left,
+        NaN at nodes of another kind)."""
+        return np.array([np.nan if kind != NUMERIC
+                         else dataset.bin_mapper.threshold(f, b) if b < dataset.n_bins[f] - 1
+                         else np.inf
+                         for kind, f, b in zip(self.kind, self.feature, self.threshold_bin,
+                                               strict=True)], dtype=np.float64)
 
 
 def grow_tree(dataset, fill_histogram, n_columns, mode, max_leaves, max_depth,
-              min_leaf_weight, pool, root_hist=None):
+              min_leaf_weight, pool, root_hist=None, other_splits=None):
     """Best-first growth by the largest drop in Z (see the module docstring).
 
     Parameters
     ----------
-    dataset : Dataset
-    fill_histogram : callable
+    dataset : Dataset or None
+        The binned numeric features; None when there are none (``other_splits`` then
+        proposes every split).
+    fill_histogram : callable or None
         ``fill_histogram(rows, hist)`` overwrites ``hist`` with the W+ and W- of the examples
-        ``rows`` (intp; None for all) per (feature, bin, column).
+        ``rows`` (intp; None for all) per (feature, bin, column). None with ``dataset``.
     n_columns : int
         Columns of the histograms (labels, or 1 for a Hamming tree).
     mode : int
@@ -143,60 +193,94 @@ def grow_tree(dataset, fill_histogram, n_columns, mode, max_leaves, max_depth,
     pool : _HistogramPool
     root_hist : ndarray of shape (n_features, 256, k, 2), optional
         The root's histogram if already known (taken from ``pool``; it is given back).
+    other_splits : object, optional
+        Splits on the other feature kinds (``learners/mixed_tree.NodeSplits``):
+        ``n_samples``; ``best(rows)`` -> (gain, split) or None, the node's best such split
+        by the same gain as ``best_node_splits``, ``split = (kind, index, code, False)``;
+        ``partition(split, rows, start, stop)`` -> n_left, which reorders
+        ``rows[start:stop]`` as ``partition_rows`` does. On equal gains a numeric split wins.
 
     Returns
     -------
     GrownTree
     """
-    codes, n_bins = dataset.codes, dataset.n_bins
-    n_features, n_samples = codes.shape
-    shape = (n_features, N_HIST_BINS, n_columns, 2)
+    if dataset is not None:
+        codes, n_bins = dataset.codes, dataset.n_bins
+        n_features, n_samples = codes.shape
+        shape = (n_features, N_HIST_BINS, n_columns, 2)
+        scratch = np.empty(n_samples, dtype=np.intp)
+        gain = np.empty(n_features, dtype=np.float64)
+        split_bin = np.empty(n_features, dtype=np.intp)
+        split_missing_left = np.empty(n_features, dtype=bool)
+    else:
+        n_samples = other_splits.n_samples
     rows = np.arange(n_samples, dtype=np.intp)
-    scratch = np.empty(n_samples, dtype=np.intp)
-    gain = np.empty(n_features, dtype=np.float64)
-    split_bin = np.empty(n_features, dtype=np.intp)
-    split_missing_left = np.empty(n_features, dtype=bool)
     # nodes: [start, stop, depth, split or None, children or None]
     nodes = [[0, n_samples, 0, None, None]]
     hists = {}
     candidates = []
 
-    def consider(node_id, hist):
-        start, stop, depth = nodes[node_id][:3]
-        if stop - start < 2 or (max_depth is not None and depth >= max_depth):
-            pool.put(hist)
-            return
+    def numeric_split(hist):
+        """(gain, split) of the node's best numeric split, or None."""
         best_node_splits(hist, n_bins, mode, min_leaf_weight, gain, split_bin,
                          split_missing_left)
         feature = int(np.argmax(gain))
         if not gain[feature] > 0.0:
-            pool.put(hist)
-            return
+            return None
         b = int(split_bin[feature])
         missing_left = bool(split_missing_left[feature])
         if not hist[feature, MISSING_BIN].any():
             # no missing value seen here: send it to the child of larger training weight
             missing_left = bool(hist[feature, : b + 1].sum()
                                 >= hist[feature, b + 1: n_bins[feature]].sum())
-        hists[node_id] = hist
-        heapq.heappush(candidates, (-float(gain[feature]), node_id, feature, b, missing_left))
+        return float(gain[feature]), (NUMERIC, feature, b, missing_left)
 
-    if root_hist is None:
+    def consider(node_id, hist):
+        start, stop, depth = nodes[node_id][:3]
+        best = None
+        if stop - start >= 2 and (max_depth is None or depth < max_depth):
+            if hist is not None:
+                best = numeric_split(hist)
+            if other_splits is not None:
+                found = other_splits.best(rows[start:stop])
+                if found is not None and found[0] > 0.0 and (best is None
+                                                             or found[0] > best[0]):
+                    best = found
+        if best is None:
+            if hist is not None:
+                pool.put(hist)
+            return
+        if hist is not None:
+            hists[node_id] = hist
+        heapq.heappush(candidates, (-best[0], node_id, best[1]))
+
+    if dataset is not None and root_hist is None:
         root_hist = pool.get(shape)
         fill_histogram(None, root_hist)
     consider(0, root_hist)
     n_leaves = 1
     while candidates and n_leaves < max_leaves:
-        _, node_id, feature, b, missing_left = heapq.heappop(candidates)
+        _, node_id, split = heapq.heappop(candidates)
         start, stop, depth = nodes[node_id][:3]
-        n_left = partition_rows(codes[feature], rows, start, stop, b, missing_left, scratch)
+        kind, index, code, missing_left = split
+        if kind == NUMERIC:
+            n_left = partition_rows(codes[index], rows, start, stop, code, missing_left,
+                                    scratch)
+        else:
+            n_left = other_splits.partition(split, rows, start, stop)
         children = (len(nodes), len(nodes) + 1)
-        nodes[node_id][3] = (feature, b, missing_left)
+        nodes[node_id][3] = split
         nodes[node_id][4] = children
         nodes.append([start, start + n_left, depth + 1, None, None])
         nodes.append([start + n_left, stop, depth + 1, None, None])
         n_leaves += 1
+        if n_leaves == max_leaves:  # the children will not split: no search for them
+            break
         small, large = children if n_left <= stop - start - n_left else children[::-1]
+        if dataset is None:
+            consider(small, None)
+            consider(large, None)
+            continue
         small_hist = pool.get(shape)
         fill_histogram(rows[nodes[small][0]: nodes[small][1]], small_hist)
         large_hist = hists.pop(node_id)
@@ -226,19 +310,44 @@ def _number_nodes(nodes, n_samples, rows):
         return internal_index[node_id] if node_id in internal_index else -leaf_index[node_id] - 1
 
     n = len(internal)
+    kind = np.empty(n, dtype=np.intp)
     feature = np.empty(n, dtype=np.intp)
     threshold_bin = np.empty(n, dtype=np.intp)
     missing_left = np.empty(n, dtype=bool)
     left = np.empty(n, dtype=np.intp)
     right = np.empty(n, dtype=np.intp)
     for position, node_id in enumerate(internal):
-        feature[position], threshold_bin[position], missing_left[position] = nodes[node_id][3]
+        (kind[position], feature[position], threshold_bin[position],
+         missing_left[position]) = nodes[node_id][3]
         left[position], right[position] = (ref(c) for c in nodes[node_id][4])
     train_blocks = np.empty(n_samples, dtype=BLOCK_DTYPE)
     for node_id, leaf in leaf_index.items():
         train_blocks[rows[nodes[node_id][0]: nodes[node_id][1]]] = leaf
-    return GrownTree(feature, threshold_bin, missing_left, left, right, train_blocks,
+    return GrownTree(kind, feature, threshold_bin, missing_left, left, right, train_blocks,
                      len(leaf_index))
+
+
+def check_children(left, right, n_leaves_name):
+    """ValueError unless the children of ``n`` saved nodes name nodes 1..n-1 and leaves
+    0..n once each.
+
+    Parameters
+    ----------
+    left, right : ndarray of shape (n,)
+    n_leaves_name : str
+        The name of the saved per-leaf table, for the message.
+    """
+    n = left.shape[0]
+    children = np.concatenate([left, right])
+    if children.size and children.dtype.kind not in "iu":
+        raise ValueError("tree children must be integers")
+    children = children.astype(np.intp)
+    internal = np.sort(children[children >= 0])
+    leaves = np.sort(-children[children < 0] - 1)
+    if n and (not np.array_equal(internal, np.arange(1, n))
+              or not np.array_equal(leaves, np.arange(n + 1))):
+        raise ValueError(f"tree children must name nodes 1..{n - 1} and leaves "
+                         f"0..{n} once each ({n_leaves_name} has {n + 1} rows)")
 
 
 class TreeHypothesis(PartitionHypothesis):
@@ -297,13 +406,7 @@ class TreeHypothesis(PartitionHypothesis):
         if any(a.shape != (n,) for a in arrays):
             raise ValueError("tree node arrays must all have one entry per node")
         feature, missing_left, left, right = arrays
-        children = np.concatenate([left, right]).astype(np.intp)
-        internal = np.sort(children[children >= 0])
-        leaves = np.sort(-children[children < 0] - 1)
-        if n and (not np.array_equal(internal, np.arange(1, n))
-                  or not np.array_equal(leaves, np.arange(n + 1))):
-            raise ValueError(f"tree children must name nodes 1..{n - 1} and leaves "
-                             f"0..{n} once each ({n_leaves_name} has {n + 1} rows)")
+        check_children(left, right, n_leaves_name)
         if n and feature.min() < 0:
             raise ValueError("tree features must be non-negative")
         return feature, np.asarray(thresholds, dtype=np.float64), missing_left, left, right
@@ -385,9 +488,10 @@ class TreeLearner:
         self.min_leaf_weight = min_leaf_weight
         self._pool = _HistogramPool()
 
-    def _grow(self, dataset, fill_histogram, n_columns, root_hist=None):
+    def _grow(self, dataset, fill_histogram, n_columns, root_hist=None, other_splits=None):
         return grow_tree(dataset, fill_histogram, n_columns, self.mode, self.max_leaves,
-                         self.max_depth, self.min_leaf_weight, self._pool, root_hist)
+                         self.max_depth, self.min_leaf_weight, self._pool, root_hist,
+                         other_splits)
 
     def fit(self, dataset, weights, labels):
         """Best-first tree for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
@@ -397,25 +501,27 @@ class TreeLearner:
         PartitionFit
         """
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        codes, sign_index = dataset.codes, labels.sign_index
-
-        def fill_histogram(rows, hist):
-            if rows is None:
-                build_histogram(codes, weights, sign_index, hist)
-            else:
-                build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
-
-        tree = self._grow(dataset, fill_histogram, weights.shape[1])
+        tree = self._grow(dataset, label_histograms(dataset, weights, labels), weights.shape[1])
         pos, neg = label_masses(weights, labels)
+        values, fit = self._leaf_fit(tree, pos, neg)
+        return fit(TreeHypothesis(tree.feature, tree.raw_thresholds(dataset),
+                                  tree.missing_left, tree.left, tree.right, values))
+
+    def _leaf_fit(self, tree, pos, neg):
+        """The leaf values, shape (n_leaves, k), and a function of the hypothesis giving its
+        ``PartitionFit``."""
         weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
         values = block_confidences(weight_pos, weight_neg, np.zeros(tree.n_leaves, dtype=bool),
                                    self.mode, self.smoothing)
-        hypothesis = TreeHypothesis(tree.feature, tree.raw_thresholds(dataset),
-                                    tree.missing_left, tree.left, tree.right, values)
-        return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
-                            weight_pos=weight_pos, weight_neg=weight_neg,
-                            criterion=partition_criterion(weight_pos, weight_neg, self.mode,
-                                                          float(weights.sum())))
+        criterion = partition_criterion(weight_pos, weight_neg, self.mode,
+                                        float(pos.sum() + neg.sum()))
+
+        def fit(hypothesis):
+            return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
+                                weight_pos=weight_pos, weight_neg=weight_neg,
+                                criterion=criterion)
+
+        return values, fit
 
 
 class HammingTreeLearner(TreeLearner):
@@ -456,39 +562,51 @@ class HammingTreeLearner(TreeLearner):
         codes, n_bins = dataset.codes, dataset.n_bins
         n_features, n_samples = codes.shape
         pos, neg = label_masses(weights, labels)
-        k = pos.shape[1]
-        label_hist = self._pool_labels(n_features, k)
+        label_hist = self._pool_labels(n_features, pos.shape[1])
         build_histogram(codes, weights, labels.sign_index, label_hist)
-        vote = self._vote(label_hist, n_bins)
-        for_vote = vote > 0
-        agree = np.ascontiguousarray(
-            (pos[:, for_vote].sum(axis=1) + neg[:, ~for_vote].sum(axis=1))[:, None])
-        disagree = np.ascontiguousarray(
-            (neg[:, for_vote].sum(axis=1) + pos[:, ~for_vote].sum(axis=1))[:, None])
-        root_hist = self._pool.get((n_features, N_HIST_BINS, 1, 2))
-        root_hist[:, :, 0, 0] = (label_hist[:, :, for_vote, 0].sum(axis=2)
-                                 + label_hist[:, :, ~for_vote, 1].sum(axis=2))
-        root_hist[:, :, 0, 1] = (label_hist[:, :, for_vote, 1].sum(axis=2)
-                                 + label_hist[:, :, ~for_vote, 0].sum(axis=2))
+        _, vote = self._vote(label_hist, n_bins)
+        agree, disagree = agreement_masses(pos, neg, vote)
         every_row = np.arange(n_samples, dtype=np.intp)
 
         def fill_histogram(rows, hist):
             node_histogram(codes, every_row if rows is None else rows, agree, disagree, hist)
 
-        tree = self._grow(dataset, fill_histogram, 1, root_hist)
+        tree = self._grow(dataset, fill_histogram, 1, self._collapse(label_hist, vote))
+        leaf_values, fit = self._leaf_fit(tree, agree, disagree, pos, neg)
+        hypothesis = HammingTreeHypothesis(tree.feature, tree.raw_thresholds(dataset),
+                                           tree.missing_left, tree.left, tree.right, vote,
+                                           leaf_values)
+        return fit(hypothesis)
+
+    def _collapse(self, label_hist, vote):
+        """The one-column root histogram (agreeing, disagreeing mass) of the all-label one."""
+        for_vote = vote > 0
+        root_hist = self._pool.get((label_hist.shape[0], N_HIST_BINS, 1, 2))
+        root_hist[:, :, 0, 0] = (label_hist[:, :, for_vote, 0].sum(axis=2)
+                                 + label_hist[:, :, ~for_vote, 1].sum(axis=2))
+        root_hist[:, :, 0, 1] = (label_hist[:, :, for_vote, 1].sum(axis=2)
+                                 + label_hist[:, :, ~for_vote, 0].sum(axis=2))
+        return root_hist
+
+    def _leaf_fit(self, tree, agree, disagree, pos, neg):
+        """The leaf confidences c_j, shape (n_leaves,), and a function of the hypothesis
+        giving its ``PartitionFit`` (block statistics per label, Z of the agree/disagree
+        problem)."""
         leaf_agree, leaf_disagree = leaf_statistics(tree.train_blocks, tree.n_leaves, agree,
                                                     disagree)
         leaf_values = block_confidences(leaf_agree, leaf_disagree,
                                         np.zeros(tree.n_leaves, dtype=bool), self.mode,
                                         self.smoothing)[:, 0]
-        hypothesis = HammingTreeHypothesis(tree.feature, tree.raw_thresholds(dataset),
-                                           tree.missing_left, tree.left, tree.right, vote,
-                                           leaf_values)
         weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
-        return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
-                            weight_pos=weight_pos, weight_neg=weight_neg,
-                            criterion=partition_criterion(leaf_agree, leaf_disagree,
-                                                          self.mode, float(weights.sum())))
+        criterion = partition_criterion(leaf_agree, leaf_disagree, self.mode,
+                                        float(pos.sum() + neg.sum()))
+
+        def fit(hypothesis):
+            return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
+                                weight_pos=weight_pos, weight_neg=weight_neg,
+                                criterion=criterion)
+
+        return leaf_values, fit
 
     def _pool_labels(self, n_features, k):
         """The all-label root histogram buffer, kept across rounds."""
@@ -499,7 +617,7 @@ class HammingTreeLearner(TreeLearner):
 
     @staticmethod
     def _vote(label_hist, n_bins):
-        """v of the best factorised stump at the root, shape (k,), entries ±1."""
+        """The edge and v of the best factorised stump at the root: (float, (k,) ±1)."""
         n_features = label_hist.shape[0]
         edge = np.empty(n_features, dtype=np.float64)
         best_bin = np.empty(n_features, dtype=np.intp)
@@ -515,4 +633,4 @@ class HammingTreeLearner(TreeLearner):
             left = left + margin[MISSING_BIN]
         else:
             right = right + margin[MISSING_BIN]
-        return np.where(left - right >= 0, 1.0, -1.0)
+        return float(edge[feature]), np.where(left - right >= 0, 1.0, -1.0)
