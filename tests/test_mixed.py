@@ -142,6 +142,12 @@ def test_learners_equal_brute_force_from_the_examples(rng, confidence):
         assert chosen[0] == pytest.approx(best, rel=1e-10, abs=1e-12)
         np.testing.assert_allclose(fit.weight_pos, chosen[2], atol=1e-12)
         np.testing.assert_allclose(fit.weight_neg, chosen[3], atol=1e-12)
+        if kind == "t":  # the first term with these documents (terms sharing them tie)
+            column = dataset.text[0]
+            term = column.terms.index(name)
+            postings = column.indices[column.indptr[term]: column.indptr[term + 1]]
+            assert not any(np.array_equal(column.indices[column.indptr[t]: column.indptr[t + 1]],
+                                          postings) for t in range(term))
         # train blocks agree with the raw-frame blocks of the chosen hypothesis
         raw = encoder.transform(frame)
         np.testing.assert_array_equal(fit.train_blocks, fit.hypothesis.blocks(raw))
@@ -224,3 +230,18 @@ def test_bad_mixed_input_gives_clear_errors(rng):
         clf.predict(frame.drop(columns="text"))
     with pytest.raises(ValueError, match="rows but y has"):
         BoostClassifier().fit(frame, Y[:-1])
+
+
+def test_distinct_posting_lists_cover_every_term_once(rng):
+    frame, _ = mixed_frame(rng)
+    encoder = FrameEncoder.from_table(frame, {"row": "ignore"}, TextExpert("ngram", 2))
+    column = encoder.fit_dataset(frame, 255).text[0]
+    lists = [tuple(column.distinct_indices[column.distinct_indptr[u]:
+                                           column.distinct_indptr[u + 1]])
+             for u in range(column.distinct_first_term.shape[0])]
+    assert len(set(lists)) == len(lists) < len(column.terms)  # bigrams repeat unigrams' lists
+    assert np.all(np.diff(column.distinct_first_term) > 0)
+    for term in range(len(column.terms)):
+        postings = tuple(column.indices[column.indptr[term]: column.indptr[term + 1]])
+        u = lists.index(postings)
+        assert column.distinct_first_term[u] <= term

@@ -192,12 +192,37 @@ class TextColumn:
         The vocabulary; term ``j`` is ``terms[j]``.
     indptr, indices : ndarray
         CSC postings (documents × terms) of the training documents.
+    distinct_indptr, distinct_indices : ndarray
+        The distinct posting lists, in the order of their first term (set on creation).
+        Terms with the same documents have the same test on the training set, hence the
+        same Z: the term search scores each list once (Reuters-21578, unigrams and
+        bigrams: 101k lists for 338k terms, two thirds of them found in one document).
+    distinct_first_term : ndarray of shape (n_distinct,), intp
+        The first term of each distinct list, increasing.
     """
 
     column: int
     terms: list
     indptr: np.ndarray
     indices: np.ndarray
+    distinct_indptr: np.ndarray = field(init=False)
+    distinct_indices: np.ndarray = field(init=False)
+    distinct_first_term: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        first_term = {}
+        for term in range(self.indptr.shape[0] - 1):
+            postings = self.indices[self.indptr[term]: self.indptr[term + 1]]
+            first_term.setdefault(postings.tobytes(), term)
+        self.distinct_first_term = np.fromiter(first_term.values(), dtype=np.intp,
+                                                count=len(first_term))
+        lengths = self.indptr[self.distinct_first_term + 1] - self.indptr[
+            self.distinct_first_term]
+        self.distinct_indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(
+            self.indptr.dtype)
+        self.distinct_indices = (np.concatenate(
+            [self.indices[self.indptr[t]: self.indptr[t + 1]] for t in self.distinct_first_term])
+            if len(first_term) else self.indices[:0])
 
 
 @dataclass

@@ -5,9 +5,11 @@ is present in a document: two blocks, 0 (present) and 1 (absent, including a mis
 Under the abstaining modes ("abstain", "real-abstain") the absent block abstains, which is
 BoosTexter's real abstaining AdaBoost.MH.
 
-Per round the learner reads each text column's postings once, computing every term's Z in one
-fused pass (``kernels/text.term_criteria``: O(nnz · k), no (n_terms, k) array), keeps the term
-of least Z, and only for that term forms the block statistics and confidences.
+Per round the learner reads each text column's distinct posting lists once (terms found in
+the same documents share one list and one Z, ``data/frame.TextColumn``), computing every
+list's Z in one fused pass (``kernels/text.term_criteria``: O(nnz · k), no (n_terms, k)
+array), keeps the first term of least Z, and only for that term forms the block statistics
+and confidences.
 """
 
 import numpy as np
@@ -90,15 +92,15 @@ class TermLearner:
         total = float(weights.sum())
         best = None
         for column in dataset.text:
-            n_terms = column.indptr.shape[0] - 1
-            if n_terms == 0:
+            n_lists = column.distinct_first_term.shape[0]
+            if n_lists == 0:
                 continue
-            z = np.empty(n_terms, dtype=np.float64)
-            term_criteria(column.indptr, column.indices, weights, signs, total_pos, total_neg,
-                          self.mode, total, z)
-            term = int(np.argmin(z))
-            if best is None or z[term] < best[0]:
-                best = (float(z[term]), column, term)
+            z = np.empty(n_lists, dtype=np.float64)
+            term_criteria(column.distinct_indptr, column.distinct_indices, weights, signs,
+                          total_pos, total_neg, self.mode, total, z)
+            best_list = int(np.argmin(z))  # the first term of least Z: lists are in term order
+            if best is None or z[best_list] < best[0]:
+                best = (float(z[best_list]), column, int(column.distinct_first_term[best_list]))
         if best is None:
             return None
         z, column, term = best
