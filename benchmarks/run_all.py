@@ -62,9 +62,9 @@ def main():
                  f"{startup['warm_in_process']:.2f} (whole process "
                  f"{startup['warm_process']:.2f}) | | | |")
     trim = bench_trim.run()
-    for beta, (seconds, accuracy) in trim.items():
-        extra.append(f"| binary 1M x 50, trim={beta} (s/round, acc) | {fmt(seconds)}, "
-                     f"{accuracy:.4f} | | | |")
+    for beta, (seconds, accuracy, kept) in trim.items():
+        extra.append(f"| binary 1M x 50, trim={beta} (s/round, acc, examples read) | "
+                     f"{fmt(seconds)}, {accuracy:.4f}, {kept:.0%} | | | |")
     extra.append("")
     extra.append(f"Total benchmark time {time.perf_counter() - started:.0f} s.")
     print("\n".join(extra), flush=True)
