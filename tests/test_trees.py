@@ -345,3 +345,19 @@ def test_bad_tree_parameters_are_value_errors(params):
         BoostClassifier(2, weak_learner=params.get("weak_learner", "tree"),
                         **{key: value for key, value in params.items()
                            if key != "weak_learner"}).fit(X, y)
+
+
+@pytest.mark.parametrize("weak_learner", ["tree", "hamming_tree"])
+def test_histogram_memory_cap_grows_the_same_tree(monkeypatch, weak_learner):
+    """With room for one node histogram the dropped ones are rebuilt: the same model."""
+    import confboost.learners.tree as tree_module
+
+    X, y = load_iris(return_X_y=True)
+    free = BoostClassifier(5, weak_learner=weak_learner, max_leaves=12).fit(X, y)
+    monkeypatch.setattr(tree_module, "HISTOGRAM_MEMORY", 1)
+    capped = BoostClassifier(5, weak_learner=weak_learner, max_leaves=12).fit(X, y)
+    for a, b in zip(free.model_.hypotheses, capped.model_.hypotheses, strict=True):
+        np.testing.assert_array_equal(a.feature, b.feature)
+        np.testing.assert_array_equal(a.threshold, b.threshold)
+        np.testing.assert_allclose(a.values, b.values, rtol=1e-12)
+    np.testing.assert_allclose(free.history_["z"], capped.history_["z"], rtol=1e-12)

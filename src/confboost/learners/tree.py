@@ -46,6 +46,12 @@ from confboost.kernels.tree import (
 )
 from confboost.learners.base import PartitionFit, PartitionHypothesis
 
+#: Most bytes of node histograms a growing tree keeps for its waiting leaves (1 GiB). Past
+#: it the histograms of the leaves of least gain are dropped, and rebuilt from their rows
+#: if those leaves are split; the tree is the same. (One fashion-mnist histogram, 784
+#: features x 256 bins x 10 labels x 2, is 32 MB.)
+HISTOGRAM_MEMORY = 2**30
+
 #: The most leaves of a tree: leaf indices are ``BLOCK_DTYPE`` (uint8).
 MAX_LEAVES = int(np.iinfo(BLOCK_DTYPE).max)
 
@@ -250,9 +256,13 @@ def grow_tree(dataset, fill_histogram, n_columns, mode, max_leaves, max_depth,
             if hist is not None:
                 pool.put(hist)
             return
+        heapq.heappush(candidates, (-best[0], node_id, best[1]))
         if hist is not None:
             hists[node_id] = hist
-        heapq.heappush(candidates, (-best[0], node_id, best[1]))
+            while len(hists) > 1 and len(hists) * hist.nbytes > HISTOGRAM_MEMORY:
+                # drop the histogram of the waiting leaf of least gain; rebuilt if it splits
+                gains = {node: -priority for priority, node, _ in candidates if node in hists}
+                pool.put(hists.pop(min(gains, key=gains.get)))
 
     if dataset is not None and root_hist is None:
         root_hist = pool.get(shape)
@@ -283,7 +293,10 @@ def grow_tree(dataset, fill_histogram, n_columns, mode, max_leaves, max_depth,
             continue
         small_hist = pool.get(shape)
         fill_histogram(rows[nodes[small][0]: nodes[small][1]], small_hist)
-        large_hist = hists.pop(node_id)
+        large_hist = hists.pop(node_id, None)
+        if large_hist is None:  # dropped under HISTOGRAM_MEMORY: the parent's, from its rows
+            large_hist = pool.get(shape)
+            fill_histogram(rows[start:stop], large_hist)
         subtract_sibling(large_hist, small_hist)
         consider(small, small_hist)
         consider(large, large_hist)
