@@ -27,13 +27,15 @@ def _codes(X, max_bins=255):
     return np.ascontiguousarray(mapper.transform(X)), mapper.n_bins_
 
 
+@pytest.mark.parametrize("n_features", [4, 5])  # the binary kernel takes features in pairs
 @pytest.mark.parametrize("k", [1, 3])
-def test_histogram_equals_naive_in_any_order(rng, k):
-    X, signs, weights = random_problem(rng, n_samples=300, n_features=4, k=k, distinct=4)
+def test_histogram_equals_naive_in_any_order(rng, k, n_features):
+    X, signs, weights = random_problem(rng, n_samples=300, n_features=n_features, k=k,
+                                       distinct=4)
     codes, _ = _codes(X)
     sign_index = (signs < 0).astype(np.uint8)
     expected = build_histogram_naive(codes, weights, sign_index)
-    hist = np.empty((4, N_HIST_BINS, k, 2))
+    hist = np.empty((n_features, N_HIST_BINS, k, 2))
     build_histogram(codes, weights, sign_index, hist)
     np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
     order = rng.permutation(300)
@@ -41,7 +43,7 @@ def test_histogram_equals_naive_in_any_order(rng, k):
                     sign_index[order], hist)
     np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
     if k == 1:
-        binary = np.empty((4, N_HIST_BINS, 1, 2))
+        binary = np.empty((n_features, N_HIST_BINS, 1, 2))
         build_histogram_binary(codes, weights[:, 0].copy(), sign_index[:, 0].copy(), binary)
         np.testing.assert_allclose(binary, expected, rtol=1e-12, atol=1e-15)
 

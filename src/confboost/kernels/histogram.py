@@ -93,7 +93,10 @@ def build_histogram_rows(codes, rows, row_weights, row_sign_index, hist):
 def build_histogram_binary(codes, weights, sign_index, hist):
     """``build_histogram`` specialised for one label column (1-D weights and signs).
 
-    The hot loop is one add per example into ``hist[f, code * 2 + sign]``.
+    The hot loop is one add per example into ``hist[f, code * 2 + sign]``. Features go in
+    pairs, one task a pair: each example's weight and sign are loaded once for two
+    histograms, and the two adds are independent (1.5x faster on 1M x 50 than a task per
+    feature, in a same-process A/B on a busy machine).
 
     Parameters
     ----------
@@ -105,13 +108,25 @@ def build_histogram_binary(codes, weights, sign_index, hist):
     """
     n_features, n_samples = codes.shape
     flat = hist.reshape((n_features, N_HIST_BINS * 2))
-    for feature in prange(n_features):
-        feature_hist = flat[feature]
-        feature_hist[:] = 0.0
-        feature_codes = codes[feature]
-        for i in range(n_samples):
-            feature_hist[(np.uintp(feature_codes[i]) << np.uintp(1))
-                         | np.uintp(sign_index[i])] += weights[i]
+    one = np.uintp(1)
+    for pair in prange((n_features + 1) // 2):
+        first = 2 * pair
+        first_hist = flat[first]
+        first_hist[:] = 0.0
+        first_codes = codes[first]
+        if first + 1 < n_features:
+            second_hist = flat[first + 1]
+            second_hist[:] = 0.0
+            second_codes = codes[first + 1]
+            for i in range(n_samples):
+                weight = weights[i]
+                sign = np.uintp(sign_index[i])
+                first_hist[(np.uintp(first_codes[i]) << one) | sign] += weight
+                second_hist[(np.uintp(second_codes[i]) << one) | sign] += weight
+        else:
+            for i in range(n_samples):
+                first_hist[(np.uintp(first_codes[i]) << one) | np.uintp(sign_index[i])] += (
+                    weights[i])
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
