@@ -162,12 +162,16 @@ class NodeSplits:
         if self.text:
             self._in_node[rows] = True
             for index, column in enumerate(self.text):
-                gains = np.empty(column.indptr.shape[0] - 1, dtype=np.float64)
-                node_term_gains(column.indptr, column.indices, self._in_node, pos, neg,
-                                node_pos, node_neg, self.mode, least_mass, gains)
-                term = int(np.argmax(gains))
-                if best is None or gains[term] > best[0]:
-                    best = (float(gains[term]), (TERM, index, term, False))
+                # one gain per distinct posting list; the first term of the best list is
+                # the first term of the largest gain (``data/frame.TextColumn``)
+                gains = np.empty(column.distinct_first_term.shape[0], dtype=np.float64)
+                node_term_gains(column.distinct_indptr, column.distinct_indices,
+                                self._in_node, pos, neg, node_pos, node_neg, self.mode,
+                                least_mass, gains)
+                best_list = int(np.argmax(gains))
+                if best is None or gains[best_list] > best[0]:
+                    term = int(column.distinct_first_term[best_list])
+                    best = (float(gains[best_list]), (TERM, index, term, False))
             self._in_node[rows] = False
         return best
 
@@ -485,7 +489,8 @@ class MixedHammingTreeLearner(HammingTreeLearner):
         A split with left margins d[l] and node margins M[l] (W+ - W- over all examples)
         has d_left - d_right = 2 d - M: edge Σ_l |2 d[l] - M[l]|, vote sign(2 d - M)
         (+1 on ties, as the numeric vote). The term margins come from
-        ``kernels/text.term_block_weights``, an (n_terms, k) array per text column.
+        ``kernels/text.term_block_weights``, an (n_lists, k) array per text column (one row
+        per distinct posting list).
         """
         margin_total = np.where(labels.signs > 0, weights, -weights).sum(axis=0)
         for column in dataset.categorical:
@@ -497,7 +502,8 @@ class MixedHammingTreeLearner(HammingTreeLearner):
         for column in dataset.text:
             if column.indptr.shape[0] == 1:
                 continue
-            w_plus, w_minus = term_block_weights(column.indptr, column.indices, weights,
+            w_plus, w_minus = term_block_weights(column.distinct_indptr,
+                                                 column.distinct_indices, weights,
                                                  labels.signs)
             yield _best_factorised(w_plus - w_minus, margin_total)
 
