@@ -6,6 +6,7 @@ presence of a word or a two-word phrase; one-error, average precision, micro and
 and seconds per round (preprocessing apart).
 
     PYTHONPATH=src python benchmarks/reuters.py --rounds 3000 --checkpoints 10,100,1000,3000
+    PYTHONPATH=src python benchmarks/reuters.py --rounds 300 --plot reuters_one_error.png
 
 Results are printed as they come and written to --output (JSON), so an interrupted run keeps
 what it measured.
@@ -40,6 +41,7 @@ class Checkpoints:
         self.scores = None
         self.start = time.perf_counter()
         self.round_seconds = []
+        self.one_error_curve = []
 
     def __call__(self, round_index, record):
         now = time.perf_counter()
@@ -51,6 +53,7 @@ class Checkpoints:
         blocks = hypothesis.blocks(self.frame.numeric if isinstance(hypothesis, StumpHypothesis)
                                    else self.frame)
         self.scores += record["alpha"] * hypothesis.values[blocks]
+        self.one_error_curve.append(one_error(self.Y_test, self.scores))
         rounds = round_index + 1
         if rounds in self.checkpoints:
             predicted = self.scores > 0
@@ -83,6 +86,9 @@ def main():
     parser.add_argument("--cutoff", type=int, default=0,
                         help="keep terms found in at least this many training documents")
     parser.add_argument("--output", default="reuters_results.json")
+    parser.add_argument("--plot", default=None,
+                        help="also draw the test one-error after every round of each "
+                             "confidence to this image (needs the plot extra, matplotlib)")
     arguments = parser.parse_args()
     checkpoints = [int(c) for c in arguments.checkpoints.split(",") if int(c) <= arguments.rounds]
     if arguments.rounds not in checkpoints:
@@ -94,6 +100,7 @@ def main():
     train = {"text": data.train_text}
     test = {"text": data.test_text}
     results = []
+    curves = {}
     for confidence in arguments.confidence.split(","):
         estimator = BoostClassifier(
             n_estimators=arguments.rounds, confidence=confidence, n_jobs=arguments.jobs,
@@ -109,6 +116,14 @@ def main():
               f"boosting {boosting:.1f}s ({boosting / estimator.n_estimators_:.3f} s/round), "
               f"preprocessing {total - boosting:.1f}s",
               flush=True)
+        curves[confidence] = follower.one_error_curve
+    if arguments.plot:
+        from confboost.plot import test_error_curves
+
+        path = test_error_curves({"Reuters-21578, 90 topics, uni- and bigrams": curves},
+                                 arguments.plot, ylabel="test one-error",
+                                 title="real vs discrete AdaBoost.MH")
+        print(f"wrote {path}", flush=True)
 
 
 if __name__ == "__main__":
