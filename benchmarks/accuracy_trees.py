@@ -109,7 +109,7 @@ def run_lightgbm(split, leaves, rounds, learning_rate, n_jobs, label=""):
         done = env.iteration + 1
         if done in rounds:
             start = time.perf_counter()
-            scores = env.model.predict(split.X_test, num_iteration=done)
+            scores = env.model.predict(split.X_test, num_iteration=done, num_threads=n_jobs)
             errors[done] = float(np.mean(classes[np.argmax(scores, axis=1)] != split.y_test))
             fit_seconds = start - evaluation["start"] - evaluation["seconds"]
             print(f"  {label} @{done}: error {errors[done]:.4f}, "
