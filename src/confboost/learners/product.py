@@ -25,7 +25,7 @@ from confboost.confidence import block_confidences
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.product import best_product_terms, build_histogram_grouped, term_signs
 from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
-from confboost.learners.tree import leaf_statistics, partition_criterion
+from confboost.learners.tree import label_masses, leaf_statistics, partition_criterion
 
 #: Most coordinate passes over the terms after the first choice of each.
 MAX_PASSES = 4
@@ -144,9 +144,8 @@ class ProductLearner:
                 break
         product = np.prod(signs, axis=0, dtype=np.int8)
         train_blocks = (product < 0).astype(np.uint8)
-        pos = np.where(labels.sign_index == 0, weights, 0.0)
-        neg = np.where(labels.sign_index == 0, 0.0, weights)
-        weight_pos, weight_neg = leaf_statistics(train_blocks, 2, pos, neg)
+        weight_pos, weight_neg = leaf_statistics(train_blocks, 2,
+                                                 *label_masses(weights, labels))
         values = block_confidences(weight_pos, weight_neg, np.zeros(2, dtype=bool), self.mode,
                                    self.smoothing)
         feature = np.array([t[0] for t in terms], dtype=np.intp)
