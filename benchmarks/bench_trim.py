@@ -8,7 +8,7 @@ import numpy as np
 def kept_share(X, y, rounds, beta):
     """Mean share of the examples the histograms read per round under ``trim=beta``."""
     from confboost.boosting import run_boosting
-    from confboost.confidence import mode_code
+    from confboost.criterion import mode_code
     from confboost.data.dataset import Dataset
     from confboost.learners import StumpLearner
     from confboost.schemes.mh import MHScheme

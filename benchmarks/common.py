@@ -89,7 +89,7 @@ def run_confboost(X, y, Xt, yt, rounds, **params):
 
     from confboost import BoostClassifier
     from confboost.boosting import run_boosting
-    from confboost.confidence import mode_code
+    from confboost.criterion import mode_code
     from confboost.data.dataset import Dataset
     from confboost.learners import LEARNERS
     from confboost.schemes.mh import MHScheme

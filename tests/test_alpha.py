@@ -6,7 +6,8 @@ from sklearn.datasets import load_breast_cancer
 
 from confboost import BoostClassifier
 from confboost.alpha import block_margins, choose_alpha, exact_alpha, z_of_alpha
-from confboost.confidence import ABSTAIN, DISCRETE, REAL, block_confidences
+from confboost.confidence import block_confidences
+from confboost.criterion import ABSTAIN, DISCRETE, REAL
 
 
 def _z_prime(alpha, mass, margins):
@@ -76,7 +77,8 @@ def test_freund_schapire_conservative_abstaining_variant():
 @pytest.mark.parametrize("confidence", ["real", "discrete", "abstain"])
 def test_theorem_2_after_exact_alpha(confidence):
     """With exact α, Z'(α_t) = 0, so h_t is uncorrelated with the labels under D_{t+1}."""
-    from confboost.confidence import default_smoothing, mode_code
+    from confboost.confidence import default_smoothing
+    from confboost.criterion import mode_code
     from confboost.data.dataset import Dataset
     from confboost.learners import StumpLearner
     from confboost.schemes.mh import MHScheme

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from confboost import BoostClassifier
-from confboost.confidence import MODES
+from confboost.criterion import MODES, partition_z
 from confboost.data.dataset import LabelSigns
 from confboost.data.frame import FrameEncoder, infer_feature_types
 from confboost.data.text import TextExpert
@@ -14,7 +14,6 @@ from confboost.kernels.categorical import value_histogram, value_histogram_naive
 from confboost.kernels.text import term_criteria, term_criteria_naive
 from confboost.learners.categorical import CategoricalLearner
 from confboost.learners.mixed import MixedLearner
-from confboost.learners.partition import partition_criterion
 from confboost.learners.term import TermLearner
 
 WORDS = ["cheap", "pills", "meeting", "notes", "flights", "free", "team", "report"]
@@ -116,7 +115,7 @@ def _brute_force(dataset, frame, weights, signs, mode):
                          for l in range(signs.shape[1])] for j in range(n_blocks)])
         neg = np.array([[weights[(blocks == j) & (signs[:, l] < 0), l].sum()
                          for l in range(signs.shape[1])] for j in range(n_blocks)])
-        z = partition_criterion(pos[None], neg[None], abstaining, mode, total)[0]
+        z = partition_z(pos[None], neg[None], abstaining, mode, total)[0]
         results.append((z, key, pos, neg))
     return results
 

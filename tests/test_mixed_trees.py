@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from confboost import BoostClassifier
-from confboost.confidence import DISCRETE, REAL
+from confboost.criterion import DISCRETE, REAL, partition_z
 from confboost.data.dataset import LabelSigns
 from confboost.data.frame import FrameEncoder
 from confboost.estimators import load
@@ -19,7 +19,6 @@ from confboost.learners.mixed_tree import (
     MixedTreeLearner,
     categorical_node_gains,
 )
-from confboost.learners.partition import partition_criterion
 from confboost.learners.stump import StumpLearner
 from confboost.learners.term import TermLearner
 from tests.test_mixed import _random_postings, mixed_frame
@@ -48,7 +47,7 @@ def _block_masses(blocks, n_blocks, weights, signs):
 
 def _z(blocks, n_blocks, weights, signs, mode):
     pos, neg = _block_masses(blocks, n_blocks, weights, signs)
-    return partition_criterion(pos[None], neg[None], np.zeros(n_blocks, dtype=bool), mode,
+    return partition_z(pos[None], neg[None], np.zeros(n_blocks, dtype=bool), mode,
                                weights.sum())[0]
 
 

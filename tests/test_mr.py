@@ -5,7 +5,7 @@ import pytest
 
 from confboost.alpha import choose_alpha, exact_alpha
 from confboost.boosting import run_boosting
-from confboost.confidence import DISCRETE, REAL
+from confboost.criterion import DISCRETE, REAL
 from confboost.data.dataset import Dataset, LabelSigns
 from confboost.kernels.update import (
     example_ranking_losses,

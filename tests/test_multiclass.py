@@ -6,7 +6,8 @@ from sklearn.datasets import load_breast_cancer, make_multilabel_classification
 
 from confboost import BoostClassifier, load
 from confboost.boosting import run_boosting
-from confboost.confidence import MODES, default_smoothing
+from confboost.confidence import default_smoothing
+from confboost.criterion import MODES
 from confboost.data.dataset import Dataset
 from confboost.datasets import load as load_dataset
 from confboost.learners import StumpLearner

@@ -6,7 +6,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from confboost import BoostClassifier
-from confboost.confidence import DISCRETE, REAL
+from confboost.criterion import DISCRETE, REAL
 from confboost.data.dataset import Dataset, LabelSigns
 from confboost.estimators import load
 from confboost.kernels.histogram import N_HIST_BINS

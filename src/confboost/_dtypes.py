@@ -36,3 +36,7 @@ POSTING_DTYPE = np.int8
 
 #: 0/1 label indicator matrices read from files.
 LABEL_DTYPE = np.int8
+
+#: Confidence-mode codes, the integers kernels receive for a mode (names and the criterion of
+#: each in ``criterion.py``; the confidence rule in ``confidence.py``).
+REAL, DISCRETE, ABSTAIN, REAL_ABSTAIN = 0, 1, 2, 3

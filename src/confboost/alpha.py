@@ -25,7 +25,7 @@ Methods (the ``alpha`` parameter of the estimators):
 
 import numpy as np
 
-from confboost.confidence import DISCRETE, REAL, REAL_ABSTAIN, SIGN_MODES
+from confboost.criterion import DISCRETE, REAL, REAL_ABSTAIN, SIGN_MODES
 
 METHODS = ("auto", "exact", "freund-schapire")
 

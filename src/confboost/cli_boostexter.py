@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import expit
 
-from confboost.confidence import MODES
+from confboost.criterion import MODES
 from confboost.data.frame import FrameEncoder
 from confboost.data.text import EXPERT_KINDS, TextExpert
 from confboost.formats.boostexter import BoosTexterFormatError, read_data, read_names

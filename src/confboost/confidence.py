@@ -16,32 +16,14 @@ Modes (the ``confidence`` parameter of the estimators):
 - ``"real-abstain"``: Eq. 9 on the informative blocks, 0 on the abstaining block (BoosTexter's
   "real abstaining AdaBoost.MH").
 
-The integer codes are what the kernels receive.
+The mode names, their integer codes (what the kernels receive) and the criterion Z of each
+are in ``criterion.py``.
 """
 
 import numpy as np
 
 from confboost._dtypes import SCORE_DTYPE
-
-REAL = 0
-DISCRETE = 1
-ABSTAIN = 2
-REAL_ABSTAIN = 3
-
-MODES = {"real": REAL, "discrete": DISCRETE, "abstain": ABSTAIN, "real-abstain": REAL_ABSTAIN}
-
-#: Modes whose hypotheses are ±1 (or 0) and need an α to scale them.
-SIGN_MODES = (DISCRETE, ABSTAIN)
-
-
-def mode_code(confidence):
-    """The kernel code of a confidence mode name; ValueError naming the valid ones."""
-    try:
-        return MODES[confidence]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"confidence must be one of {sorted(MODES)}, got {confidence!r}"
-        ) from None
+from confboost.criterion import ABSTAINING_MODES, REAL, REAL_ABSTAIN
 
 
 def default_smoothing(sample_weight, n_labels):
@@ -84,6 +66,6 @@ def block_confidences(weight_pos, weight_neg, abstaining, mode, smoothing):
         values = 0.5 * np.log((weight_pos + smoothing) / (weight_neg + smoothing))
     else:
         values = np.where(weight_pos >= weight_neg, 1.0, -1.0)
-    if mode in (ABSTAIN, REAL_ABSTAIN):
+    if mode in ABSTAINING_MODES:
         values[np.asarray(abstaining, dtype=bool)] = 0.0
     return values

@@ -22,7 +22,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.boosting import ProgressPrinter, run_boosting
-from confboost.confidence import REAL, REAL_ABSTAIN, default_smoothing, mode_code
+from confboost.confidence import default_smoothing
+from confboost.criterion import REAL, REAL_ABSTAIN, mode_code
 from confboost.data.binning import RAW_DTYPES
 from confboost.data.dataset import Dataset
 from confboost.data.frame import (

@@ -18,11 +18,9 @@ import numpy as np
 from numba import njit, prange
 
 from confboost._dtypes import MISSING_BIN, WEIGHT_DTYPE
+from confboost.criterion import partition_z
+from confboost.kernels.criterion import base_mode, cell, z_from_sums
 from confboost.kernels.histogram import N_HIST_BINS
-
-# confidence mode codes, as in confidence.py: real criteria for REAL and REAL_ABSTAIN, ±1
-# criteria for DISCRETE and ABSTAIN (a product has no abstaining block)
-_REAL, _REAL_ABSTAIN = 0, 3
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
@@ -74,19 +72,14 @@ def build_histogram_grouped_naive(codes, weights, sign_index, group):
 
 @njit(cache=True, nogil=True)
 def _partition_z(block_pos, block_neg, mode, total):
-    """Z of a two-block partition from its (2, k) statistics (see the module docstring)."""
-    k = block_pos.shape[1]
-    if mode == _REAL or mode == _REAL_ABSTAIN:
-        z = 0.0
-        for j in range(2):
-            for l in range(k):
-                z += 2.0 * np.sqrt(block_pos[j, l] * block_neg[j, l])
-        return z
-    r = 0.0
+    """Z of a two-block partition from its (2, k) statistics; no block abstains, so an
+    abstaining mode scores as its base mode (``kernels/criterion.py``)."""
+    mode = base_mode(mode)
+    u = 0.0
     for j in range(2):
-        for l in range(k):
-            r += abs(block_pos[j, l] - block_neg[j, l])
-    return np.sqrt(max(total * total - r * r, 0.0))
+        for l in range(block_pos.shape[1]):
+            u += cell(block_pos[j, l], block_neg[j, l], mode)
+    return z_from_sums(u, 0.0, 0.0, mode, total)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -197,10 +190,6 @@ def best_product_terms_naive(codes, weights, signs, others, n_bins, mode):
                                                0.0).sum(axis=0) for s in (1, -1)])
                 block_neg = np.stack([np.where((signs < 0) & (product == s)[:, None], weights,
                                                0.0).sum(axis=0) for s in (1, -1)])
-                if mode in (_REAL, _REAL_ABSTAIN):
-                    z = float(2 * np.sqrt(block_pos * block_neg).sum())
-                else:
-                    r = float(np.abs(block_pos - block_neg).sum())
-                    z = float(np.sqrt(max(total * total - r * r, 0.0)))
+                z = partition_z(block_pos, block_neg, None, mode, total)
                 best_z[feature] = min(best_z[feature], z)
     return best_z

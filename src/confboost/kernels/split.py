@@ -19,9 +19,11 @@ import numpy as np
 from numba import njit
 
 from confboost._dtypes import MISSING_BIN, WEIGHT_DTYPE
+from confboost.criterion import partition_z
+from confboost.kernels.criterion import cell, is_abstaining, needs_v, z_from_sums
 
-# confidence mode codes, as in confidence.py (numba kernels take plain ints)
-_REAL, _DISCRETE, _ABSTAIN, _REAL_ABSTAIN = 0, 1, 2, 3
+#: The stump's abstaining block: the missing-value block (block 2).
+STUMP_ABSTAINING = np.array([False, False, True])
 
 
 @njit(cache=True, nogil=True)
@@ -69,28 +71,30 @@ def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
     # than a call per bin on (50, 256, k) histograms, k = 1 and 10.
     n_features = hist.shape[0]
     k = hist.shape[2]
+    abstaining = is_abstaining(mode)
+    with_v = needs_v(mode)
     left_pos = np.empty(k, dtype=WEIGHT_DTYPE)
     left_neg = np.empty(k, dtype=WEIGHT_DTYPE)
     for feature in range(n_features):
         all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
-        missing = 0.0  # real: Σ 2 sqrt(W+ W-); discrete: Σ |W+ - W-|; abstaining: W0
+        # the missing block, the same for every threshold: the abstaining mass W0, or an
+        # informative block like the others
+        missing_u = 0.0
+        abstained = 0.0
         for l in range(k):
             miss_pos = hist[feature, MISSING_BIN, l, 0]
             miss_neg = hist[feature, MISSING_BIN, l, 1]
-            if mode == _REAL:
-                missing += 2.0 * np.sqrt(miss_pos * miss_neg)
-            elif mode == _DISCRETE:
-                missing += abs(miss_pos - miss_neg)
+            if abstaining:
+                abstained += miss_pos + miss_neg
             else:
-                missing += miss_pos + miss_neg
+                missing_u += cell(miss_pos, miss_neg, mode)
         left_pos[:] = 0.0
         left_neg[:] = 0.0
         feature_best = np.inf
         feature_bin = -1
         for b in range(n_bins[feature]):
-            blocks_sum = 0.0  # Σ over blocks 0, 1 of sqrt(W+ W-) (real) or |W+ - W-|
-            agree = 0.0
-            disagree = 0.0
+            blocks_u = 0.0  # Σ of ``cell`` (and of min(W+, W-)) over blocks 0 and 1
+            blocks_v = 0.0
             for l in range(k):
                 pos = left_pos[l] + hist[feature, b, l, 0]
                 neg = left_neg[l] + hist[feature, b, l, 1]
@@ -98,22 +102,10 @@ def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
                 left_neg[l] = neg
                 right_pos = max(all_pos[l] - pos, 0.0)
                 right_neg = max(all_neg[l] - neg, 0.0)
-                if mode == _REAL or mode == _REAL_ABSTAIN:
-                    blocks_sum += np.sqrt(pos * neg) + np.sqrt(right_pos * right_neg)
-                elif mode == _DISCRETE:
-                    blocks_sum += abs(pos - neg) + abs(right_pos - right_neg)
-                else:
-                    agree += max(pos, neg) + max(right_pos, right_neg)
-                    disagree += min(pos, neg) + min(right_pos, right_neg)
-            if mode == _REAL:
-                z = 2.0 * blocks_sum + missing
-            elif mode == _DISCRETE:
-                r = blocks_sum + missing
-                z = np.sqrt(max(total * total - r * r, 0.0))
-            elif mode == _ABSTAIN:
-                z = missing + 2.0 * np.sqrt(agree * disagree)
-            else:
-                z = missing + 2.0 * blocks_sum
+                blocks_u += cell(pos, neg, mode) + cell(right_pos, right_neg, mode)
+                if with_v:
+                    blocks_v += min(pos, neg) + min(right_pos, right_neg)
+            z = z_from_sums(blocks_u + missing_u, blocks_v, abstained, mode, total)
             if z < feature_best:
                 feature_best = z
                 feature_bin = b
@@ -142,18 +134,8 @@ def stump_block_stats_naive(codes, weights, sign_index, feature, threshold_bin):
 
 
 def criterion_naive(weight_pos, weight_neg, mode, total):
-    """Z of a three-block partition from its (3, k) statistics, written from the formulas."""
-    if mode == _REAL:
-        return float(2 * np.sqrt(weight_pos * weight_neg).sum())
-    if mode == _DISCRETE:
-        r = np.abs(weight_pos - weight_neg).sum()
-        return float(np.sqrt(max(total**2 - r**2, 0.0)))
-    abstained = weight_pos[2].sum() + weight_neg[2].sum()
-    if mode == _ABSTAIN:
-        agree = np.maximum(weight_pos[:2], weight_neg[:2]).sum()
-        disagree = np.minimum(weight_pos[:2], weight_neg[:2]).sum()
-        return float(abstained + 2 * np.sqrt(agree * disagree))
-    return float(abstained + 2 * np.sqrt(weight_pos[:2] * weight_neg[:2]).sum())
+    """Z of a stump's three blocks from their (3, k) statistics (block 2, missing, abstains)."""
+    return partition_z(weight_pos, weight_neg, STUMP_ABSTAINING, mode, total)
 
 
 def best_thresholds_naive(codes, weights, sign_index, n_bins, mode, total):

@@ -15,6 +15,9 @@ statistics are the totals minus these; the learner forms them.
 import numpy as np
 from numba import njit, prange
 
+from confboost.criterion import partition_z
+from confboost.kernels.criterion import cell, is_abstaining, needs_v, z_from_sums
+
 
 @njit(cache=True, parallel=True, nogil=True)
 def term_block_weights(indptr, indices, weights, signs):
@@ -68,52 +71,28 @@ def term_block_weights_naive(indptr, indices, weights, signs):
     return w_plus, w_minus
 
 
-# confidence mode codes, as in confidence.py (numba kernels take plain ints)
-_REAL, _DISCRETE, _ABSTAIN, _REAL_ABSTAIN = 0, 1, 2, 3
-
-
 @njit(cache=True, nogil=True)
 def _criterion_of_present(present_pos, present_all, total_pos, total_neg, mode, total):
-    """Z of a term test from its present block's W+ and W+ + W- (each of shape (k,))."""
-    k = present_pos.shape[0]
-    z = 0.0
-    if mode == _REAL:
-        for l in range(k):
-            p_pos = present_pos[l]
-            p_neg = max(present_all[l] - p_pos, 0.0)
-            absent_pos = max(total_pos[l] - p_pos, 0.0)
-            absent_neg = max(total_neg[l] - p_neg, 0.0)
-            z += 2.0 * (np.sqrt(p_pos * p_neg) + np.sqrt(absent_pos * absent_neg))
-        return z
-    if mode == _DISCRETE:
-        r = 0.0
-        for l in range(k):
-            p_pos = present_pos[l]
-            p_neg = max(present_all[l] - p_pos, 0.0)
-            absent_pos = max(total_pos[l] - p_pos, 0.0)
-            absent_neg = max(total_neg[l] - p_neg, 0.0)
-            r += abs(p_pos - p_neg) + abs(absent_pos - absent_neg)
-        return np.sqrt(max(total * total - r * r, 0.0))
+    """Z of a term test from its present block's W+ and W+ + W- (each of shape (k,)); the
+    absent block is the abstaining one (``kernels/criterion.py``)."""
+    abstaining = is_abstaining(mode)
+    with_v = needs_v(mode)
+    u = 0.0
+    v = 0.0
     abstained = 0.0
-    for l in range(k):
+    for l in range(present_pos.shape[0]):
         p_pos = present_pos[l]
         p_neg = max(present_all[l] - p_pos, 0.0)
-        abstained += max(total_pos[l] - p_pos, 0.0) + max(total_neg[l] - p_neg, 0.0)
-    if mode == _ABSTAIN:
-        agree = 0.0
-        disagree = 0.0
-        for l in range(k):
-            p_pos = present_pos[l]
-            p_neg = max(present_all[l] - p_pos, 0.0)
-            agree += max(p_pos, p_neg)
-            disagree += min(p_pos, p_neg)
-        return abstained + 2.0 * np.sqrt(agree * disagree)
-    z = abstained
-    for l in range(k):
-        p_pos = present_pos[l]
-        p_neg = max(present_all[l] - p_pos, 0.0)
-        z += 2.0 * np.sqrt(p_pos * p_neg)
-    return z
+        absent_pos = max(total_pos[l] - p_pos, 0.0)
+        absent_neg = max(total_neg[l] - p_neg, 0.0)
+        u += cell(p_pos, p_neg, mode)
+        if with_v:
+            v += min(p_pos, p_neg)
+        if abstaining:
+            abstained += absent_pos + absent_neg
+        else:
+            u += cell(absent_pos, absent_neg, mode)
+    return z_from_sums(u, v, abstained, mode, total)
 
 
 #: Terms per parallel chunk of ``term_criteria`` (its two length-k buffers are per chunk).
@@ -181,12 +160,10 @@ def term_criteria_naive(indptr, indices, weights, signs, mode):
     -------
     z : ndarray of shape (n_terms,)
     """
-    from confboost.learners.partition import partition_criterion
-
     w_plus, w_minus = term_block_weights_naive(indptr, indices, weights, signs)
     total_pos = np.where(signs > 0, weights, 0.0).sum(axis=0)
     total_neg = np.where(signs < 0, weights, 0.0).sum(axis=0)
     weight_pos = np.stack([w_plus, np.maximum(total_pos - w_plus, 0.0)], axis=1)
     weight_neg = np.stack([w_minus, np.maximum(total_neg - w_minus, 0.0)], axis=1)
-    return partition_criterion(weight_pos, weight_neg, np.array([False, True]), mode,
-                               float(weights.sum()))
+    return partition_z(weight_pos, weight_neg, np.array([False, True]), mode,
+                       float(weights.sum()))

@@ -38,11 +38,9 @@ import numpy as np
 from numba import njit, prange
 
 from confboost._dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
+from confboost.criterion import node_score as node_score_naive
+from confboost.kernels.criterion import node_score as _score
 from confboost.kernels.split import value_totals
-
-# confidence mode codes, as in confidence.py: real scores for REAL and REAL_ABSTAIN,
-# discrete (r) scores for DISCRETE and ABSTAIN (a tree has no abstaining leaf)
-_REAL, _REAL_ABSTAIN = 0, 3
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
@@ -120,14 +118,6 @@ def node_histogram_naive(codes, rows, pos, neg):
             hist[feature, b, :, 0] = pos[in_bin].sum(axis=0)
             hist[feature, b, :, 1] = neg[in_bin].sum(axis=0)
     return hist
-
-
-@njit(cache=True, nogil=True)
-def _score(w_pos, w_neg, mode):
-    """The node score of one column's masses (see the module docstring)."""
-    if mode == _REAL or mode == _REAL_ABSTAIN:
-        return 2.0 * np.sqrt(w_pos * w_neg)
-    return -abs(w_pos - w_neg)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -222,13 +212,6 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
         best_missing_left[feature] = feature_missing_left
 
 
-def _score_naive(weight_pos, weight_neg, mode):
-    """Score of one node from its (k,) masses, written from the formulas."""
-    if mode in (_REAL, _REAL_ABSTAIN):
-        return float(2 * np.sqrt(weight_pos * weight_neg).sum())
-    return float(-np.abs(weight_pos - weight_neg).sum())
-
-
 def best_node_splits_naive(codes, rows, pos, neg, n_bins, mode, min_leaf_weight):
     """Twin of ``best_node_splits`` by brute force over the examples of the node.
 
@@ -242,7 +225,7 @@ def best_node_splits_naive(codes, rows, pos, neg, n_bins, mode, min_leaf_weight)
     best_gain = np.full(n_features, -np.inf)
     best_bin = np.full(n_features, -1, dtype=np.intp)
     best_missing_left = np.ones(n_features, dtype=bool)
-    node_score = _score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
+    node_score = node_score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
     node_mass = pos[rows].sum() + neg[rows].sum()
     least = max(min_leaf_weight, 1e-12 * node_mass)
     for feature in range(n_features):
@@ -258,8 +241,8 @@ def best_node_splits_naive(codes, rows, pos, neg, n_bins, mode, min_leaf_weight)
                         or pos[right].sum() + neg[right].sum() < least):
                     continue
                 gain = node_score - (
-                    _score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
-                    + _score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
+                    node_score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
+                    + node_score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
                 if gain > best_gain[feature]:
                     best_gain[feature] = gain
                     best_bin[feature] = b
@@ -518,7 +501,7 @@ def node_term_gains_naive(indptr, indices, rows, pos, neg, mode, least_mass):
     """
     n_terms = indptr.shape[0] - 1
     gains = np.full(n_terms, -np.inf)
-    node_score = _score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
+    node_score = node_score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
     for term in range(n_terms):
         present = np.isin(rows, indices[indptr[term]: indptr[term + 1]])
         left, right = rows[present], rows[~present]
@@ -526,6 +509,6 @@ def node_term_gains_naive(indptr, indices, rows, pos, neg, mode, least_mass):
                 or pos[right].sum() + neg[right].sum() < least_mass):
             continue
         gains[term] = node_score - (
-            _score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
-            + _score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
+            node_score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
+            + node_score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
     return gains

@@ -4,16 +4,16 @@ The hypothesis partitions the examples into three blocks: 0 (the value is v), 1 
 known value) and 2 (missing); under the abstaining modes block 2 abstains, as a continuous
 stump's missing block does. The learner reads every categorical column's value histogram
 (``kernels/categorical.py``, O(n · k)), forms the three blocks of every value and keeps the
-value of least Z (``learners/partition.py``); the confidences come from
+value of least Z (``criterion.partition_z``); the confidences come from
 ``confidence.block_confidences``.
 """
 
 import numpy as np
 
 from confboost.confidence import block_confidences
+from confboost.criterion import partition_z
 from confboost.kernels.categorical import value_histogram
 from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
-from confboost.learners.partition import partition_criterion
 
 #: The abstaining block of a categorical stump: missing.
 CATEGORICAL_ABSTAINING = np.array([False, False, True])
@@ -101,8 +101,7 @@ class CategoricalLearner:
             w_plus, w_minus = value_histogram(column.codes, len(column.values), weights,
                                               labels.signs)
             weight_pos, weight_neg = categorical_block_stats(w_plus, w_minus)
-            z = partition_criterion(weight_pos, weight_neg, CATEGORICAL_ABSTAINING, self.mode,
-                                    total)
+            z = partition_z(weight_pos, weight_neg, CATEGORICAL_ABSTAINING, self.mode, total)
             code = int(np.argmin(z))
             if best is None or z[code] < best[0]:
                 best = (float(z[code]), column, code, weight_pos[code], weight_neg[code])

@@ -35,7 +35,7 @@ vectorised walk from the root.
 import numpy as np
 
 from confboost._dtypes import BLOCK_DTYPE, WEIGHT_DTYPE
-from confboost.confidence import REAL, REAL_ABSTAIN
+from confboost.criterion import split_gain
 from confboost.kernels.categorical import value_histogram
 from confboost.kernels.histogram import build_histogram
 from confboost.kernels.text import term_block_weights
@@ -56,22 +56,6 @@ from confboost.learners.tree import (
 #: Node kinds as saved (``data/frame.FEATURE_KINDS`` names), by ``GrownTree.kind`` code.
 KIND_NAMES = {NUMERIC: "continuous", CATEGORICAL: "categorical", TERM: "text"}
 KIND_CODES = {name: code for code, name in KIND_NAMES.items()}
-
-
-def node_scores(weight_pos, weight_neg, mode):
-    """The node score of the mode over the last axis (see ``kernels/tree.py``).
-
-    Parameters
-    ----------
-    weight_pos, weight_neg : ndarray of shape (..., k)
-
-    Returns
-    -------
-    ndarray of shape (...)
-    """
-    if mode in (REAL, REAL_ABSTAIN):
-        return 2.0 * np.sqrt(weight_pos * weight_neg).sum(axis=-1)
-    return -np.abs(weight_pos - weight_neg).sum(axis=-1)
 
 
 def categorical_node_gains(codes, rows, n_values, pos, neg, mode, least_mass):
@@ -108,10 +92,7 @@ def categorical_node_gains(codes, rows, n_values, pos, neg, mode, least_mass):
     for l in range(k):
         equal_pos[:, l] = np.bincount(known_codes, known_pos[:, l], minlength=n_values)
         equal_neg[:, l] = np.bincount(known_codes, known_neg[:, l], minlength=n_values)
-    rest_pos = np.maximum(node_pos - equal_pos, 0.0)
-    rest_neg = np.maximum(node_neg - equal_neg, 0.0)
-    gains = (node_scores(node_pos, node_neg, mode) - node_scores(equal_pos, equal_neg, mode)
-             - node_scores(rest_pos, rest_neg, mode))
+    gains = split_gain(node_pos, node_neg, equal_pos, equal_neg, mode)
     equal_mass = equal_pos.sum(axis=1) + equal_neg.sum(axis=1)
     rest_mass = node_pos.sum() + node_neg.sum() - equal_mass
     gains[(equal_mass < least_mass) | (rest_mass < least_mass)] = -np.inf

@@ -22,10 +22,11 @@ import numpy as np
 
 from confboost._dtypes import WEIGHT_DTYPE
 from confboost.confidence import block_confidences
+from confboost.criterion import partition_z
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.product import best_product_terms, build_histogram_grouped, term_signs
 from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
-from confboost.learners.tree import label_masses, leaf_statistics, partition_criterion
+from confboost.learners.tree import label_masses, leaf_statistics
 
 #: Most coordinate passes over the terms after the first choice of each.
 MAX_PASSES = 4
@@ -94,7 +95,7 @@ class ProductLearner:
     Parameters
     ----------
     mode : int
-        Confidence mode code (``confidence.MODES``).
+        Confidence mode code (``criterion.MODES``).
     smoothing : float
         ε for the real confidences.
     n_terms : int, default=3
@@ -155,7 +156,7 @@ class ProductLearner:
         return PartitionFit(
             hypothesis=ProductHypothesis(feature, threshold, missing_left, values),
             train_blocks=train_blocks, weight_pos=weight_pos, weight_neg=weight_neg,
-            criterion=partition_criterion(weight_pos, weight_neg, self.mode, total))
+            criterion=partition_z(weight_pos, weight_neg, None, self.mode, total))
 
     def _best_term(self, dataset, weights, labels, others, total):
         """The term of least Z given the product ``others`` of the other terms.

@@ -74,7 +74,7 @@ class StumpLearner:
     Parameters
     ----------
     mode : int
-        Confidence mode code (``confidence.MODES``).
+        Confidence mode code (``criterion.MODES``).
     smoothing : float
         ε for the real confidences.
     trim : float, default=0.0

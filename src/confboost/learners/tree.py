@@ -8,7 +8,7 @@ leaf.
 Growth (``grow_tree``) is best-first: every leaf holds its best split, and the leaf whose
 split lowers the tree's Z the most is split next, until ``max_leaves`` leaves, or no leaf
 has a split that lowers Z (within ``max_depth`` and ``min_leaf_weight``). The Z of a set of
-leaves is the criterion of the confidence mode (``kernels/tree.py``): 2 Σ_j Σ_l
+leaves is the criterion of the confidence mode (``criterion.py``): 2 Σ_j Σ_l
 sqrt(W+[j,l] W-[j,l]) for real confidences (Eq. 10, 16; Kearns & Mansour 1996), and
 sqrt(T² - r²) with r = Σ_j Σ_l |W+[j,l] - W-[j,l]| for ±1 confidences (§3.1, Eq. 14).
 Only the smaller child of a split has its histogram built from its rows (a label tree's
@@ -34,7 +34,8 @@ import heapq
 import numpy as np
 
 from confboost._dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
-from confboost.confidence import REAL, REAL_ABSTAIN, block_confidences
+from confboost.confidence import block_confidences
+from confboost.criterion import partition_z
 from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_histogram_rows
 from confboost.kernels.tree import (
     best_factorized_splits,
@@ -54,18 +55,6 @@ HISTOGRAM_MEMORY = 2**30
 
 #: The most leaves of a tree: leaf indices are ``BLOCK_DTYPE`` (uint8).
 MAX_LEAVES = int(np.iinfo(BLOCK_DTYPE).max)
-
-
-def partition_criterion(weight_pos, weight_neg, mode, total):
-    """Z of a partition with no abstaining block, from its (n_blocks, k) statistics.
-
-    Real modes: 2 Σ_j Σ_l sqrt(W+ W-) (Eq. 10, 16); ±1 modes: sqrt(total² - r²),
-    r = Σ_j Σ_l |W+ - W-| (§3.1).
-    """
-    if mode in (REAL, REAL_ABSTAIN):
-        return float(2.0 * np.sqrt(weight_pos * weight_neg).sum())
-    r = float(np.abs(weight_pos - weight_neg).sum())
-    return float(np.sqrt(max(total * total - r * r, 0.0)))
 
 
 def leaf_statistics(train_blocks, n_leaves, pos, neg):
@@ -482,7 +471,7 @@ class TreeLearner:
     Parameters
     ----------
     mode : int
-        Confidence mode code (``confidence.MODES``).
+        Confidence mode code (``criterion.MODES``).
     smoothing : float
         ε for the real confidences.
     max_leaves : int
@@ -526,8 +515,8 @@ class TreeLearner:
         weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
         values = block_confidences(weight_pos, weight_neg, np.zeros(tree.n_leaves, dtype=bool),
                                    self.mode, self.smoothing)
-        criterion = partition_criterion(weight_pos, weight_neg, self.mode,
-                                        float(pos.sum() + neg.sum()))
+        criterion = partition_z(weight_pos, weight_neg, None, self.mode,
+                                float(pos.sum() + neg.sum()))
 
         def fit(hypothesis):
             return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
@@ -611,8 +600,8 @@ class HammingTreeLearner(TreeLearner):
                                         np.zeros(tree.n_leaves, dtype=bool), self.mode,
                                         self.smoothing)[:, 0]
         weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
-        criterion = partition_criterion(leaf_agree, leaf_disagree, self.mode,
-                                        float(pos.sum() + neg.sum()))
+        criterion = partition_z(leaf_agree, leaf_disagree, None, self.mode,
+                                float(pos.sum() + neg.sum()))
 
         def fit(hypothesis):
             return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,

@@ -27,7 +27,7 @@ AdaBoost.M2. Binary data never comes here: it is the k = 1 path of ``schemes/mh.
 import numpy as np
 
 from confboost.alpha import choose_alpha, exact_alpha
-from confboost.confidence import DISCRETE
+from confboost.criterion import DISCRETE
 from confboost.data.dataset import LabelSigns
 from confboost.kernels.update import (
     example_ranking_losses,
