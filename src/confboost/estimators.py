@@ -34,12 +34,12 @@ from confboost.data.frame import (
     text_expert_from_json,
     text_expert_to_json,
 )
+from confboost.explain import bound_importances, contributions, record_cover
 from confboost.learners import (
     LEARNERS,
     MIXED_TREE_LEARNERS,
     TREE_LEARNERS,
     ProductLearner,
-    StumpHypothesis,
 )
 from confboost.learners.mixed import MixedLearner
 from confboost.learners.tree import MAX_LEAVES
@@ -477,6 +477,9 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         self.smoothing_ = (default_smoothing(sample_weight, k) if self.smoothing == "auto"
                            else float(self.smoothing))
         callbacks = list(callbacks)
+        # each round's training cover, which the explanations average over (explain.py)
+        callbacks.insert(0, lambda round_index, record: record_cover(record["fit"],
+                                                                    sample_weight))
         if self.verbose:
             callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
         thresholds = []
@@ -560,18 +563,43 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         return validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
                              dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
 
+    def _numeric_columns(self):
+        """Table position of each numeric feature the hypotheses index."""
+        encoder = getattr(self, "encoder_", None)
+        return (np.arange(self.n_features_in_) if encoder is None
+                else np.asarray(encoder.numeric_columns, dtype=np.intp))
+
     @property
     def feature_importances_(self):
         check_is_fitted(self)
-        importances = np.zeros(self.n_features_in_)
-        encoder = getattr(self, "encoder_", None)
-        for hypothesis, z in zip(self.model_.hypotheses, self.history_["z"], strict=False):
-            for feature in hypothesis.features():
-                if encoder is not None and isinstance(hypothesis, StumpHypothesis):
-                    feature = encoder.numeric_columns[feature]
-                importances[feature] += max(-np.log(z), 0.0)
-        total = importances.sum()
-        return importances / total if total > 0 else importances
+        return bound_importances(self.model_, self.history_["z"], self.n_features_in_,
+                                 self._numeric_columns())
+
+    def explain(self, X):
+        """Exact contribution of every input column to the decision of every example.
+
+        Each round's α_t h_t is split over the columns it reads by exact Shapley values
+        averaging over the training data (``confboost.explain``): a stump's whole output
+        goes to its column, a tree's by path-dependent TreeSHAP (Lundberg et al. 2020), a
+        product's by exact Shapley over its columns. The last entry of the last axis is the
+        bias (the training mean of f), and the last axis sums to ``decision_function(X)``
+        (to rounding). For ``scheme="mo"`` the contributions are to f on the k' code
+        columns (``model_.decision_function``), which the decoder then reads.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features + 1) for binary data, otherwise
+        (n_samples, k, n_features + 1)
+        """
+        X = self._prepare(X)
+        if hasattr(X, "toarray"):
+            X = np.asarray(X.toarray(), dtype=np.float64)
+        out = contributions(self.model_, X, self.n_features_in_, self._numeric_columns())
+        return out[:, 0] if out.shape[1] == 1 and not self._multilabel else out
 
     def _scores(self, X):
         X = self._prepare(X)

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.sparse import issparse
 
 from confboost.kernels.predict import predict_stumps
-from confboost.learners import HYPOTHESIS_TYPES, StumpHypothesis
+from confboost.learners import HYPOTHESIS_TYPES, ProductHypothesis, StumpHypothesis
 
 FORMAT_NAME = "confboost-model"
 FORMAT_VERSION = 1
@@ -125,7 +125,7 @@ class BoostedModel:
         return {
             "n_labels": self.n_labels,
             "alphas": self.alphas.tolist(),
-            "hypotheses": [h.to_dict() for h in self.hypotheses],
+            "hypotheses": [_with_cover(h) for h in self.hypotheses],
         }
 
     @classmethod
@@ -138,10 +138,49 @@ class BoostedModel:
                 if type_name not in HYPOTHESIS_TYPES:
                     raise ValueError(f"hypothesis {position} has unknown type {type_name!r}; "
                                      f"known: {sorted(HYPOTHESIS_TYPES)}")
-                hypotheses.append(HYPOTHESIS_TYPES[type_name].from_dict(entry))
+                hypothesis = HYPOTHESIS_TYPES[type_name].from_dict(entry)
+                _read_cover(hypothesis, entry, position)
+                hypotheses.append(hypothesis)
             return cls(hypotheses, data["alphas"], data["n_labels"])
         except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"malformed model data: {error!r}") from None
+
+
+def _with_cover(hypothesis):
+    """``to_dict`` plus the training cover the explanations need (``explain.py``)."""
+    data = hypothesis.to_dict()
+    if hypothesis.cover is not None:
+        data["cover"] = np.asarray(hypothesis.cover).tolist()
+    if getattr(hypothesis, "pattern_cover", None) is not None:
+        patterns, masses = hypothesis.pattern_cover
+        data["pattern_cover"] = [np.asarray(patterns).tolist(), np.asarray(masses).tolist()]
+    return data
+
+
+def _read_cover(hypothesis, entry, position):
+    """Set a saved hypothesis' cover (optional: older files have none); ValueError when
+    malformed."""
+    def masses(values, shape, what):
+        array = np.asarray(values, dtype=np.float64)
+        if array.shape != shape or not np.all(np.isfinite(array)) or np.any(array < 0):
+            raise ValueError(f"hypothesis {position}: {what} must be {shape[0]} finite "
+                             f"non-negative numbers")
+        return array
+
+    if "cover" in entry:
+        hypothesis.cover = masses(entry["cover"], (hypothesis.values.shape[0],), "cover")
+    if "pattern_cover" in entry:
+        if not isinstance(hypothesis, ProductHypothesis):
+            raise ValueError(f"hypothesis {position}: only a product has a pattern_cover")
+        patterns, weights = entry["pattern_cover"]
+        patterns = np.asarray(patterns)
+        if (patterns.ndim != 1 or (patterns.size and patterns.dtype.kind not in "iu")
+                or np.any(patterns < 0)
+                or np.any(patterns >= 1 << hypothesis.feature.shape[0])):
+            raise ValueError(f"hypothesis {position}: pattern_cover patterns must be sign "
+                             f"patterns of its {hypothesis.feature.shape[0]} terms")
+        hypothesis.pattern_cover = (patterns.astype(np.int64),
+                                    masses(weights, patterns.shape, "pattern_cover masses"))
 
 
 def _numeric_part(X):

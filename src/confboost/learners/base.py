@@ -18,10 +18,15 @@ class PartitionHypothesis:
     ----------
     values : ndarray of shape (n_blocks, k)
         h(x, l) on each block, before α.
+    cover : ndarray of shape (n_blocks,) or None
+        Training mass (sample weights) of each block, set after the round
+        (``explain.record_cover``); the explanations average over it. None in a model saved
+        before covers were recorded.
     """
 
     type_name = None
     values: np.ndarray
+    cover = None
 
     def features(self):
         """Indices of the features the hypothesis tests."""
@@ -72,6 +77,9 @@ class PartitionFit:
         W+ and W- of each block under the weights the learner was given.
     criterion : float
         The learner's Z for this hypothesis (Eq. 10/16, or §3.1/§3.3's form).
+    train_patterns : ndarray of shape (n_samples,) or None
+        Products only: the sign pattern of each training example (bit j set where term j
+        is -1), whose training masses the explanations of a product average over.
     """
 
     hypothesis: PartitionHypothesis
@@ -79,3 +87,4 @@ class PartitionFit:
     weight_pos: np.ndarray
     weight_neg: np.ndarray
     criterion: float
+    train_patterns: np.ndarray | None = None

@@ -46,6 +46,8 @@ class ProductHypothesis(PartitionHypothesis):
     """
 
     type_name = "product"
+    #: (patterns, masses): training mass of each sign pattern seen (``explain.record_cover``).
+    pattern_cover = None
 
     def __init__(self, feature, threshold, missing_left, values):
         self.feature = np.asarray(feature, dtype=np.intp)
@@ -56,14 +58,18 @@ class ProductHypothesis(PartitionHypothesis):
     def features(self):
         return sorted(set(self.feature.tolist()))
 
-    def blocks(self, X):
-        product = np.ones(X.shape[0], dtype=np.int8)
-        for feature, threshold, missing_left in zip(self.feature, self.threshold,
-                                                    self.missing_left, strict=True):
+    def goes_left(self, X):
+        """Whether each term is +1 on each example, shape (n_terms, n_samples), bool."""
+        out = np.empty((self.feature.shape[0], X.shape[0]), dtype=bool)
+        for term, (feature, threshold, missing_left) in enumerate(zip(
+                self.feature, self.threshold, self.missing_left, strict=True)):
             column = X[:, feature]
-            goes_left = np.where(np.isnan(column), missing_left, column <= threshold)
-            product *= np.where(goes_left, 1, -1).astype(np.int8)
-        return (product < 0).astype(np.uint8)
+            out[term] = np.where(np.isnan(column), missing_left, column <= threshold)
+        return out
+
+    def blocks(self, X):
+        negative_terms = (~self.goes_left(X)).sum(axis=0)
+        return (negative_terms % 2).astype(np.uint8)
 
     def to_dict(self):
         return {"type": self.type_name, "feature": self.feature.tolist(),
@@ -145,6 +151,8 @@ class ProductLearner:
                 break
         product = np.prod(signs, axis=0, dtype=np.int8)
         train_blocks = (product < 0).astype(np.uint8)
+        train_patterns = sum((np.asarray(s) < 0).astype(np.int64) << j
+                             for j, s in enumerate(signs))
         weight_pos, weight_neg = leaf_statistics(train_blocks, 2,
                                                  *label_masses(weights, labels))
         values = block_confidences(weight_pos, weight_neg, np.zeros(2, dtype=bool), self.mode,
@@ -156,7 +164,8 @@ class ProductLearner:
         return PartitionFit(
             hypothesis=ProductHypothesis(feature, threshold, missing_left, values),
             train_blocks=train_blocks, weight_pos=weight_pos, weight_neg=weight_neg,
-            criterion=partition_z(weight_pos, weight_neg, None, self.mode, total))
+            criterion=partition_z(weight_pos, weight_neg, None, self.mode, total),
+            train_patterns=train_patterns)
 
     def _best_term(self, dataset, weights, labels, others, total):
         """The term of least Z given the product ``others`` of the other terms.

@@ -381,6 +381,13 @@ class TreeHypothesis(PartitionHypothesis):
     def features(self):
         return sorted(set(self.feature.tolist()))
 
+    def goes_left(self, X):
+        """Whether each example goes left at each node, shape (n_nodes, n_samples), bool."""
+        X = np.asarray(X, dtype=np.float64)
+        values = X[:, self.feature].T
+        return np.where(np.isnan(values), self.missing_left[:, None],
+                        values <= self.threshold[:, None])
+
     def blocks(self, X):
         X = np.ascontiguousarray(X, dtype=np.float64)
         out = np.empty(X.shape[0], dtype=BLOCK_DTYPE)
