@@ -1,8 +1,9 @@
 """The ``confboost`` command line, thin over the library.
 
 Commands: ``demo`` (the main job of ``make run``); ``reproduce`` (the paper's §10
-experiments, written as a report); ``train``, ``test``, ``classify``, ``export-shyp``,
-``import-shyp`` (BoosTexter / icsiboost files, ``cli_boostexter.py``). Every command has
+experiments, written as a report); ``show`` (a model's rounds as rules); ``train``,
+``test``, ``classify``, ``export-shyp``, ``import-shyp`` (BoosTexter / icsiboost files,
+``cli_boostexter.py``). Every command has
 ``--help``; bad arguments or files end with exit status 2 and a one-line message.
 """
 
@@ -46,6 +47,34 @@ def _reproduce(arguments):
     return 0
 
 
+def _show(arguments):
+    import json
+    from pathlib import Path
+
+    from confboost.estimators import load
+    from confboost.rules import rules_text
+
+    if not Path(arguments.model).exists():
+        raise FileNotFoundError(f"{arguments.model}: no such model file")
+    estimator = load(arguments.model)
+    # a BoosTexter model names its classes beside the labels' indices
+    classes = json.loads(Path(arguments.model).read_text()).get("boostexter", {}).get(
+        "classes")
+    print(rules_text(estimator, top=arguments.top, first=arguments.rounds,
+                     class_names=classes), end="")
+    return 0
+
+
+def _positive(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 class _OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr and exit status 2."""
 
@@ -87,6 +116,17 @@ def build_parser():
                            help="threads per fit (default: all cores)")
     reproduce.add_argument("--no-text", action="store_true", help="leave out the text task")
     reproduce.set_defaults(handler=_reproduce)
+
+    show = commands.add_parser(
+        "show", help="print a model's rounds as rules",
+        description="Print each round of a saved model as a rule with column and class "
+                    "names, its outputs multiplied by alpha (what the round adds to f).")
+    show.add_argument("-m", "--model", required=True, help="model file (JSON)")
+    show.add_argument("-n", dest="rounds", type=_positive, metavar="N",
+                      help="only the first N rounds")
+    show.add_argument("--top", type=_positive, metavar="N",
+                      help="only the N rounds of least Z_t, largest bound decrease first")
+    show.set_defaults(handler=_show)
 
     from confboost.cli_boostexter import add_commands
     from confboost.estimators import SCHEMES

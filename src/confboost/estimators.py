@@ -44,6 +44,7 @@ from confboost.learners import (
 from confboost.learners.mixed import MixedLearner
 from confboost.learners.tree import MAX_LEAVES
 from confboost.model import BoostedModel, load_document, save_document
+from confboost.rules import model_rounds, rules_text
 from confboost.schemes.codes import min_distance, validate_code
 from confboost.schemes.mh import INITS, MHScheme
 from confboost.schemes.mo import CODES, DECODINGS, MOScheme, build_code, class_scores
@@ -574,6 +575,41 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return bound_importances(self.model_, self.history_["z"], self.n_features_in_,
                                  self._numeric_columns())
+
+    @property
+    def rounds_(self):
+        """The fitted rounds as ``rules.Round`` objects: ``alpha``, ``hypothesis``,
+        ``column``/``columns``, ``column_names``, ``z``; ``str()`` of one is its rule."""
+        check_is_fitted(self)
+        return model_rounds(self)
+
+    @property
+    def estimators_(self):
+        """The weak hypotheses h_t, one per round (``str()`` of each reads as a rule)."""
+        check_is_fitted(self)
+        return list(self.model_.hypotheses)
+
+    @property
+    def estimator_weights_(self):
+        """α_t of each round, shape (n_rounds,)."""
+        check_is_fitted(self)
+        return self.model_.alphas.copy()
+
+    def rules(self, top=None):
+        """The model as readable rules, one per round, with column and class names.
+
+        Parameters
+        ----------
+        top : int, optional
+            Only the ``top`` rounds of least Z_t (largest share of the bound's decrease),
+            largest first; all rounds in order by default.
+
+        Returns
+        -------
+        str
+        """
+        check_is_fitted(self)
+        return rules_text(self, top=top)
 
     def explain(self, X):
         """Exact contribution of every input column to the decision of every example.

@@ -40,10 +40,81 @@ class PartitionHypothesis:
         """The hypothesis as JSON-ready data (``"type"`` names the class)."""
         raise NotImplementedError
 
+    def describe(self, names=None, classes=None, scale=1.0):
+        """The hypothesis as a rule, e.g. ``petal length <= 2.45 -> setosa +1.92, ...``.
+
+        Parameters
+        ----------
+        names : sequence of str, optional
+            Name of each feature index the hypothesis uses (default ``x0``, ``x1``, ...).
+        classes : sequence of str, optional
+            Name of each of the k output columns (default ``label 0``, ...; none for k = 1).
+        scale : float, default=1.0
+            Multiplies the outputs (α, for a round's α h).
+        """
+        raise NotImplementedError
+
+    def __str__(self):
+        return self.describe()
+
     @classmethod
     def from_dict(cls, data):
         """Inverse of ``to_dict``; ValueError on malformed data."""
         raise NotImplementedError
+
+
+def column_label(names, index):
+    """The name of feature ``index`` (``x3`` without names)."""
+    return f"x{index}" if names is None else str(names[index])
+
+
+def outputs_text(row, classes):
+    """The k outputs of a block as ``setosa +1.92, versicolor -0.85`` (one bare number
+    for k = 1 without class names)."""
+    if not np.any(row):
+        return "0"
+    if classes is None:
+        if len(row) == 1:
+            return f"{row[0]:+.3g}"
+        classes = [f"label {l}" for l in range(len(row))]
+    return ", ".join(f"{name} {value:+.3g}" for name, value in zip(classes, row, strict=True))
+
+
+def blocks_text(tests, values, classes, scale):
+    """``test -> outputs; test -> outputs`` for the blocks of a partition."""
+    return "; ".join(f"{test} -> {outputs_text(scale * row, classes)}"
+                     for test, row in zip(tests, values, strict=True))
+
+
+def tree_text(left, right, condition, values, classes, scale):
+    """A tree as nested ``if condition: / else:`` lines, outputs at the leaves.
+
+    Parameters
+    ----------
+    left, right : ndarray of shape (n_nodes,)
+        Children (``c < 0``: leaf ``-c - 1``).
+    condition : callable
+        ``condition(node)``: the test that sends an example left, as text.
+    values : ndarray of shape (n_leaves, k)
+    classes : sequence of str or None
+    scale : float
+    """
+    if len(left) == 0:
+        return outputs_text(scale * values[0], classes)
+    lines = []
+
+    def walk(node, depth):
+        pad = "  " * depth
+        if node < 0:
+            lines.append(f"{pad}-> {outputs_text(scale * values[-node - 1], classes)}")
+            return
+        lines.append(f"{pad}if {condition(node)}:")
+        walk(left[node], depth + 1)
+        lines.append(f"{pad}else:")
+        walk(right[node], depth + 1)
+
+    walk(0, 0)
+    return "\n".join(lines)
 
 
 def saved_values(data, n_blocks, kind):

@@ -13,7 +13,13 @@ import numpy as np
 from confboost.confidence import block_confidences
 from confboost.criterion import partition_z
 from confboost.kernels.categorical import value_histogram
-from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
+from confboost.learners.base import (
+    PartitionFit,
+    PartitionHypothesis,
+    blocks_text,
+    column_label,
+    saved_values,
+)
 
 #: The abstaining block of a categorical stump: missing.
 CATEGORICAL_ABSTAINING = np.array([False, False, True])
@@ -43,6 +49,11 @@ class CategoricalHypothesis(PartitionHypothesis):
     def blocks(self, X):
         """Blocks of the examples of a ``MixedFrame``."""
         return X.categorical_blocks(self.column, self.value)
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        name = column_label(names, self.column)
+        tests = [f"{name} == {self.value!r}", f"{name} != {self.value!r}", f"{name} missing"]
+        return blocks_text(tests, self.values, classes, scale)
 
     def to_dict(self):
         return {"type": self.type_name, "column": self.column, "value": self.value,

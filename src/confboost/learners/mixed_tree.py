@@ -40,7 +40,7 @@ from confboost.kernels.categorical import value_histogram
 from confboost.kernels.histogram import build_histogram
 from confboost.kernels.text import term_block_weights
 from confboost.kernels.tree import node_histogram, node_term_gains
-from confboost.learners.base import PartitionHypothesis
+from confboost.learners.base import PartitionHypothesis, column_label, tree_text
 from confboost.learners.tree import (
     CATEGORICAL,
     NUMERIC,
@@ -278,6 +278,19 @@ class MixedTreeHypothesis(PartitionHypothesis):
             node[active] = np.where(goes_left[here, active], self.left[here], self.right[here])
             active = active[node[active] >= 0]
         return (-node - 1).astype(BLOCK_DTYPE)
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        def condition(node):
+            name = column_label(names, self.column[node])
+            if self.kind[node] == CATEGORICAL:
+                return f"{name} == {self.value[node]!r}"
+            if self.kind[node] == TERM:
+                return f"{name} contains {self.value[node]!r}"
+            threshold = self.threshold[node]
+            test = f"{name} <= {threshold:.6g}" if np.isfinite(threshold) else f"{name} known"
+            return test + (" or missing" if self.missing_left[node] else "")
+
+        return tree_text(self.left, self.right, condition, self.values, classes, scale)
 
     def _structure_dict(self):
         return {"type": self.type_name,

@@ -25,7 +25,13 @@ from confboost.confidence import block_confidences
 from confboost.criterion import partition_z
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.product import best_product_terms, build_histogram_grouped, term_signs
-from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
+from confboost.learners.base import (
+    PartitionFit,
+    PartitionHypothesis,
+    blocks_text,
+    column_label,
+    saved_values,
+)
 from confboost.learners.tree import label_masses, leaf_statistics
 
 #: Most coordinate passes over the terms after the first choice of each.
@@ -70,6 +76,18 @@ class ProductHypothesis(PartitionHypothesis):
     def blocks(self, X):
         negative_terms = (~self.goes_left(X)).sum(axis=0)
         return (negative_terms % 2).astype(np.uint8)
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        terms = []
+        for feature, threshold, missing_left in zip(self.feature, self.threshold,
+                                                    self.missing_left, strict=True):
+            name = column_label(names, feature)
+            if not np.isfinite(threshold) and missing_left:
+                continue  # +1 on every example
+            test = f"{name} <= {threshold:.6g}" if np.isfinite(threshold) else f"{name} known"
+            terms.append(f"[{test}{' or missing' if missing_left else ''}]")
+        product = " * ".join(terms) or "[always]"
+        return blocks_text([f"{product} = +1", "= -1"], self.values, classes, scale)
 
     def to_dict(self):
         return {"type": self.type_name, "feature": self.feature.tolist(),

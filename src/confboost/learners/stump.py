@@ -21,7 +21,13 @@ from confboost.kernels.histogram import (
 from confboost.kernels.split import best_thresholds
 from confboost.kernels.trim import trim_rows
 from confboost.kernels.update import stump_block_stats, stump_blocks
-from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
+from confboost.learners.base import (
+    PartitionFit,
+    PartitionHypothesis,
+    blocks_text,
+    column_label,
+    saved_values,
+)
 
 #: Which of a stump's blocks the abstaining modes abstain on: the missing-value block.
 STUMP_ABSTAINING = np.array([False, False, True])
@@ -51,6 +57,14 @@ class StumpHypothesis(PartitionHypothesis):
     def blocks(self, X):
         column = X[:, self.feature]
         return np.where(np.isnan(column), 2, np.where(column <= self.threshold, 0, 1))
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        name = column_label(names, self.feature)
+        tests = ([f"{name} <= {self.threshold:.6g}", f"{name} > {self.threshold:.6g}"]
+                 if np.isfinite(self.threshold) else [f"{name} known", "(never)"])
+        tests.append(f"{name} missing")
+        keep = [b for b in range(3) if tests[b] != "(never)"]
+        return blocks_text([tests[b] for b in keep], self.values[keep], classes, scale)
 
     def to_dict(self):
         return {"type": self.type_name, "feature": self.feature,

@@ -16,7 +16,13 @@ import numpy as np
 
 from confboost.confidence import block_confidences
 from confboost.kernels.text import term_criteria
-from confboost.learners.base import PartitionFit, PartitionHypothesis, saved_values
+from confboost.learners.base import (
+    PartitionFit,
+    PartitionHypothesis,
+    blocks_text,
+    column_label,
+    saved_values,
+)
 
 #: The abstaining block of a term test: absent.
 TERM_ABSTAINING = np.array([False, True])
@@ -47,6 +53,11 @@ class TermHypothesis(PartitionHypothesis):
     def blocks(self, X):
         """Blocks of the examples of a ``MixedFrame``."""
         return X.term_blocks(self.column, self.term)
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        name = column_label(names, self.column)
+        tests = [f"{name} contains {self.term!r}", f"{name} lacks {self.term!r}"]
+        return blocks_text(tests, self.values, classes, scale)
 
     def to_dict(self):
         return {"type": self.type_name, "column": self.column, "term": self.term,

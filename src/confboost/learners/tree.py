@@ -45,7 +45,12 @@ from confboost.kernels.tree import (
     subtract_sibling,
     tree_blocks,
 )
-from confboost.learners.base import PartitionFit, PartitionHypothesis
+from confboost.learners.base import (
+    PartitionFit,
+    PartitionHypothesis,
+    column_label,
+    tree_text,
+)
 
 #: Most bytes of node histograms a growing tree keeps for its waiting leaves (1 GiB). Past
 #: it the histograms of the leaves of least gain are dropped, and rebuilt from their rows
@@ -394,6 +399,15 @@ class TreeHypothesis(PartitionHypothesis):
         tree_blocks(X, self.feature, self.threshold, self.missing_left, self.left, self.right,
                     out)
         return out
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        def condition(node):
+            name = column_label(names, self.feature[node])
+            threshold = self.threshold[node]
+            test = f"{name} <= {threshold:.6g}" if np.isfinite(threshold) else f"{name} known"
+            return test + (" or missing" if self.missing_left[node] else "")
+
+        return tree_text(self.left, self.right, condition, self.values, classes, scale)
 
     def _structure_dict(self):
         return {"type": self.type_name, "feature": self.feature.tolist(),
