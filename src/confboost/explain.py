@@ -40,6 +40,7 @@ from confboost.learners import (
     TermHypothesis,
     TreeHypothesis,
 )
+from confboost.learners.tree import CATEGORICAL
 from confboost.tree_shap import FlatTree, tree_shap
 
 #: Hypotheses whose features are positions in the numeric part of the input (a stump of a
@@ -254,3 +255,117 @@ def bound_importances(model, z, n_columns, numeric_columns=None):
             importances[column] += max(-np.log(z_t), 0.0)
     total = importances.sum()
     return importances / total if total > 0 else importances
+
+
+def tested_points(estimator, column):
+    """The thresholds and categorical values the model tests on one column.
+
+    Returns
+    -------
+    thresholds : list of float
+        Sorted finite thresholds of the continuous tests (``x <= t``).
+    values : list of str
+        Sorted values of the categorical tests (``x == v``).
+    """
+    thresholds, values = set(), set()
+    numeric_columns = estimator._numeric_columns()
+    for hypothesis in estimator.model_.hypotheses:
+        if isinstance(hypothesis, TermHypothesis):
+            continue
+        columns = hypothesis_columns(hypothesis, numeric_columns)
+        if isinstance(hypothesis, CategoricalHypothesis):
+            if columns[0] == column:
+                values.add(hypothesis.value)
+            continue
+        node_thresholds = np.atleast_1d(hypothesis.threshold)
+        for node, node_column in enumerate(columns.tolist()):
+            if node_column != column:
+                continue
+            if isinstance(hypothesis, MixedTreeHypothesis) and hypothesis.value[node] is not None:
+                if hypothesis.kind[node] == CATEGORICAL:
+                    values.add(hypothesis.value[node])
+            elif np.isfinite(node_thresholds[node]):
+                thresholds.add(float(node_thresholds[node]))
+    return sorted(thresholds), sorted(values)
+
+
+def reads_only(estimator, column):
+    """Whether every round that reads ``column`` reads no other column (f is then additive
+    in it: f = g(x[column]) + the rest)."""
+    numeric_columns = estimator._numeric_columns()
+    for hypothesis in estimator.model_.hypotheses:
+        columns = set(hypothesis_columns(hypothesis, numeric_columns).tolist())
+        if column in columns and len(columns) > 1:
+            return False
+    return True
+
+
+def _with_column(estimator, X, column, value):
+    """A copy of the table ``X`` with every row's ``column`` set to ``value``."""
+    if hasattr(X, "columns"):
+        X = X.copy()
+        X[X.columns[column]] = [value] * len(X)
+        return X
+    if isinstance(X, dict):
+        name = list(X)[column]
+        n_rows = len(next(iter(X.values())))
+        return {**X, name: [value] * n_rows}
+    X = np.array(X, dtype=np.float64)
+    X[:, column] = value
+    return X
+
+
+def _blank_rows(estimator, column, grid):
+    """One row per grid value: ``column`` set to it, every other column missing."""
+    if hasattr(estimator, "encoder_"):
+        names = estimator.encoder_.names
+        table = {name: [None] * len(grid) for name in names}
+        table[names[column]] = list(grid)
+        return table
+    X = np.full((len(grid), estimator.n_features_in_), np.nan)
+    X[:, column] = np.asarray(grid, dtype=np.float64)
+    if hasattr(estimator, "feature_names_in_"):  # fitted on a DataFrame: give it one
+        import pandas as pd
+
+        return pd.DataFrame(X, columns=estimator.feature_names_in_)
+    return X
+
+
+def partial_dependence(estimator, column, grid, X=None):
+    """f as a function of one column.
+
+    Without ``X``: the column's own term of f, g(v) = Σ over the rounds on that column of
+    α_t (h_t(v) - training mean of h_t): the column's contribution (``contributions``) to
+    any example whose value is v. For a model of stumps it is exactly the sum of that
+    column's stumps, a step function. It needs every round that reads the column to read no
+    other (``reads_only``); otherwise pass ``X``.
+    With ``X``: Friedman's partial dependence, the mean of f over the rows of ``X`` with the
+    column set to v.
+
+    Parameters
+    ----------
+    estimator : BoostClassifier
+    column : int
+        Table position of the column.
+    grid : sequence
+        Values of the column (numbers; strings for a categorical column; None or NaN is
+        missing).
+    X : table or array, optional
+
+    Returns
+    -------
+    ndarray of shape (len(grid), k)
+        For the k columns of f.
+    """
+    if X is None:
+        if not reads_only(estimator, column):
+            raise ValueError(f"column {column} is read together with other columns (trees or "
+                             "products): f is not a sum of a function of it and the rest; "
+                             "pass X for the partial dependence over data")
+        rows = estimator._prepare(_blank_rows(estimator, column, grid))
+        return contributions(estimator.model_, rows, estimator.n_features_in_,
+                             estimator._numeric_columns())[:, :, column]
+    return np.stack([
+        estimator.model_.decision_function(
+            estimator._prepare(_with_column(estimator, X, column, value))).mean(axis=0)
+        for value in grid])

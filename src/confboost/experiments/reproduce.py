@@ -750,7 +750,9 @@ def reproduce(out_dir="reproduce-out", data_dir=BUNDLED, quick=False, datasets=N
                                out_dir / name)
             plots[f"scatter_{a}_vs_{b}"] = name
     if runs:
-        training_curves({d: {ALGORITHMS[a].name: (runs[d, a].train_loss, runs[d, a].bound)
+        training_curves({d: {ALGORITHMS[a].name: (runs[d, a].train_loss, runs[d, a].bound,
+                                                  "ranking loss" if ALGORITHMS[a].params[
+                                                      "scheme"] == "mr" else "training error")
                              for a in algorithms} for d in names},
                         out_dir / "training_curves.png",
                         title="Training loss (solid) and its bound Π Z_t (dashed)")
