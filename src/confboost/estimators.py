@@ -34,7 +34,8 @@ from confboost.data.frame import (
     text_expert_from_json,
     text_expert_to_json,
 )
-from confboost.explain import bound_importances, contributions, record_cover
+from confboost.explain import bound_importances, record_cover
+from confboost.interpret import InterpretMixin
 from confboost.learners import (
     LEARNERS,
     MIXED_TREE_LEARNERS,
@@ -44,7 +45,6 @@ from confboost.learners import (
 from confboost.learners.mixed import MixedLearner
 from confboost.learners.tree import MAX_LEAVES
 from confboost.model import BoostedModel, load_document, save_document
-from confboost.rules import model_rounds, rules_text
 from confboost.schemes.codes import min_distance, validate_code
 from confboost.schemes.mh import INITS, MHScheme
 from confboost.schemes.mo import CODES, DECODINGS, MOScheme, build_code, class_scores
@@ -81,7 +81,7 @@ def numba_threads(n_jobs, work=None):
         numba.set_num_threads(previous)
 
 
-class BoostClassifier(ClassifierMixin, BaseEstimator):
+class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     """Boosting with confidence-rated predictions (Schapire & Singer 1999).
 
     Binary data is generalized AdaBoost (Figure 1) on k = 1 label column, whatever the
@@ -575,67 +575,6 @@ class BoostClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return bound_importances(self.model_, self.history_["z"], self.n_features_in_,
                                  self._numeric_columns())
-
-    @property
-    def rounds_(self):
-        """The fitted rounds as ``rules.Round`` objects: ``alpha``, ``hypothesis``,
-        ``column``/``columns``, ``column_names``, ``z``; ``str()`` of one is its rule."""
-        check_is_fitted(self)
-        return model_rounds(self)
-
-    @property
-    def estimators_(self):
-        """The weak hypotheses h_t, one per round (``str()`` of each reads as a rule)."""
-        check_is_fitted(self)
-        return list(self.model_.hypotheses)
-
-    @property
-    def estimator_weights_(self):
-        """α_t of each round, shape (n_rounds,)."""
-        check_is_fitted(self)
-        return self.model_.alphas.copy()
-
-    def rules(self, top=None):
-        """The model as readable rules, one per round, with column and class names.
-
-        Parameters
-        ----------
-        top : int, optional
-            Only the ``top`` rounds of least Z_t (largest share of the bound's decrease),
-            largest first; all rounds in order by default.
-
-        Returns
-        -------
-        str
-        """
-        check_is_fitted(self)
-        return rules_text(self, top=top)
-
-    def explain(self, X):
-        """Exact contribution of every input column to the decision of every example.
-
-        Each round's α_t h_t is split over the columns it reads by exact Shapley values
-        averaging over the training data (``confboost.explain``): a stump's whole output
-        goes to its column, a tree's by path-dependent TreeSHAP (Lundberg et al. 2020), a
-        product's by exact Shapley over its columns. The last entry of the last axis is the
-        bias (the training mean of f), and the last axis sums to ``decision_function(X)``
-        (to rounding). For ``scheme="mo"`` the contributions are to f on the k' code
-        columns (``model_.decision_function``), which the decoder then reads.
-
-        Parameters
-        ----------
-        X : array-like, DataFrame or sparse of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_features + 1) for binary data, otherwise
-        (n_samples, k, n_features + 1)
-        """
-        X = self._prepare(X)
-        if hasattr(X, "toarray"):
-            X = np.asarray(X.toarray(), dtype=np.float64)
-        out = contributions(self.model_, X, self.n_features_in_, self._numeric_columns())
-        return out[:, 0] if out.shape[1] == 1 and not self._multilabel else out
 
     def _scores(self, X):
         X = self._prepare(X)
