@@ -126,3 +126,17 @@ def test_training_curves_name_each_algorithm_loss(tmp_path, monkeypatch):
     assert isinstance(figure, matplotlib.figure.Figure)
     labels = [line.get_label() for line in figure.axes[0].get_lines()]
     assert "MR: ranking loss" in labels and "MH: training error" in labels
+
+
+def test_multilabel_margins_leave_out_rows_without_a_pair():
+    from tests.test_mixed import mixed_frame
+
+    frame, Y = mixed_frame(np.random.default_rng(0))
+    clf = BoostClassifier(5, feature_types={"row": "ignore"}).fit(frame, Y)
+    n_true = Y.sum(axis=1)
+    left_out = int(((n_true == 0) | (n_true == Y.shape[1])).sum())
+    assert left_out > 0
+    figure = plot.margins(clf, frame, Y, rounds=[5])
+    assert f"{left_out} examples with every label or none left out" in (
+        figure.axes[0].get_title())
+    assert plot.dependence(clf, "colour").axes[0].patches  # a bar per value, other, missing

@@ -312,8 +312,9 @@ def margins(clf, X, y, rounds=None):
     The margin of an example is y f(x) / Σ_t |α_t| max|h_t| for binary data (in [-1, 1]:
     the normaliser bounds |f| for real confidences too), and for several labels
     (min over its labels of f - max over the others) / (2 Σ_t |α_t| max|h_t|)
-    (``margins.normalized_margins``); for ``scheme="mo"`` one margin per example and code
-    bit (the binary margins of the code's problems).
+    (``margins.normalized_margins``; multi-label examples with every label or none have no
+    such margin and are left out, the title says how many); for ``scheme="mo"`` one margin
+    per example and code bit (the binary margins of the code's problems).
 
     Parameters
     ----------
@@ -340,12 +341,17 @@ def margins(clf, X, y, rounds=None):
     decoded = hasattr(clf, "code_") and clf.code_.shape[1] > 1
     scale = np.cumsum([abs(a) * np.abs(h.values).max()
                        for h, a in zip(clf.model_.hypotheses, clf.model_.alphas, strict=True)])
+    keep = slice(None)
+    if Y.ndim == 2 and not decoded:  # multi-label rows with every label or none: no pair
+        n_true = Y.sum(axis=1)
+        keep = (n_true > 0) & (n_true < Y.shape[1])
+        Y = Y[keep]
     figure, (axis,) = _grid(1, panel_size=(5.6, 3.8))
     grid = np.linspace(-1.0, 1.0, 801)
     for index, scores in enumerate(clf._staged_scores(X)):
         if index + 1 not in rounds:
             continue
-        values = scores[:, 0] if Y.ndim == 1 else scores
+        values = scores[:, 0] if Y.ndim == 1 else scores[keep]
         normaliser = scale[index] if scale[index] > 0 else 1.0
         m = normalized_margins(values, Y, float(normaliser), per_pair=decoded)
         axis.plot(grid, margin_distribution(m, grid), label=f"{index + 1} rounds")
@@ -353,7 +359,10 @@ def margins(clf, X, y, rounds=None):
     axis.set_xlabel("normalised margin θ")
     axis.set_ylabel("fraction of examples with margin ≤ θ")
     axis.legend(fontsize=8)
-    axis.set_title("cumulative margin distribution (§5)", fontsize=9)
+    left_out = "" if isinstance(keep, slice) else (
+        f"; {int((~keep).sum())} examples with every label or none left out" if
+        not keep.all() else "")
+    axis.set_title(f"cumulative margin distribution (§5){left_out}", fontsize=9)
     return figure
 
 
