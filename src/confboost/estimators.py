@@ -241,6 +241,9 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         staged predictions).
     feature_importances_ : ndarray of shape (n_features,)
         Share of the training-loss bound's decrease, Σ_t -ln Z_t, due to each feature.
+    rounds_, estimators_, estimator_weights_
+        The rounds as objects with their rules, h_t and α_t (``interpret.InterpretMixin``,
+        as are ``rules`` and ``explain``, the exact per-column contributions).
 
     Examples
     --------
