@@ -119,6 +119,10 @@ def test_unlabelled_files_and_unknown_values(tmp_path):
     assert data.columns["c"] == ["u", None]
     labelled = read_data(_write(tmp_path / "y.test", "1, u, a.\n"), spec, labels_required=False)
     np.testing.assert_array_equal(labelled.labels, [[1, 0]])
+    # as icsiboost's -C reads them: each line with or without labels, zeros for the latter
+    mixed = read_data(_write(tmp_path / "m.test", "1, u\n2, v, b a.\n3, u\n"), spec,
+                      labels_required=False)
+    np.testing.assert_array_equal(mixed.labels, [[0, 0], [1, 1], [0, 0]])
     empty = read_data(_write(tmp_path / "z.data", "| nothing\n\n"), spec)
     assert empty.labels.shape == (0, 2) and empty.columns["x"].shape == (0,)
     with pytest.raises(ValueError, match="unknown_values"):
@@ -165,7 +169,8 @@ def _names_error(tmp_path, text):
          "length must be an integer >= 1"),
         ("a.\nt: text:cutoff=-1.\n", ":2: column 't' (1): ", "cutoff: expected a non-negative"),
         ("a.\nt: text:drop=(.\n", ":2: column 't' (1): ", "not a valid regular expression"),
-        ("a.\nt: text:no_unk=1.\n", ":2: column 't' (1): ", "expected a text option among"),
+        ("a.\nt: text:no_unk=2.\n", ":2: column 't' (1): ", "no_unk: expected 0 or 1, got '2'"),
+        ("a.\nt: text:unk=1.\n", ":2: column 't' (1): ", "expected a text option among"),
         ("a.\nt: text:cutoff.\n", ":2: column 't' (1): ", "expected a text option 'key=value'"),
         ("a.\nt: text:cutoff=1 cutoff=2.\n", ":2: column 't' (1): ", "given twice"),
         ("a.\nt: text:tokenizer=spaces.\n", ":2: column 't' (1): ", "tokenizer must be one of"),
@@ -224,8 +229,6 @@ def test_data_errors(tmp_path, text, expected):
 
 
 def test_data_errors_with_optional_labels(tmp_path):
-    shown = _data_error(tmp_path, "1, t, u\n2, t, u, a.\n", labels_required=False)
-    assert shown == ":2: some lines have labels (line 2) and some do not (line 1)"
     shown = _data_error(tmp_path, "1, t\n", labels_required=False)
     assert shown.startswith(":1: expected 3 or 4 comma-separated fields")
 
@@ -299,6 +302,7 @@ experts = st.builds(
     cutoff=st.integers(0, 3),
     drop=st.sampled_from([None, "^a", "x.", r"\d+"]),
     tokenizer=st.sampled_from(["word", "whitespace"]),
+    no_unk=st.booleans(),
 )
 
 

@@ -85,8 +85,9 @@ def test_train_test_classify_export_import(stem, capsys, monkeypatch, tmp_path):
     status, out, err = run(["classify", "-S", stem, "--posteriors"], capsys, unlabelled,
                            monkeypatch)
     assert status == 0, err
-    posteriors = np.array([[float(v) for v in line.split()] for line in out.splitlines()])
-    np.testing.assert_allclose(posteriors, 1 / (1 + np.exp(-2 * scores)), atol=1e-10)
+    rows = np.array([[float(v) for v in line.split()] for line in out.splitlines()])
+    assert rows.shape == (60, 6) and not rows[:, :3].any()  # no labels: icsiboost's zeros
+    np.testing.assert_allclose(rows[:, 3:], 1 / (1 + np.exp(-2 * scores)), atol=1e-10)
 
     status, out, err = run(["export-shyp", "-S", stem], capsys)
     assert status == 0, err
@@ -121,7 +122,8 @@ def test_max_fmeasure_lines_and_discrete(stem, capsys):
 
 
 def test_help_on_every_command(capsys):
-    for command in ("train", "test", "classify", "export-shyp", "import-shyp", "demo"):
+    for command in ("train", "test", "classify", "export-shyp", "import-shyp", "demo",
+                    "icsiboost"):
         with pytest.raises(SystemExit) as stop:
             main([command, "--help"])
         assert stop.value.code == 0
@@ -174,11 +176,14 @@ def test_classify_reports_stdin_errors_and_optimal_needs_dev(stem, capsys, monke
 
 
 def test_import_shyp_errors(stem, tmp_path, capsys):
-    from confboost.cli_boostexter import _encoder, _experts
+    from argparse import Namespace
+
+    from confboost.cli_boostexter import _encoder
+    from confboost.cli_icsiboost import experts
     from confboost.formats.boostexter import read_names
 
     spec = read_names(tmp_path / "t.names")
-    encoder = _encoder(spec, _experts(spec))
+    encoder = _encoder(spec, experts(spec, Namespace()))
     cases = {
         "1\n\n   1.0 Text:SGRAM:nope:x\n\n0 0 0 \n\n0 0 0 \n": "column 'nope' is not in",
         "1\n\n   1.0 Text:THRESHOLD:body:\n\n0 0 0\n\n0 0 0\n\n0 0 0\n\n1\n": "not continuous",
@@ -209,8 +214,8 @@ def test_shyp_of_icsiboost_reads_as_icsiboost_scores(stem, tmp_path, capsys, mon
         [0.5 * 4 + 0.5, 0.5 * 4 + 0, 0.5 * 4 + 0 + 2],          # 5.0 >= 5.0, absent, red
         [0.5 * -1 - 2, 0.5 * -1 + 1, 0.5 * -1 + 0 + 2],         # 4.9 < 5.0, present, green
     ])
-    np.testing.assert_allclose([[float(v) for v in line.split()] for line in out.splitlines()],
-                               expected)
+    np.testing.assert_allclose(
+        [[float(v) for v in line.split()[3:]] for line in out.splitlines()], expected)
 
 
 def test_train_with_adaboost_mr_and_refuse_mo(stem, capsys):

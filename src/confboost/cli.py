@@ -82,10 +82,20 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+def _version():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("confboost")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
 def build_parser():
     """The argument parser of every command."""
     parser = _OneLineParser(
         prog="confboost", description="Boosting with confidence-rated predictions.")
+    parser.add_argument("--version", action="version", version=f"confboost {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="boost on a bundled data set and print the bound "
                                             "at work (the job of `make run`)")

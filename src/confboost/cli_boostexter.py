@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 from scipy.special import expit
 
+from confboost import cli_icsiboost as icsi
 from confboost.criterion import MODES
 from confboost.data.frame import FrameEncoder
-from confboost.data.text import EXPERT_KINDS, TextExpert
 from confboost.formats.boostexter import BoosTexterFormatError, read_data, read_names
 from confboost.learners import StumpHypothesis
 from confboost.model import BoostedModel
@@ -38,32 +38,6 @@ MODEL_SUFFIX = ".model.json"
 
 
 # ----------------------------------------------------------------------------- helpers
-
-def _experts(spec, window=None, kind=None, cutoff=None):
-    """The expert of each text column: the .names options, then -W / -N / --cutoff.
-
-    As in icsiboost, the command-line options apply to text columns whose ``.names`` line does
-    not set the option (a column left at the default ngram / length 1 / cutoff 0 takes them).
-    """
-    experts = {}
-    for column in spec.columns:
-        if column.kind != "text":
-            continue
-        expert = column.expert
-        changes = {}
-        if kind is not None and expert.kind == "ngram":
-            changes["kind"] = kind
-        if window is not None and expert.length == 1:
-            changes["length"] = window
-        if cutoff is not None and expert.cutoff == 0:
-            changes["cutoff"] = cutoff
-        if changes:
-            settings = {"kind": expert.kind, "length": expert.length, "cutoff": expert.cutoff,
-                        "drop": expert.drop, "tokenizer": expert.tokenizer, **changes}
-            expert = TextExpert(**settings)
-        experts[column.name] = expert
-    return experts
-
 
 def _feature_types(spec):
     return {column.name: column.kind for column in spec.columns if column.kind != "ignore"}
@@ -80,8 +54,24 @@ def _stem_file(stem, suffix):
     return Path(str(stem) + suffix)
 
 
-def _read_optional(stem, suffix, spec):
-    path = _stem_file(stem, suffix)
+def _path(arguments, suffix):
+    """The file of ``suffix`` (.names, .data, .dev, .test): its option, else STEM.suffix."""
+    option = {".names": "names", ".data": "train_file", ".dev": "dev_file",
+              ".test": "test_file"}[suffix]
+    given = getattr(arguments, option, None)
+    return Path(given) if given else _stem_file(arguments.stem, suffix)
+
+
+def _spec(arguments):
+    """The ``.names`` of the command: its file, --text's settings, --ignore/--only applied."""
+    spec = read_names(_path(arguments, ".names"), icsi.text_defaults(arguments))
+    return icsi.select_columns(spec, arguments)
+
+
+def _read_optional(arguments, suffix, spec):
+    path = _path(arguments, suffix)
+    if getattr(arguments, suffix[1:] + "_file", None) and not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
     return read_data(path, spec, unknown_values="missing") if path.exists() else None
 
 
@@ -149,6 +139,22 @@ def _class_index(spec, name):
 
 # ----------------------------------------------------------------------------- train
 
+def weak_objective(fit):
+    """icsiboost's ``wh-err``: the weak learner's unsmoothed objective of the round.
+
+    ``2 Σ_j Σ_l √(W+[j, l] W-[j, l])`` over the hypothesis's blocks, plus ``W+ + W-`` of a
+    block that abstains (its values all 0: ``2√(W+ W-)`` equals that when ``W+ = W-``),
+    under the round's weights normalised to sum 1 (Schapire & Singer 1999, Eq. 10 without the
+    smoothing of §4.2). Its running product is ``th-err``.
+    """
+    pos, neg = np.asarray(fit.weight_pos), np.asarray(fit.weight_neg)
+    total = float(pos.sum() + neg.sum())
+    abstains = np.all(np.asarray(fit.hypothesis.values) == 0, axis=1)
+    value = 2.0 * np.sqrt(pos[~abstains] * neg[~abstains]).sum() + (
+        pos[abstains].sum() + neg[abstains].sum())
+    return float(value / total) if total > 0 else 1.0
+
+
 class RoundPrinter:
     """The per-round line of icsiboost, following the model on train, dev and test."""
 
@@ -176,7 +182,8 @@ class RoundPrinter:
         fit, alpha = record["fit"], record["alpha"]
         values = alpha * fit.hypothesis.values
         k = values.shape[1]
-        self.product *= record["z"]
+        objective = weak_objective(fit)
+        self.product *= objective
         parts = {}
         for name, data in self.sets.items():
             if data is None:
@@ -197,7 +204,7 @@ class RoundPrinter:
                 threshold = None if self.fmeasure_class is None else parts[name][1]
                 self.measures[name].append(value)
                 self.thresholds[name].append(threshold)
-        line = (f"rnd {round_index + 1}: wh-err= {record['z']:f} th-err= {self.product:f}")
+        line = f"rnd {round_index + 1}: wh-err= {objective:f} th-err= {self.product:f}"
         for name in ("dev", "test", "train"):
             part = parts[name]
             if self.fmeasure_class is None:
@@ -209,27 +216,54 @@ class RoundPrinter:
         print(line, file=self.stream, flush=True)
 
 
+def _confidence(arguments, spec, train):
+    """--confidence, or real-abstain for icsiboost's --abstaining-stump / --no-unknown-stump.
+
+    confboost's real-abstain abstains on both an absent term and a missing continuous value;
+    each icsiboost flag on its own is that only where the other kind of block cannot occur.
+    """
+    abstaining, no_unknown = arguments.abstaining_stump, arguments.no_unknown_stump
+    if not (abstaining or no_unknown):
+        return arguments.confidence
+    kinds = {column.kind for column in spec.columns}
+    if abstaining and not no_unknown and any(
+            np.isnan(train.columns[c.name]).any() for c in spec.columns
+            if c.kind == "continuous"):
+        raise ValueError("--abstaining-stump without --no-unknown-stump: a continuous column "
+                         "has missing values, which confboost's abstaining mode also "
+                         "abstains on; give both flags")
+    if no_unknown and not abstaining and kinds & {"text", "categorical"}:
+        raise ValueError("--no-unknown-stump without --abstaining-stump: the data has text or "
+                         "set columns, which confboost's abstaining mode also abstains on; "
+                         "give both flags")
+    return "real-abstain"
+
+
 def train_command(arguments):
     from confboost.estimators import BoostClassifier
 
-    stem = arguments.stem
-    spec = read_names(_stem_file(stem, ".names"))
+    spec = _spec(arguments)
     fmeasure_class = _class_index(spec, arguments.max_fmeasure)
-    train = read_data(_stem_file(stem, ".data"), spec)
+    train_path = _path(arguments, ".data")
+    train = read_data(train_path, spec)
     if len(train.line_numbers) == 0:
-        raise ValueError(f"{_stem_file(stem, '.data')}: no training examples")
-    dev = _read_optional(stem, ".dev", spec)
-    test = _read_optional(stem, ".test", spec)
+        raise ValueError(f"{train_path}: no training examples")
+    dev = _read_optional(arguments, ".dev", spec)
+    test = _read_optional(arguments, ".test", spec)
+    if arguments.dryrun:
+        print(f"{train_path}: {len(train.line_numbers)} examples; the files read without "
+              "error (--dryrun: nothing trained)", file=sys.stderr)
+        return 0
     if arguments.optimal_iterations and dev is None and test is None:
         raise ValueError("--optimal-iterations needs STEM.dev (or STEM.test) to choose the round")
-    experts = _experts(spec, arguments.window, arguments.expert, arguments.cutoff)
+    experts = icsi.experts(spec, arguments)
     k = len(spec.classes)
     smoothing = ("auto" if arguments.smoothing is None
                  else arguments.smoothing / (len(train.line_numbers) * k))
     estimator = BoostClassifier(
-        n_estimators=arguments.rounds, scheme=arguments.scheme,
-        confidence=arguments.confidence, alpha=arguments.alpha, smoothing=smoothing,
-        n_jobs=arguments.jobs, feature_types=_feature_types(spec),
+        n_estimators=arguments.rounds or 10, scheme=arguments.scheme,
+        confidence=_confidence(arguments, spec, train), alpha=arguments.alpha,
+        smoothing=smoothing, n_jobs=arguments.jobs, feature_types=_feature_types(spec),
         text_expert=experts or None)
     single_label = _single_label(train.labels)
     printer = RoundPrinter(estimator, train, dev, test, single_label, fmeasure_class,
@@ -245,7 +279,14 @@ def train_command(arguments):
         if fmeasure_class is not None:
             line += f", threshold = {printer.thresholds[chosen][best]:f}"
         print(line, flush=True)
-    output = arguments.output or str(stem) + MODEL_SUFFIX
+    output = arguments.output or str(arguments.stem) + MODEL_SUFFIX
+    if arguments.model and arguments.model.endswith(".shyp"):
+        from confboost.formats.shyp import export_shyp
+
+        export_shyp(arguments.model, estimator.model_, estimator.encoder_, spec)
+        print(f"model: {arguments.model} (.shyp)", file=sys.stderr)
+    elif arguments.model:
+        output = arguments.model
     _save_model(estimator, output, spec)
     print(f"model: {output} ({len(estimator.model_)} rounds)", file=sys.stderr)
     return 0
@@ -300,10 +341,37 @@ def test_command(arguments):
 
 # ----------------------------------------------------------------------------- classify
 
+_TEXT_OPTIONS = ("window", "expert", "cutoff", "drop", "no_unk", "text")
+
+
+def _classify_estimator(arguments, spec):
+    """The model classify reads: --model, else STEM.model.json, else icsiboost's STEM.shyp.
+
+    A ``.shyp`` is imported with the text options given (as icsiboost reads its model). A
+    confboost model keeps the experts it was trained with unless a text option is given,
+    which then rules, as in icsiboost. Either way the term tests that cannot fire are warned
+    about.
+    """
+    path = arguments.model
+    if path is None:
+        path = str(arguments.stem) + MODEL_SUFFIX
+        shyp = str(arguments.stem) + ".shyp"
+        if not Path(path).exists() and Path(shyp).exists():
+            path = shyp
+    if str(path).endswith(".shyp"):
+        estimator = _imported_estimator(path, spec, arguments)
+    else:
+        estimator = _load_model(path, spec)
+        if any(getattr(arguments, name, None) for name in _TEXT_OPTIONS):
+            experts = icsi.experts(spec, arguments)
+            estimator.encoder_ = _encoder(spec, experts)
+    icsi.warn_unreachable_terms(estimator.model_, estimator.encoder_)
+    return estimator
+
+
 def classify_command(arguments):
-    stem = arguments.stem
-    spec = read_names(_stem_file(stem, ".names"))
-    estimator = _load_model(arguments.model or str(stem) + MODEL_SUFFIX, spec)
+    spec = _spec(arguments)
+    estimator = _classify_estimator(arguments, spec)
     _truncate(estimator, arguments.rounds)
     source = sys.stdin if arguments.input in (None, "-") else None
     with tempfile.TemporaryDirectory() as directory:
@@ -317,18 +385,21 @@ def classify_command(arguments):
             data = read_data(path, spec, labels_required=False, unknown_values="missing")
         except BoosTexterFormatError as error:
             raise ValueError(str(error).replace(str(path), shown, 1)) from None
-    if len(data.line_numbers) == 0:
+    n = len(data.line_numbers)
+    if n == 0:
         return 0
-    scores = estimator.decision_function(data.columns).reshape(len(data.line_numbers), -1)
+    scores = estimator.decision_function(data.columns).reshape(n, -1)
     if arguments.posteriors:
         scores = expit(2.0 * scores)
     elif not arguments.raw:
         total = float(np.sum(estimator.model_.alphas))
         scores = scores / total if total != 0 else scores
+    labels = (np.zeros((n, len(spec.classes)), dtype=int) if data.labels is None
+              else data.labels)
     out = sys.stdout
-    for row in range(scores.shape[0]):
-        gold = "" if data.labels is None else "".join(f"{v} " for v in data.labels[row])
-        out.write(gold + " ".join(f"{value:.12f}" for value in scores[row]) + "\n")
+    for row in range(n):
+        out.write("".join(f"{v} " for v in labels[row])
+                  + " ".join(f"{value:.12f}" for value in scores[row]) + "\n")
     out.flush()
     return 0
 
@@ -347,15 +418,13 @@ def export_shyp_command(arguments):
     return 0
 
 
-def import_shyp_command(arguments):
+def _imported_estimator(source, spec, arguments):
+    """A BoostClassifier holding the model of a ``.shyp`` file, read with the text options."""
     from confboost.estimators import BoostClassifier
     from confboost.formats.shyp import import_shyp
 
-    stem = arguments.stem
-    spec = read_names(_stem_file(stem, ".names"))
-    experts = _experts(spec, arguments.window, arguments.expert, arguments.cutoff)
+    experts = icsi.experts(spec, arguments)
     encoder = _encoder(spec, experts)
-    source = arguments.shyp or str(stem) + ".shyp"
     if not Path(source).exists():
         raise FileNotFoundError(f"{source}: no such .shyp file")
     model = import_shyp(source, encoder, spec)
@@ -370,23 +439,21 @@ def import_shyp_command(arguments):
     estimator.model_ = model
     estimator.encoder_ = encoder
     estimator.n_estimators_ = len(model)
-    output = arguments.output or str(stem) + MODEL_SUFFIX
+    return estimator
+
+
+def import_shyp_command(arguments):
+    spec = _spec(arguments)
+    source = arguments.shyp or str(arguments.stem) + ".shyp"
+    estimator = _imported_estimator(source, spec, arguments)
+    icsi.warn_unreachable_terms(estimator.model_, estimator.encoder_)
+    output = arguments.output or str(arguments.stem) + MODEL_SUFFIX
     _save_model(estimator, output, spec)
-    print(f"wrote {output} ({len(model)} hypotheses)", file=sys.stderr)
+    print(f"wrote {output} ({len(estimator.model_)} hypotheses)", file=sys.stderr)
     return 0
 
 
 # ----------------------------------------------------------------------------- parsers
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
 
 def _positive_float(text):
     try:
@@ -403,46 +470,56 @@ def _stem_arguments(parser):
                         help="file stem: STEM.names, STEM.data, STEM.dev, STEM.test")
 
 
-def _expert_arguments(parser):
-    parser.add_argument("-W", dest="window", type=_positive_int, metavar="N",
-                        help="text expert window length (text columns that do not set "
-                             "expert_length in .names)")
-    parser.add_argument("-N", dest="expert", choices=EXPERT_KINDS,
-                        help="text expert kind (text columns that do not set expert_type)")
-    parser.add_argument("--cutoff", type=_positive_int, metavar="FREQ",
-                        help="keep terms found in at least FREQ training documents")
+def _icsiboost_arguments(parser, refused):
+    """The options of ``icsiboost --help`` that train and classify share (see cli_icsiboost).
+
+    Those that do not concern the command (``-E`` when classifying, ``--posteriors`` when
+    training) are read and left unused, as icsiboost does.
+    """
+    _stem_arguments(parser)
+    parser.add_argument("-n", dest="rounds", type=icsi.positive_int, metavar="ROUNDS",
+                        help="boosting rounds (default 10, as icsiboost); when classifying, "
+                             "use the first ROUNDS")
+    icsi.add_text_arguments(parser)
+    icsi.add_file_arguments(parser)
+    parser.add_argument("-E", dest="smoothing", type=_positive_float, metavar="E",
+                        help="smoothing: epsilon = E/(m k) (default 0.5, as icsiboost)")
+    parser.add_argument("--jobs", type=icsi.positive_int, default=None, metavar="J",
+                        help="threads (default: all cores)")
+    parser.add_argument("--dryrun", action="store_true",
+                        help="read the names and data files, report errors, do nothing else")
+    parser.add_argument("--optimal-iterations", action="store_true",
+                        help="keep the round count with the least dev error (test error "
+                             "without STEM.dev), or the best F1 with --max-fmeasure")
+    parser.add_argument("--max-fmeasure", metavar="CLASS",
+                        help="report the best F1 of CLASS (over thresholds) instead of errors")
+    parser.add_argument("--posteriors", action="store_true",
+                        help="classify: probabilities sigma(2 f(x, l)) instead of scores")
+    parser.add_argument("--abstaining-stump", action="store_true",
+                        help="text tests abstain when their term is absent (confboost's "
+                             "--confidence real-abstain)")
+    parser.add_argument("--no-unknown-stump", action="store_true",
+                        help="continuous tests abstain on a missing value (confboost's "
+                             "--confidence real-abstain)")
+    parser.add_argument("--do-not-pack-model", action="store_true",
+                        help="the default (one hypothesis per round); accepted for icsiboost")
+    icsi.add_refused_arguments(parser, refused)
+
+
+_REFUSED = ("-V", "--pack-model", "--output-weights", "--resume", "--interruptible",
+            "--fmeasure-beta", "--sequence", "--anti-prior", "--display-maxclass")
 
 
 def add_commands(commands, schemes):
-    """Add train, test, classify, export-shyp and import-shyp to an argparse subparsers."""
+    """Add train, test, classify, export-shyp, import-shyp and icsiboost to a subparsers."""
     train = commands.add_parser(
-        "train", help="boost on STEM.data, one line per round (icsiboost's command shape)",
-        description="Boost on STEM.names / STEM.data; print 'rnd N: wh-err= Z_t th-err= "
-                    "prod Z_t dev= .. test= .. train= ..' per round (STEM.dev and STEM.test "
-                    "are used when they exist) and write the model (JSON).")
-    _stem_arguments(train)
-    train.add_argument("-n", dest="rounds", type=_positive_int, default=10, metavar="ROUNDS",
-                       help="boosting rounds (default: %(default)s, as icsiboost)")
-    _expert_arguments(train)
-    train.add_argument("--scheme", choices=schemes, default="mh",
-                       help="multiclass scheme: AdaBoost.MH or AdaBoost.MR (AdaBoost.MO needs "
-                            "one class per example: BoostClassifier(scheme='mo') in Python)")
-    train.add_argument("--confidence", choices=sorted(MODES), default="real",
-                       help="weak hypothesis confidences (default: %(default)s); "
-                            "'real-abstain' is BoosTexter's abstaining text stump")
-    train.add_argument("--alpha", choices=["auto", "exact", "freund-schapire"], default="auto",
-                       help="how alpha is chosen (default: %(default)s)")
-    train.add_argument("-E", dest="smoothing", type=_positive_float, metavar="E",
-                       help="smoothing: epsilon = E/(m k) (default 0.5, as icsiboost)")
-    train.add_argument("--jobs", type=_positive_int, default=None, metavar="J",
-                       help="threads (default: all cores)")
-    train.add_argument("--optimal-iterations", action="store_true",
-                       help="keep the round count with the least dev error (test error "
-                            "without STEM.dev), or the best F1 with --max-fmeasure")
-    train.add_argument("--max-fmeasure", metavar="CLASS",
-                       help="report the best F1 of CLASS (over thresholds) instead of errors")
-    train.add_argument("-o", "--output", metavar="MODEL",
-                       help="model file (default: STEM.model.json)")
+        "train", help="boost on STEM.data, one line per round (icsiboost's command line)",
+        description="Boost on STEM.names / STEM.data; print icsiboost's 'rnd N: wh-err= .. "
+                    "th-err= .. dev= .. test= .. train= ..' per round (STEM.dev and STEM.test "
+                    "are used when they exist) and write the model (JSON; --model X.shyp "
+                    "also writes icsiboost's .shyp).")
+    _icsiboost_arguments(train, _REFUSED + ("-C",))
+    _train_arguments(train, schemes)
     train.set_defaults(handler=train_command)
 
     test = commands.add_parser(
@@ -452,26 +529,21 @@ def add_commands(commands, schemes):
     _stem_arguments(test)
     test.add_argument("-m", "--model", help="model file (default: STEM.model.json)")
     test.add_argument("--data", help="labelled file to evaluate on (default: STEM.test)")
-    test.add_argument("-n", dest="rounds", type=_positive_int, help="use only the first ROUNDS")
+    test.add_argument("-n", dest="rounds", type=icsi.positive_int,
+                      help="use only the first ROUNDS")
     test.add_argument("--max-fmeasure", metavar="CLASS",
                       help="also report the threshold on f that maximises F1 of CLASS")
     test.set_defaults(handler=test_command)
 
     classify = commands.add_parser(
         "classify", help="score examples read from stdin (icsiboost's -C)",
-        description="For each input line (the .data format, labels optional) print the gold "
-                    "labels as 0/1 when present, then one score per class: f(x, l) / sum of "
-                    "alpha as icsiboost does, f itself with --raw, or probabilities "
-                    "sigma(2 f) with --posteriors.")
-    _stem_arguments(classify)
-    classify.add_argument("-m", "--model", help="model file (default: STEM.model.json)")
-    classify.add_argument("-i", "--input", help="read examples from this file (default: stdin)")
-    classify.add_argument("-n", dest="rounds", type=_positive_int,
-                          help="use only the first ROUNDS")
-    output = classify.add_mutually_exclusive_group()
-    output.add_argument("--posteriors", action="store_true",
-                        help="probabilities sigma(2 f(x, l)) instead of scores")
-    output.add_argument("--raw", action="store_true", help="f(x, l) itself")
+        description="For each input line (the .data format, labels optional on any line) "
+                    "print icsiboost's -C columns: the gold labels as k 0/1 columns (zeros "
+                    "without labels), then one score per class: f(x, l) / sum of alpha, f "
+                    "itself with --raw, or probabilities sigma(2 f) with --posteriors. The "
+                    "model is --model, else STEM.model.json, else icsiboost's STEM.shyp.")
+    _icsiboost_arguments(classify, _REFUSED + ("-o",))
+    _classify_arguments(classify)
     classify.set_defaults(handler=classify_command)
 
     export = commands.add_parser(
@@ -486,9 +558,56 @@ def add_commands(commands, schemes):
     imported = commands.add_parser(
         "import-shyp", help="read icsiboost's .shyp as a confboost model",
         description="Read an icsiboost (or exported) STEM.shyp as a confboost model over the "
-                    "columns of STEM.names; -W/-N/--cutoff as given to icsiboost.")
+                    "columns of STEM.names; -W/-N/--cutoff/--text as given to icsiboost. "
+                    "Warns about term tests that cannot fire with these settings.")
     _stem_arguments(imported)
     imported.add_argument("--shyp", help="the .shyp file (default: STEM.shyp)")
-    _expert_arguments(imported)
+    icsi.add_text_arguments(imported)
+    icsi.add_file_arguments(imported, data_files=())
     imported.add_argument("-o", "--output", help="model file (default: STEM.model.json)")
     imported.set_defaults(handler=import_shyp_command)
+
+    icsiboost = commands.add_parser(
+        "icsiboost", help="icsiboost's own command line: trains, or classifies with -C",
+        description="Takes icsiboost's arguments unchanged: 'confboost icsiboost -S STEM -n "
+                    "100 -W 2 -N ngram' trains as 'confboost train', and with -C classifies "
+                    "stdin as 'confboost classify'.")
+    _icsiboost_arguments(icsiboost, _REFUSED + ("-o",))
+    icsiboost.add_argument("-C", dest="classify", action="store_true",
+                           help="classification mode: read examples from stdin")
+    icsiboost.add_argument("--model", help="the model file (.shyp: icsiboost's format; "
+                                           "default: STEM.model.json, else STEM.shyp)")
+    icsiboost.set_defaults(handler=icsiboost_command, scheme="mh", confidence="real",
+                           alpha="auto", output=None, input=None, raw=False)
+
+
+def _train_arguments(train, schemes):
+    train.add_argument("--scheme", choices=schemes, default="mh",
+                       help="multiclass scheme: AdaBoost.MH or AdaBoost.MR (AdaBoost.MO needs "
+                            "one class per example: BoostClassifier(scheme='mo') in Python)")
+    train.add_argument("--confidence", choices=sorted(MODES), default="real",
+                       help="weak hypothesis confidences (default: %(default)s); "
+                            "'real-abstain' is BoosTexter's abstaining text stump")
+    train.add_argument("--alpha", choices=["auto", "exact", "freund-schapire"], default="auto",
+                       help="how alpha is chosen (default: %(default)s)")
+    train.add_argument("-o", "--output", metavar="MODEL",
+                       help="model file (default: STEM.model.json)")
+    train.add_argument("--model", metavar="MODEL",
+                       help="icsiboost's name for the model file: a name ending in .shyp "
+                            "writes icsiboost's format (and STEM.model.json), any other the "
+                            "JSON model")
+
+
+def _classify_arguments(classify):
+    classify.add_argument("-m", "--model",
+                          help="model file: JSON, or icsiboost's .shyp (read with -W/-N/"
+                               "--text); default STEM.model.json, else STEM.shyp")
+    classify.add_argument("-i", "--input", help="read examples from this file (default: stdin)")
+    classify.add_argument("--raw", action="store_true", help="f(x, l) itself")
+
+
+def icsiboost_command(arguments):
+    """``confboost icsiboost``: classify with -C, else train."""
+    if arguments.classify:
+        return classify_command(arguments)
+    return train_command(arguments)

@@ -319,7 +319,8 @@ def _expert_to_dict(expert, name):
         raise ValueError(f"text column {name!r} uses a callable tokenizer, which a model file "
                          "cannot hold; use a named tokenizer to save the model")
     return {"kind": expert.kind, "length": expert.length, "cutoff": expert.cutoff,
-            "drop": expert.drop, "tokenizer": expert.tokenizer}
+            "drop": expert.drop, "tokenizer": expert.tokenizer, "order": expert.order,
+            "no_unk": bool(expert.no_unk)}
 
 
 class FrameEncoder:

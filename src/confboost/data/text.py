@@ -34,7 +34,19 @@ for icsiboost must be adapted); ``w[i]`` is the ``i``-th token of the document:
 
 A document's terms form a set: presence, not counts, is what BoosTexter tests. ``cutoff`` keeps
 only the terms found in at least that many training documents; ``drop`` removes every term in
-which the regular expression is found (``re.search`` on the term string).
+which the regular expression is found (``re.search`` on the term string); ``no_unk`` removes
+every term with a word ``unk`` (icsiboost's ``no_unk`` / ``--no-unk-ngrams``).
+
+Term order (``order``), which decides ties: the weak learner keeps the first term of least Z,
+so the order of the vocabulary is the tie-break.
+
+``"sorted"`` (the default)
+    alphabetical.
+``"first"``
+    icsiboost's: the order in which the terms are first met in the training documents
+    (document by document, word by word, and at one word the shorter gram first, as
+    icsiboost's ``text_expert`` lists them), then icsiboost's ``cutoff``, which fills the place
+    of each removed term with the last term of the list.
 
 ``TextExpert.terms`` is the plain, string-by-string definition; ``TermVocabulary`` computes the
 same sets for a whole corpus on integer codes (tokens are numbered, each gram *shape* is a
@@ -95,6 +107,9 @@ def whitespace_tokenize(text):
 
 #: Tokenisers by name.
 TOKENIZERS = {"word": word_tokenize, "whitespace": whitespace_tokenize}
+
+#: Vocabulary orders (the tie-break between terms; see the module docstring).
+TERM_ORDERS = ("sorted", "first")
 
 #: Text expert kinds (icsiboost's ``expert_type``).
 EXPERT_KINDS = ("ngram", "fgram", "sgram")
@@ -191,6 +206,11 @@ class TextExpert:
         Regular expression; terms in which it is found are dropped.
     tokenizer : str or callable, default="word"
         A name from ``TOKENIZERS`` or a callable ``str -> list[str]``.
+    order : {"sorted", "first"}, default="sorted"
+        The vocabulary's order, hence the tie-break between terms of equal Z (see the module
+        docstring); ``"first"`` is icsiboost's.
+    no_unk : bool, default=False
+        Drop the terms that contain the word ``unk`` (icsiboost's ``no_unk``).
     """
 
     kind: str = "ngram"
@@ -198,6 +218,8 @@ class TextExpert:
     cutoff: int = 0
     drop: str | None = None
     tokenizer: str | Callable[[str], list[str]] = "word"
+    order: str = "sorted"
+    no_unk: bool = False
 
     def __post_init__(self):
         if self.kind not in EXPERT_KINDS:
@@ -213,6 +235,10 @@ class TextExpert:
                 re.compile(self.drop)
             except (re.error, RecursionError, OverflowError) as error:
                 raise ValueError(f"drop is not a valid regular expression: {error}") from None
+        if self.order not in TERM_ORDERS:
+            raise ValueError(f"term order must be one of {TERM_ORDERS}, got {self.order!r}")
+        if not isinstance(self.no_unk, bool | np.bool_):
+            raise ValueError(f"no_unk must be True or False, got {self.no_unk!r}")
         if not callable(self.tokenizer) and self.tokenizer not in TOKENIZERS:
             raise ValueError(
                 f"tokenizer must be one of {tuple(TOKENIZERS)} or a callable, "
@@ -241,10 +267,44 @@ class TextExpert:
         ['a', 'a _ c', 'a b', 'b', 'b c', 'c']
         """
         terms = set(expert_terms(self.tokenize(text), self.kind, self.length))
-        if self.drop is not None:
-            drop = re.compile(self.drop)
-            terms = {term for term in terms if not drop.search(term)}
-        return terms
+        return {term for term in terms if self.keeps(term)}
+
+    def can_make(self, term):
+        """Whether some text gives ``term`` under this expert (``drop``, ``no_unk`` applied).
+
+        Its words (``_`` marks a skipped word) must form a gram shape of the expert and each
+        be one token of the tokenizer: ``TextExpert().can_make("U.S.")`` is False, the word
+        tokenizer making ``u`` and ``s`` of it.
+
+        Parameters
+        ----------
+        term : str
+            Words joined by single spaces.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> TextExpert("ngram", length=2).can_make("said it")
+        True
+        >>> TextExpert("ngram", length=1).can_make("said it")
+        False
+        """
+        words = term.split(" ")
+        shape = tuple(offset for offset, word in enumerate(words) if word != "_")
+        if not shape or shape[0] != 0 or shape not in gram_shapes(self.kind, self.length):
+            return False
+        if any(self.tokenize(words[offset]) != [words[offset]] for offset in shape):
+            return False
+        return self.keeps(term)
+
+    def keeps(self, term):
+        """Whether ``drop`` and ``no_unk`` keep ``term`` (a str of words joined by spaces)."""
+        if self.no_unk and "unk" in term.split(" "):
+            return False
+        return self.drop is None or not re.search(self.drop, term)
 
 
 def _check_documents(documents):
@@ -268,7 +328,7 @@ class TermVocabulary:
     expert_ : TextExpert
         The expert the vocabulary was built with.
     terms_ : list of str
-        The kept terms, sorted; ``terms_[j]`` is column ``j``.
+        The kept terms, in the expert's ``order``; ``terms_[j]`` is column ``j``.
     vocabulary_ : dict of str to int
         Term to column index.
     document_frequency_ : ndarray of shape (n_terms,), dtype int64
@@ -363,27 +423,37 @@ class TermVocabulary:
             [document[starts] for starts, _ in occurrences], [code for _, code in occurrences], base
         )
         frequency = np.bincount(codes, minlength=base)
-        # The term string of each frequent code, from one of its occurrences; drop; sort.
-        first = np.empty(base, dtype=np.int64)
-        for starts, code in occurrences:
-            first[code] = starts
+        # Where each code is first met: its first gram's start, then its shape's rank there.
+        n_shapes = len(self._shapes)
+        first_met = np.full(base, np.iinfo(np.int64).max, dtype=np.int64)
+        for rank, (starts, code) in enumerate(occurrences):
+            np.minimum.at(first_met, code, starts * n_shapes + rank)
+        first = first_met // n_shapes
+        # The term string of each candidate code (the frequent ones; all of them where
+        # icsiboost's cutoff is to be replayed), from its first occurrence; drop; order.
+        replay = expert.order == "first" and expert.cutoff > 1
         words = np.array(tokens, dtype=object)
         strings = {}
         for shape, _, shape_base, size in self._shapes:
-            frequent = shape_base + np.flatnonzero(
-                frequency[shape_base : shape_base + size] >= expert.cutoff
+            shape_frequency = frequency[shape_base : shape_base + size]
+            candidates = shape_base + np.flatnonzero(
+                shape_frequency > 0 if replay else shape_frequency >= expert.cutoff
             )
-            starts = first[frequent]
+            starts = first[candidates]
             columns = [
                 words[ids[starts + offset]].tolist() if offset in shape else ["_"] * starts.size
                 for offset in range(shape[-1] + 1)
             ]
             terms = map(" ".join, zip(*columns, strict=True))
-            strings.update(zip(frequent.tolist(), terms, strict=True))
-        if expert.drop is not None:
-            drop = re.compile(expert.drop)
-            strings = {code: term for code, term in strings.items() if not drop.search(term)}
-        order = sorted(strings, key=strings.__getitem__)
+            strings.update(zip(candidates.tolist(), terms, strict=True))
+        if expert.drop is not None or expert.no_unk:
+            strings = {code: term for code, term in strings.items() if expert.keeps(term)}
+        if expert.order == "sorted":
+            order = sorted(strings, key=strings.__getitem__)
+        else:
+            order = sorted(strings, key=first_met.__getitem__)
+            if replay:
+                order = _icsiboost_cutoff(order, frequency >= expert.cutoff)
         self.terms_ = [strings[code] for code in order]
         self.vocabulary_ = {term: column for column, term in enumerate(self.terms_)}
         self.document_frequency_ = frequency[np.array(order, dtype=np.int64)]
@@ -452,6 +522,31 @@ class TermVocabulary:
         data = np.ones(by_column.size, dtype=POSTING_DTYPE)
         indices = by_column % max(n_docs, 1)
         return sp.csc_matrix((data, indices, indptr), shape=(n_docs, n_terms))
+
+
+def _icsiboost_cutoff(codes, frequent):
+    """icsiboost's cutoff on a list of term codes: each infrequent one, met in list order, is
+    replaced by the last code of the list, which is then checked in its turn.
+
+    Parameters
+    ----------
+    codes : list of int
+    frequent : ndarray of bool, indexed by code
+
+    Returns
+    -------
+    kept : list of int
+        The frequent codes, in icsiboost's order.
+    """
+    codes = list(codes)
+    position, end = 0, len(codes)
+    while position < end:
+        if frequent[codes[position]]:
+            position += 1
+        else:
+            end -= 1
+            codes[position] = codes[end]
+    return codes[:end]
 
 
 def _positions(lengths):

@@ -22,8 +22,11 @@ lines whose first non-blank character is ``|`` are comments, in both files.
     - ``NAME: text:expert_type=ngram expert_length=2 cutoff=2 drop=REGEX.``  text with its own
       expert (icsiboost's extension). Options are whitespace-separated ``key=value``:
       ``expert_type`` (``ngram``, ``fgram``, ``sgram``), ``expert_length`` (>= 1), ``cutoff``
-      (>= 0), ``drop`` (a regular expression without whitespace) and, a confboost extension,
-      ``tokenizer`` (``word`` or ``whitespace``); see ``confboost.data.text``;
+      (>= 0), ``drop`` (a regular expression without whitespace), ``no_unk`` (``0`` or ``1``)
+      and, a confboost extension that icsiboost refuses, ``tokenizer`` (``word`` or
+      ``whitespace``; better given on the command line, ``confboost train --text``); see
+      ``confboost.data.text``. Settings a line leaves out come from ``read_names``'s
+      ``text_defaults``;
     - ``NAME: v1, v2, v3.``  a categorical column (BoosTexter's "set") taking one of these
       values; at least two, distinct, none ``?``;
     - ``NAME: ignore.``  a column whose values are skipped unread.
@@ -44,8 +47,8 @@ lines whose first non-blank character is ``|`` are comments, in both files.
     declared in ``.names``; an undeclared value is an error unless
     ``unknown_values="missing"`` (icsiboost silently ignores undeclared values in test files
     only). The last field holds one or more labels separated by whitespace and ends with
-    ``.``; every label must be a declared class. With ``labels_required=False`` the label
-    field may be left out, on every line of the file or on none.
+    ``.``; every label must be a declared class. With ``labels_required=False`` any line may
+    leave the label field out.
 """
 
 import math
@@ -63,7 +66,7 @@ COLUMN_KINDS = ("continuous", "text", "categorical", "ignore")
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _INTEGER = re.compile(r"\d+", re.ASCII)
-_TEXT_OPTIONS = ("expert_type", "expert_length", "cutoff", "drop", "tokenizer")
+_TEXT_OPTIONS = ("expert_type", "expert_length", "cutoff", "drop", "no_unk", "tokenizer")
 _MISSING = ("", "?")
 
 
@@ -162,8 +165,8 @@ class BoosTexterData:
         is a float64 ndarray of shape (n,) with NaN for missing; a categorical or text column
         is a list of length n of str, None for missing.
     labels : ndarray of shape (n, n_classes), dtype int8, or None
-        ``labels[i, l] = 1`` when example ``i`` has class ``l``; None when the file's lines
-        carry no labels (``labels_required=False``).
+        ``labels[i, l] = 1`` when example ``i`` has class ``l`` (a row of zeros for a line
+        without labels); None when no line carries labels (``labels_required=False``).
     line_numbers : ndarray of shape (n,), dtype int64
         The 1-based line of each example in its file.
     """
@@ -222,8 +225,8 @@ def _parse_classes(path, line, text):
     return classes
 
 
-def _parse_text_options(path, line, options, name, index):
-    """The TextExpert of ``text:OPTIONS``."""
+def _parse_text_options(path, line, options, name, index, defaults):
+    """The TextExpert of ``text:OPTIONS``, ``defaults`` (TextExpert fields) under them."""
     settings = {}
     for option in options.split():
         key, equals, value = option.partition("=")
@@ -247,16 +250,24 @@ def _parse_text_options(path, line, options, name, index):
                     name, index,
                 )
             value = int(value)
+        if key == "no_unk":
+            if value not in ("0", "1"):
+                raise BoosTexterFormatError(
+                    path, line, f"no_unk: expected 0 or 1, got {_shown(value)}", name, index
+                )
+            value = value == "1"
         settings[key] = value
-    kind = settings.pop("expert_type", "ngram")
-    length = settings.pop("expert_length", 1)
+    fields = dict(defaults)
+    fields.update(settings)
+    fields["kind"] = fields.pop("expert_type", fields.get("kind", "ngram"))
+    fields["length"] = fields.pop("expert_length", fields.get("length", 1))
     try:
-        return TextExpert(kind=kind, length=length, **settings)
+        return TextExpert(**fields)
     except ValueError as error:
         raise BoosTexterFormatError(path, line, str(error), name, index) from None
 
 
-def _parse_column(path, line, text, index):
+def _parse_column(path, line, text, index, defaults):
     """The ColumnSpec of a ``NAME: TYPE.`` line; ``index`` is its 1-based position."""
     name, colon, rest = text.partition(":")
     name = name.strip()
@@ -271,8 +282,8 @@ def _parse_column(path, line, text, index):
     rest = rest[:-1].strip()
     head, colon, options = rest.partition(":")
     if head.strip() == "text":
-        expert = _parse_text_options(path, line, options, name, index) if colon else None
-        return ColumnSpec(name, "text", expert=expert)
+        return ColumnSpec(name, "text", expert=_parse_text_options(
+            path, line, options if colon else "", name, index, defaults))
     if rest in ("continuous", "ignore"):
         return ColumnSpec(name, rest)
     values = [value.strip() for value in rest.split(",")]
@@ -296,12 +307,16 @@ def _parse_column(path, line, text, index):
     return ColumnSpec(name, "categorical", values=tuple(values))
 
 
-def read_names(path):
+def read_names(path, text_defaults=None):
     """Read a ``.names`` file.
 
     Parameters
     ----------
     path : str or path-like
+    text_defaults : dict or None
+        ``TextExpert`` fields for the text columns whose line does not set them (say
+        ``{"tokenizer": "whitespace", "order": "first"}`` for icsiboost's text handling);
+        None: ``TextExpert``'s defaults.
 
     Returns
     -------
@@ -319,7 +334,7 @@ def read_names(path):
         if classes is None:
             classes = _parse_classes(path, line, text)
             continue
-        column = _parse_column(path, line, text, len(columns) + 1)
+        column = _parse_column(path, line, text, len(columns) + 1, text_defaults or {})
         if column.name in declared:
             raise BoosTexterFormatError(
                 path, line,
@@ -344,7 +359,7 @@ def read_data(path, spec, labels_required=True, unknown_values="error"):
     spec : NamesSpec
         The columns and classes, from ``read_names``.
     labels_required : bool, default=True
-        If False, the lines may leave out the label field (all of them, or none).
+        If False, any line may leave out the label field (as icsiboost's ``-C`` reads them).
     unknown_values : {"error", "missing"}, default="error"
         What an undeclared categorical value is: an error, or a missing value.
 
@@ -364,25 +379,17 @@ def read_data(path, spec, labels_required=True, unknown_values="error"):
     allowed = [set(column.values) for column in spec.columns]
     values = [[] for _ in spec.columns]
     label_rows, line_numbers = [], []
-    first_without_labels = first_with_labels = None
+    first_with_labels = None
     for line, text in _content_lines(path):
         fields = text.split(",")
-        if len(fields) == n_columns and not labels_required:
-            first_without_labels = first_without_labels or line
-        elif len(fields) == n_columns + 1:
+        if len(fields) == n_columns + 1:
             first_with_labels = first_with_labels or line
-        else:
+        elif len(fields) != n_columns or labels_required:
             expected = f"{n_columns + 1}" if labels_required else f"{n_columns} or {n_columns + 1}"
             raise BoosTexterFormatError(
                 path, line,
                 f"expected {expected} comma-separated fields ({n_columns} columns, then the "
                 f"labels), got {len(fields)} (values may not contain commas)",
-            )
-        if first_with_labels and first_without_labels:
-            raise BoosTexterFormatError(
-                path, line,
-                f"some lines have labels (line {first_with_labels}) and some do not "
-                f"(line {first_without_labels})",
             )
         for index, (column, raw) in enumerate(zip(spec.columns, fields, strict=False)):
             value = raw.strip()
@@ -403,7 +410,8 @@ def read_data(path, spec, labels_required=True, unknown_values="error"):
                 value = None
             values[index].append(value)
         if len(fields) == n_columns + 1:
-            label_rows.append(_parse_labels(path, line, fields[-1].strip(), class_index))
+            label_rows.append((len(line_numbers),
+                               _parse_labels(path, line, fields[-1].strip(), class_index)))
         line_numbers.append(line)
     columns = {}
     for column, column_values in zip(spec.columns, values, strict=True):
@@ -414,11 +422,11 @@ def read_data(path, spec, labels_required=True, unknown_values="error"):
         elif column.kind != "ignore":
             columns[column.name] = column_values
     labels = np.zeros((len(line_numbers), len(spec.classes)), dtype=LABEL_DTYPE)
-    for row, label_columns in enumerate(label_rows):
+    for row, label_columns in label_rows:
         labels[row, label_columns] = 1
     return BoosTexterData(
         columns=columns,
-        labels=None if first_without_labels else labels,
+        labels=None if first_with_labels is None and not labels_required else labels,
         line_numbers=np.array(line_numbers, dtype=np.int64),
     )
 
@@ -502,11 +510,11 @@ def _text_type(expert):
     if not isinstance(expert.tokenizer, str):
         raise ValueError(f"a callable tokenizer cannot be written to a .names file: {expert!r}")
     options = []
-    for key, attribute in zip(_TEXT_OPTIONS, ("kind", "length", "cutoff", "drop", "tokenizer"),
-                              strict=True):
+    attributes = ("kind", "length", "cutoff", "drop", "no_unk", "tokenizer")
+    for key, attribute in zip(_TEXT_OPTIONS, attributes, strict=True):
         value = getattr(expert, attribute)
         if value != getattr(default, attribute):
-            options.append(f"{key}={value}")
+            options.append(f"{key}={int(value) if attribute == 'no_unk' else value}")
     if expert.drop is not None:
         _check_writable(expert.drop, "a drop expression", forbidden=" \t\r\n\f\v")
     return "text:" + " ".join(options) if options else "text"
