@@ -1,24 +1,26 @@
-"""The BoosTexter / icsiboost commands of ``confboost``: train, test, classify, shyp.
+"""The BoosTexter / icsiboost commands of ``confboost``: train, test, classify, shyp, icsiboost.
 
 An icsiboost user's ``STEM.names`` / ``STEM.data`` (and ``STEM.dev``, ``STEM.test``) train with
-the same command shape (``confboost train -S STEM -n 100 -W 2 -N ngram``) and print one line per
-round in icsiboost's format::
+the same command line (``confboost train -S STEM -n 100 -W 2 -N ngram``, or ``confboost
+icsiboost`` with icsiboost's arguments unchanged) and print one line per round in icsiboost's
+format::
 
     rnd 1: wh-err= 0.861304 th-err= 0.861304 dev= nan test= 0.230000 train= 0.180000
 
-``wh-err`` is Z_t of the round and ``th-err`` the product Π Z_t (the bound of Theorem 3 on the
-training Hamming loss). ``dev``, ``test`` and ``train`` are errors on STEM.dev, STEM.test and the
-training data (``nan`` when the file is absent): the error of the top-scored class when every
-training example has one label, otherwise the fraction of examples with any label wrong
-(sign of f), as icsiboost computes them. With ``--max-fmeasure CLASS`` they are the best F1 of
-that class over thresholds, with its recall and precision.
+``wh-err`` is icsiboost's: the weak learner's unsmoothed objective (``weak_objective``) and
+``th-err`` the running product of those. ``dev``, ``test`` and ``train`` are errors on
+STEM.dev, STEM.test and the training data (``nan`` when the file is absent): the error of the
+top-scored class when every training example has one label, otherwise the fraction of
+examples with any label wrong (sign of f), as icsiboost computes them. With ``--max-fmeasure
+CLASS`` they are the best F1 of that class over thresholds, with its recall and precision.
+Text is handled as icsiboost does unless ``--text confboost`` (``cli_icsiboost.py``, which
+also owns icsiboost's other flags).
 
 Models are confboost JSON (``STEM.model.json``); ``export-shyp`` and ``import-shyp`` convert
-to and from icsiboost's ``.shyp`` (``formats/shyp.py``). Every command reads ``STEM.names`` for
-the columns and classes, as icsiboost does.
+to and from icsiboost's ``.shyp`` (``formats/shyp.py``), and ``classify`` reads a ``.shyp``
+directly. Every command reads ``STEM.names`` for the columns and classes, as icsiboost does.
 """
 
-import argparse
 import json
 import sys
 import tempfile
@@ -455,61 +457,6 @@ def import_shyp_command(arguments):
 
 # ----------------------------------------------------------------------------- parsers
 
-def _positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not 0 < value < np.inf:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
-def _stem_arguments(parser):
-    parser.add_argument("-S", "--stem", required=True, metavar="STEM",
-                        help="file stem: STEM.names, STEM.data, STEM.dev, STEM.test")
-
-
-def _icsiboost_arguments(parser, refused):
-    """The options of ``icsiboost --help`` that train and classify share (see cli_icsiboost).
-
-    Those that do not concern the command (``-E`` when classifying, ``--posteriors`` when
-    training) are read and left unused, as icsiboost does.
-    """
-    _stem_arguments(parser)
-    parser.add_argument("-n", dest="rounds", type=icsi.positive_int, metavar="ROUNDS",
-                        help="boosting rounds (default 10, as icsiboost); when classifying, "
-                             "use the first ROUNDS")
-    icsi.add_text_arguments(parser)
-    icsi.add_file_arguments(parser)
-    parser.add_argument("-E", dest="smoothing", type=_positive_float, metavar="E",
-                        help="smoothing: epsilon = E/(m k) (default 0.5, as icsiboost)")
-    parser.add_argument("--jobs", type=icsi.positive_int, default=None, metavar="J",
-                        help="threads (default: all cores)")
-    parser.add_argument("--dryrun", action="store_true",
-                        help="read the names and data files, report errors, do nothing else")
-    parser.add_argument("--optimal-iterations", action="store_true",
-                        help="keep the round count with the least dev error (test error "
-                             "without STEM.dev), or the best F1 with --max-fmeasure")
-    parser.add_argument("--max-fmeasure", metavar="CLASS",
-                        help="report the best F1 of CLASS (over thresholds) instead of errors")
-    parser.add_argument("--posteriors", action="store_true",
-                        help="classify: probabilities sigma(2 f(x, l)) instead of scores")
-    parser.add_argument("--abstaining-stump", action="store_true",
-                        help="text tests abstain when their term is absent (confboost's "
-                             "--confidence real-abstain)")
-    parser.add_argument("--no-unknown-stump", action="store_true",
-                        help="continuous tests abstain on a missing value (confboost's "
-                             "--confidence real-abstain)")
-    parser.add_argument("--do-not-pack-model", action="store_true",
-                        help="the default (one hypothesis per round); accepted for icsiboost")
-    icsi.add_refused_arguments(parser, refused)
-
-
-_REFUSED = ("-V", "--pack-model", "--output-weights", "--resume", "--interruptible",
-            "--fmeasure-beta", "--sequence", "--anti-prior", "--display-maxclass")
-
-
 def add_commands(commands, schemes):
     """Add train, test, classify, export-shyp, import-shyp and icsiboost to a subparsers."""
     train = commands.add_parser(
@@ -518,7 +465,7 @@ def add_commands(commands, schemes):
                     "th-err= .. dev= .. test= .. train= ..' per round (STEM.dev and STEM.test "
                     "are used when they exist) and write the model (JSON; --model X.shyp "
                     "also writes icsiboost's .shyp).")
-    _icsiboost_arguments(train, _REFUSED + ("-C",))
+    icsi.add_icsiboost_arguments(train, icsi.REFUSED + ("-C",))
     _train_arguments(train, schemes)
     train.set_defaults(handler=train_command)
 
@@ -526,7 +473,7 @@ def add_commands(commands, schemes):
         "test", help="evaluate a model on STEM.test",
         description="Error, Hamming loss, one-error, coverage, average precision, and "
                     "per-class precision / recall / F1 of a model on STEM.test.")
-    _stem_arguments(test)
+    icsi.add_stem_argument(test)
     test.add_argument("-m", "--model", help="model file (default: STEM.model.json)")
     test.add_argument("--data", help="labelled file to evaluate on (default: STEM.test)")
     test.add_argument("-n", dest="rounds", type=icsi.positive_int,
@@ -542,7 +489,7 @@ def add_commands(commands, schemes):
                     "without labels), then one score per class: f(x, l) / sum of alpha, f "
                     "itself with --raw, or probabilities sigma(2 f) with --posteriors. The "
                     "model is --model, else STEM.model.json, else icsiboost's STEM.shyp.")
-    _icsiboost_arguments(classify, _REFUSED + ("-o",))
+    icsi.add_icsiboost_arguments(classify, icsi.REFUSED + ("-o",))
     _classify_arguments(classify)
     classify.set_defaults(handler=classify_command)
 
@@ -550,7 +497,7 @@ def add_commands(commands, schemes):
         "export-shyp", help="write a model as icsiboost's .shyp",
         description="Write STEM.model.json as icsiboost's STEM.shyp (continuous thresholds, "
                     "text terms, and set tests that icsiboost can express).")
-    _stem_arguments(export)
+    icsi.add_stem_argument(export)
     export.add_argument("-m", "--model", help="model file (default: STEM.model.json)")
     export.add_argument("-o", "--output", help="the .shyp file (default: STEM.shyp)")
     export.set_defaults(handler=export_shyp_command)
@@ -560,7 +507,7 @@ def add_commands(commands, schemes):
         description="Read an icsiboost (or exported) STEM.shyp as a confboost model over the "
                     "columns of STEM.names; -W/-N/--cutoff/--text as given to icsiboost. "
                     "Warns about term tests that cannot fire with these settings.")
-    _stem_arguments(imported)
+    icsi.add_stem_argument(imported)
     imported.add_argument("--shyp", help="the .shyp file (default: STEM.shyp)")
     icsi.add_text_arguments(imported)
     icsi.add_file_arguments(imported, data_files=())
@@ -572,7 +519,7 @@ def add_commands(commands, schemes):
         description="Takes icsiboost's arguments unchanged: 'confboost icsiboost -S STEM -n "
                     "100 -W 2 -N ngram' trains as 'confboost train', and with -C classifies "
                     "stdin as 'confboost classify'.")
-    _icsiboost_arguments(icsiboost, _REFUSED + ("-o",))
+    icsi.add_icsiboost_arguments(icsiboost, icsi.REFUSED + ("-o",))
     icsiboost.add_argument("-C", dest="classify", action="store_true",
                            help="classification mode: read examples from stdin")
     icsiboost.add_argument("--model", help="the model file (.shyp: icsiboost's format; "

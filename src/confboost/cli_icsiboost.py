@@ -17,6 +17,8 @@ import argparse
 import re
 import sys
 
+import numpy as np
+
 from confboost.data.text import EXPERT_KINDS, TextExpert
 from confboost.formats.boostexter import ColumnSpec, NamesSpec
 
@@ -223,6 +225,62 @@ def _check_listed(listed, names, flag):
     if unknown:
         raise ValueError(f"{flag}: no column named {', '.join(map(repr, unknown))} in the "
                          f".names file (columns: {', '.join(names)})")
+
+
+def positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not 0 < value < np.inf:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def add_stem_argument(parser):
+    parser.add_argument("-S", "--stem", required=True, metavar="STEM",
+                        help="file stem: STEM.names, STEM.data, STEM.dev, STEM.test")
+
+
+def add_icsiboost_arguments(parser, refused):
+    """The options of ``icsiboost --help`` that train and classify share (``ICSIBOOST_FLAGS``).
+
+    Those that do not concern the command (``-E`` when classifying, ``--posteriors`` when
+    training) are read and left unused, as icsiboost does.
+    """
+    add_stem_argument(parser)
+    parser.add_argument("-n", dest="rounds", type=positive_int, metavar="ROUNDS",
+                        help="boosting rounds (default 10, as icsiboost); when classifying, "
+                             "use the first ROUNDS")
+    add_text_arguments(parser)
+    add_file_arguments(parser)
+    parser.add_argument("-E", dest="smoothing", type=positive_float, metavar="E",
+                        help="smoothing: epsilon = E/(m k) (default 0.5, as icsiboost)")
+    parser.add_argument("--jobs", type=positive_int, default=None, metavar="J",
+                        help="threads (default: all cores)")
+    parser.add_argument("--dryrun", action="store_true",
+                        help="read the names and data files, report errors, do nothing else")
+    parser.add_argument("--optimal-iterations", action="store_true",
+                        help="keep the round count with the least dev error (test error "
+                             "without STEM.dev), or the best F1 with --max-fmeasure")
+    parser.add_argument("--max-fmeasure", metavar="CLASS",
+                        help="report the best F1 of CLASS (over thresholds) instead of errors")
+    parser.add_argument("--posteriors", action="store_true",
+                        help="classify: probabilities sigma(2 f(x, l)) instead of scores")
+    parser.add_argument("--abstaining-stump", action="store_true",
+                        help="text tests abstain when their term is absent (confboost's "
+                             "--confidence real-abstain)")
+    parser.add_argument("--no-unknown-stump", action="store_true",
+                        help="continuous tests abstain on a missing value (confboost's "
+                             "--confidence real-abstain)")
+    parser.add_argument("--do-not-pack-model", action="store_true",
+                        help="the default (one hypothesis per round); accepted for icsiboost")
+    add_refused_arguments(parser, refused)
+
+
+#: The flags of ``icsiboost --help`` that every command refuses.
+REFUSED = ("-V", "--pack-model", "--output-weights", "--resume", "--interruptible",
+            "--fmeasure-beta", "--sequence", "--anti-prior", "--display-maxclass")
 
 
 def warn_unreachable_terms(model, encoder, stream=None):

@@ -39,8 +39,9 @@ hypothesis kind icsiboost lacks. Numbers are written with 17 significant digits 
 reads any ``strtod`` form).
 
 Beware the tokenisers: icsiboost splits text on spaces only, case and punctuation kept
-(confboost's ``tokenizer=whitespace``). A model trained with the default ``word`` tokeniser
-scores the same in icsiboost only on text already lower-cased and stripped of punctuation.
+(confboost's ``tokenizer="whitespace"``, the default of the BoosTexter commands). A model
+trained with the ``word`` tokeniser (the Python default, ``--text confboost``) scores the same
+in icsiboost only on text already lower-cased and stripped of punctuation.
 """
 
 import re
