@@ -1,7 +1,28 @@
-"""Shared fixtures: small random problems and access to the shared real data sets."""
+"""Shared fixtures: small random problems and access to the real data sets.
+
+A user's clone has no data folder beside it: a test that needs a set which is neither
+bundled nor fetched calls ``load_or_skip`` and is skipped, saying how to get the set.
+"""
 
 import numpy as np
 import pytest
+
+from confboost.datasets import load
+
+
+def load_or_skip(name, **kwargs):
+    """``confboost.datasets.load(name, **kwargs)``, or skip the test when the set is absent.
+
+    The skip reason names the set and the ``fetch`` call (or ``$CONFBOOST_DATA``) that
+    makes it available.
+    """
+    try:
+        return load(name, **kwargs)
+    except FileNotFoundError:
+        pytest.skip(
+            f"data set {name!r} is not on this machine (not bundled; no data folder or cache "
+            f"holds it): run confboost.datasets.fetch({name!r}) or set CONFBOOST_DATA"
+        )
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import pytest
 from confboost import datasets
 from confboost.datasets import (
     BUNDLED,
+    CACHE_DIR_ENV,
     DATA_DIR_ENV,
     DATASETS,
     Split,
@@ -269,6 +270,7 @@ def test_bundled_equals_full_copy(shared, name):
 
 def test_falls_back_to_bundle_without_full_copy(tmp_path, monkeypatch):
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
     assert default_data_dir() == tmp_path
     assert available() == BUNDLED_NAMES
     s = load("glass")

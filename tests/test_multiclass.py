@@ -9,10 +9,10 @@ from confboost.boosting import run_boosting
 from confboost.confidence import default_smoothing
 from confboost.criterion import MODES
 from confboost.data.dataset import Dataset
-from confboost.datasets import load as load_dataset
 from confboost.learners import StumpLearner
 from confboost.metrics import hamming_loss, ranking_loss
 from confboost.schemes.mh import MHScheme
+from tests.conftest import load_or_skip
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +136,7 @@ def test_constant_label_columns(multilabel):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["yeast-ml", "scene", "emotions"])
 def test_bounds_hold_on_multilabel_benchmarks(name):
-    split = load_dataset(name)
+    split = load_or_skip(name)
     for scheme, confidence in [("mh", "real"), ("mh", "discrete"), ("mr", "real"),
                                ("mr", "discrete")]:
         history = BoostClassifier(20, scheme=scheme, confidence=confidence).fit(
@@ -147,7 +147,7 @@ def test_bounds_hold_on_multilabel_benchmarks(name):
 
 @pytest.mark.slow
 def test_bounds_hold_on_a_uci_multiclass_set():
-    split = load_dataset("segment")
+    split = load_or_skip("segment")
     for params in [{"scheme": "mh"}, {"scheme": "mh", "init": "balanced"},
                    {"scheme": "mh", "confidence": "discrete"},
                    {"scheme": "mr", "confidence": "discrete"}, {"scheme": "mr"},

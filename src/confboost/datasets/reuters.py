@@ -1,10 +1,12 @@
 """Reuters-21578 with the ModApte split and its 90 topic categories (BoosTexter's benchmark).
 
-Reads ``reuters21578/reuters21578.csv.gz`` of the shared data folder (its PROVENANCE.md
-describes it): one row per story with the ``modapte`` split column and the ``;``-separated
-``topics``. The usual "90 categories" are the topics that occur in both the ModApte training
-and test documents; the documents kept are those with at least one of them (7,770 train and
-3,019 test). A document's text is its title and body joined by a newline.
+Reads ``reuters21578/reuters21578.csv.gz`` from the data folder or the cache (the search
+of ``locations.py``; the data folder's PROVENANCE.md describes the file): one row per story
+with the ``modapte`` split column and the ``;``-separated ``topics``. The usual "90
+categories" are the topics that occur in both the ModApte training and test documents; the
+documents kept are those with at least one of them (7,770 train and 3,019 test). A
+document's text is its title and body joined by a newline. This is the only Reuters loader;
+the experiments and benchmarks build on it.
 """
 
 import csv
@@ -15,7 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from confboost.datasets import default_data_dir
+from confboost.datasets.locations import search_path
+from confboost.datasets.sources import how_to_get
+
+_FILE = "reuters21578.csv.gz"
 
 
 @dataclass
@@ -45,7 +50,8 @@ def load_reuters21578(data_dir=None, min_documents=1):
     Parameters
     ----------
     data_dir : str or Path, optional
-        The shared data folder (default ``confboost.datasets.default_data_dir()``).
+        Folder holding ``reuters21578/reuters21578.csv.gz``; None: the first of the data
+        folder and the cache (``confboost.datasets.search_path()``) that holds it.
     min_documents : int, default=1
         Keep topics with at least this many training and this many test documents (1: the
         usual 90 categories).
@@ -53,13 +59,14 @@ def load_reuters21578(data_dir=None, min_documents=1):
     Returns
     -------
     ReutersSplit
+
+    Raises
+    ------
+    FileNotFoundError
+        The file is in none of the folders searched; the message names them and says
+        where Reuters-21578 comes from.
     """
-    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
-    if data_dir is None:
-        raise FileNotFoundError("no data folder: set $CONFBOOST_DATA to the shared data folder")
-    path = data_dir / "reuters21578" / "reuters21578.csv.gz"
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: Reuters-21578 is not in the data folder")
+    path = _find(data_dir)
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     parts = {"train": [], "test": []}
     with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
@@ -88,3 +95,15 @@ def load_reuters21578(data_dir=None, min_documents=1):
             Y[i, kept] = 1
         out += [texts, Y]
     return ReutersSplit(out[0], out[1], out[2], out[3], categories)
+
+
+def _find(data_dir):
+    """Path of the Reuters CSV under ``data_dir`` or the first searched folder holding it."""
+    roots = [Path(data_dir).expanduser()] if data_dir is not None else [
+        root for what, root in search_path() if what != "bundled"]
+    for root in roots:
+        if (root / "reuters21578" / _FILE).is_file():
+            return root / "reuters21578" / _FILE
+    looked = ", ".join(str(root / "reuters21578" / _FILE) for root in roots)
+    raise FileNotFoundError(f"Reuters-21578 not found (looked for {looked}). "
+                            f"{how_to_get('reuters21578')}")
