@@ -212,3 +212,14 @@ def test_fetch_rebuilds_the_data_folder_exactly(name, tmp_path):
         a, b = folder / output, shared / name / output
         read = gzip.decompress if output.endswith(".gz") else (lambda x: x)
         assert read(a.read_bytes()) == read(b.read_bytes()), output  # so load reads the same
+
+
+def test_fetch_does_nothing_when_load_already_finds_the_set(tmp_path, monkeypatch, offline):
+    data = tmp_path / "data"
+    _tiny_mulan(tmp_path / "mirror")
+    fetch("medical", data, mirror=(tmp_path / "mirror").as_uri(), verify=False)
+    monkeypatch.setenv(DATA_DIR_ENV, str(data))
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    opened = len(offline)
+    assert fetch("medical") == data / "medical"  # found in the data folder
+    assert len(offline) == opened and not (tmp_path / "cache").exists()

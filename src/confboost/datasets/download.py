@@ -23,7 +23,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from confboost.datasets.locations import BUNDLED, default_cache_dir, has_files
+from confboost.datasets.locations import BUNDLED, default_cache_dir, has_files, search_path
 from confboost.datasets.registry import SPECS, normalise
 from confboost.datasets.sources import SOURCES, Source
 
@@ -46,9 +46,10 @@ def fetch(
     name : str
         A key of ``DATASETS`` (or ``"reuters21578"``, which has no automatic source).
     cache_dir : str, path or None, default None
-        Folder that receives ``<cache_dir>/<name>/``; None: ``default_cache_dir()``
-        (``$CONFBOOST_CACHE``, else ``$XDG_CACHE_HOME/confboost``, else
-        ``~/.cache/confboost``), which ``load`` searches after the data folder.
+        Folder that receives ``<cache_dir>/<name>/``; None: nothing is done when ``load``
+        already finds the set in the data folder or the cache, else the set goes to
+        ``default_cache_dir()`` (``$CONFBOOST_CACHE``, else ``$XDG_CACHE_HOME/confboost``,
+        else ``~/.cache/confboost``), which ``load`` searches after the data folder.
     mirror : str or None, default None
         Base URL (``https://...``, ``file:///...``) of a copy laid out like the project's
         data folder: the originals are read from ``<mirror>/<name>/<stored name>``
@@ -61,7 +62,8 @@ def fetch(
     -------
     Path
         The folder holding the files ``load`` reads; pass its parent as ``data_dir`` or
-        rely on ``load``'s default search, which includes the default cache.  For a set
+        rely on ``load``'s default search, which includes the data folder and the default
+        cache.  For a set
         bundled with confboost, the bundled folder (nothing is downloaded).
 
     Raises
@@ -80,6 +82,10 @@ def fetch(
         return bundled_data_dir() / key  # bundled with the package: nothing to fetch
     if not source.fetchable:
         raise ValueError(f"no automatic source for {key!r}: it comes from {source.origin}")
+    if cache_dir is None:  # already in the data folder or the cache: nothing to do
+        for _, root in search_path()[:-1]:
+            if has_files(root / key, tuple(source.outputs)):
+                return root / key
     root = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     if str(root) == BUNDLED:
         raise ValueError("cache_dir='bundled' names the read-only bundled copy")
