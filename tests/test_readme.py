@@ -6,6 +6,7 @@ large set neither in the data folder nor in the cache) is skipped, naming the se
 """
 
 import re
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -47,5 +48,10 @@ def test_readme_example_runs(code, line, tmp_path, monkeypatch):
         raise AssertionError(f"README.md line {line} reached the network: {url}")
 
     monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # plots draw off-screen
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "__readme__"})
+    try:
+        exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "__readme__"})
+    finally:
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")
