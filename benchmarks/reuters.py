@@ -22,7 +22,6 @@ from confboost import BoostClassifier
 from confboost.data.text import TextExpert
 from confboost.datasets.reuters import load_reuters21578
 from confboost.fmeasure import macro_f1, micro_f1
-from confboost.learners import StumpHypothesis
 from confboost.metrics import average_precision, hamming_loss, one_error
 
 
@@ -50,8 +49,7 @@ class Checkpoints:
             self.frame = self.estimator.encoder_.transform(self.test_frame)
             self.scores = np.zeros(self.Y_test.shape)
         hypothesis = record["fit"].hypothesis
-        blocks = hypothesis.blocks(self.frame.numeric if isinstance(hypothesis, StumpHypothesis)
-                                   else self.frame)
+        blocks = hypothesis.blocks(self.frame)
         self.scores += record["alpha"] * hypothesis.values[blocks]
         self.one_error_curve.append(one_error(self.Y_test, self.scores))
         rounds = round_index + 1

@@ -167,7 +167,7 @@ def test_fitted_tree_contributions_equal_brute_force():
     X, y = load_iris(return_X_y=True)
     clf = BoostClassifier(1, weak_learner="tree", max_leaves=6).fit(X, y)
     tree_h = clf.model_.hypotheses[0]
-    tree = FlatTree(tree_h.left, tree_h.right, tree_h.feature,
+    tree = FlatTree(tree_h.left, tree_h.right, tree_h.column,
                     clf.model_.alphas[0] * tree_h.values, tree_h.cover)
     goes_left = tree_h.goes_left(X)
     node_cover = tree.node_cover()

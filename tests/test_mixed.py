@@ -6,14 +6,15 @@ import pytest
 
 from confboost import BoostClassifier
 from confboost.criterion import MODES, partition_z
+from confboost.data.columns import FrameEncoder, infer_feature_types
 from confboost.data.dataset import LabelSigns
-from confboost.data.frame import FrameEncoder, infer_feature_types
 from confboost.data.text import TextExpert
 from confboost.estimators import load
 from confboost.kernels.categorical import value_histogram, value_histogram_naive
 from confboost.kernels.text import term_criteria, term_criteria_naive
+from confboost.learners import make_learner
 from confboost.learners.categorical import CategoricalLearner
-from confboost.learners.mixed import MixedLearner
+from confboost.learners.stump import StumpLearner
 from confboost.learners.term import TermLearner
 
 WORDS = ["cheap", "pills", "meeting", "notes", "flights", "free", "team", "report"]
@@ -150,8 +151,9 @@ def test_learners_equal_brute_force_from_the_examples(rng, confidence):
         # train blocks agree with the raw-frame blocks of the chosen hypothesis
         raw = encoder.transform(frame)
         np.testing.assert_array_equal(fit.train_blocks, fit.hypothesis.blocks(raw))
-    mixed = MixedLearner(mode, 0.01).fit(dataset, weights, labels)
-    stump = MixedLearner(mode, 0.01).stump.fit(dataset.numeric, weights, labels)
+    mixed = make_learner("stump", dataset, mode, 0.01).fit(dataset, weights, labels)
+    stump = StumpLearner(mode, 0.01).fit(dataset, weights, labels)
+    assert stump.hypothesis.feature in dataset.numeric_columns  # a table position
     assert mixed.criterion == pytest.approx(min(min(e[0] for e in brute), stump.criterion))
 
 

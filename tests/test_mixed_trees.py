@@ -8,26 +8,23 @@ import pytest
 
 from confboost import BoostClassifier
 from confboost.criterion import DISCRETE, REAL, partition_z
+from confboost.data.columns import FrameEncoder
 from confboost.data.dataset import LabelSigns
-from confboost.data.frame import FrameEncoder
 from confboost.estimators import load
 from confboost.kernels.tree import node_term_gains, node_term_gains_naive
 from confboost.learners import HYPOTHESIS_TYPES
 from confboost.learners.categorical import CategoricalLearner
-from confboost.learners.mixed_tree import (
-    MixedHammingTreeLearner,
-    MixedTreeLearner,
-    categorical_node_gains,
-)
+from confboost.learners.splitter import categorical_node_gains
 from confboost.learners.stump import StumpLearner
 from confboost.learners.term import TermLearner
+from confboost.learners.tree import HammingTreeLearner, TreeLearner
 from tests.test_mixed import _random_postings, mixed_frame
 
 TYPES = {"row": "ignore"}
 
 
 def _fitted(frame, Y, rng, types=TYPES):
-    """Encoder, MixedDataset, raw MixedFrame, label signs and random normalised weights."""
+    """Encoder, Dataset, its prediction Frame, label signs and random normalised weights."""
     encoder = FrameEncoder.from_table(frame, types)
     dataset = encoder.fit_dataset(frame, 255)
     labels = LabelSigns.from_signs(np.where(Y > 0, 1, -1).astype(np.int8))
@@ -130,7 +127,7 @@ def _every_root_split(frame, raw, dataset):
 def test_root_split_equals_brute_force(rng, mode):
     frame, Y = _tiny_table(rng)
     _, dataset, raw, labels, weights = _fitted(frame, Y, rng)
-    fit = MixedTreeLearner(mode, 1e-3, max_leaves=2).fit(dataset, weights, labels)
+    fit = TreeLearner(mode, 1e-3, max_leaves=2).fit(dataset, weights, labels)
     signs = labels.signs
     best = min(_z((~left).astype(int), 2, weights, signs, mode)
                for left in _every_root_split(frame, raw, dataset))
@@ -143,7 +140,7 @@ def test_root_split_equals_brute_force(rng, mode):
 def test_grown_mixed_tree_z_is_two_sum_sqrt_over_its_leaves(rng, k):
     frame, Y = mixed_frame(rng, n=200, k=3)
     _, dataset, raw, labels, weights = _fitted(frame, Y[:, :k], rng)
-    fit = MixedTreeLearner(REAL, 1e-3, max_leaves=7).fit(dataset, weights, labels)
+    fit = TreeLearner(REAL, 1e-3, max_leaves=7).fit(dataset, weights, labels)
     h = fit.hypothesis
     assert h.values.shape[0] == 7
     assert set(h.kind.tolist()) >= {1, 2}  # categorical and term splits both used
@@ -156,7 +153,7 @@ def test_grown_mixed_tree_z_is_two_sum_sqrt_over_its_leaves(rng, k):
 def test_z_falls_as_the_mixed_tree_grows(rng, mode):
     frame, Y = mixed_frame(rng, n=200)
     _, dataset, _, labels, weights = _fitted(frame, Y, rng)
-    for learner in (MixedTreeLearner, MixedHammingTreeLearner):
+    for learner in (TreeLearner, HammingTreeLearner):
         criteria = [learner(mode, 1e-3, max_leaves=n).fit(dataset, weights, labels).criterion
                     for n in (2, 4, 8)]
         assert all(a >= b - 1e-12 for a, b in zip(criteria, criteria[1:], strict=False))
@@ -171,10 +168,10 @@ def test_two_leaf_mixed_tree_is_the_best_two_block_learner(rng, mode):
     frame = frame.assign(size=frame["size"].fillna(0.25),
                          colour=frame["colour"].fillna("grey"))
     _, dataset, _, labels, weights = _fitted(frame, Y, rng)
-    best = min(StumpLearner(mode, 1e-3).fit(dataset.numeric, weights, labels).criterion,
+    best = min(StumpLearner(mode, 1e-3).fit(dataset, weights, labels).criterion,
                CategoricalLearner(mode, 1e-3).fit(dataset, weights, labels).criterion,
                TermLearner(mode, 1e-3).fit(dataset, weights, labels).criterion)
-    fit = MixedTreeLearner(mode, 1e-3, max_leaves=2).fit(dataset, weights, labels)
+    fit = TreeLearner(mode, 1e-3, max_leaves=2).fit(dataset, weights, labels)
     assert fit.criterion == pytest.approx(best, rel=1e-10)
 
 
@@ -184,7 +181,7 @@ def test_mixed_hamming_tree_vote_and_leaf_masses(rng, mode, with_numeric):
     frame, Y = mixed_frame(rng, n=200)
     types = dict(TYPES, **({} if with_numeric else {"size": "ignore"}))
     _, dataset, raw, labels, weights = _fitted(frame, Y, rng, types)
-    fit = MixedHammingTreeLearner(mode, 1e-3, max_leaves=5).fit(dataset, weights, labels)
+    fit = HammingTreeLearner(mode, 1e-3, max_leaves=5).fit(dataset, weights, labels)
     h = fit.hypothesis
     np.testing.assert_allclose(h.values, np.outer(h.leaf_values, h.vote))
     np.testing.assert_array_equal(h.blocks(raw), fit.train_blocks)
@@ -283,15 +280,15 @@ def test_mixed_tree_bad_input_gives_clear_errors(rng):
         clf.predict(frame.drop(columns="colour"))
 
 
-def test_malformed_mixed_tree_data_is_a_value_error():
-    good = {"type": "mixed_tree", "kind": ["continuous", "categorical", "text"],
+def test_malformed_tree_data_is_a_value_error():
+    good = {"type": "tree", "kind": ["threshold", "value", "term"],
             "column": [0, 1, 2], "threshold": [0.5, None, None], "value": [None, "red", "free"],
             "missing_left": [True, False, False], "left": [1, -1, -3], "right": [2, -2, -4],
             "values": [[0.1], [-0.1], [0.2], [0.3]]}
-    tree = HYPOTHESIS_TYPES["mixed_tree"].from_dict(good)
+    tree = HYPOTHESIS_TYPES["tree"].from_dict(good)
     assert tree.to_dict() == good
     assert tree.features() == [0, 1, 2]
-    for bad, message in (({"kind": ["continuous", "numeric", "text"]}, "kinds"),
+    for bad, message in (({"kind": ["threshold", "numeric", "term"]}, "kinds"),
                          ({"column": [0, -1, 2]}, "non-negative"),
                          ({"threshold": ["x", None, None]}, "threshold"),
                          ({"threshold": [0.5, 1.0, None]}, "null"),
@@ -302,11 +299,11 @@ def test_malformed_mixed_tree_data_is_a_value_error():
                          ({"column": [0, 1]}, "one entry per node"),
                          ({"values": [[0.1]]}, "shape")):
         with pytest.raises(ValueError, match=message):
-            HYPOTHESIS_TYPES["mixed_tree"].from_dict({**good, **bad})
+            HYPOTHESIS_TYPES["tree"].from_dict({**good, **bad})
     hamming = {key: value for key, value in good.items() if key != "values"}
-    hamming.update(type="mixed_hamming_tree", vote=[1.0, -1.0], leaf_values=[0.1, 0.2, 0.3, 0.4])
-    assert HYPOTHESIS_TYPES["mixed_hamming_tree"].from_dict(hamming).to_dict() == hamming
+    hamming.update(type="hamming_tree", vote=[1.0, -1.0], leaf_values=[0.1, 0.2, 0.3, 0.4])
+    assert HYPOTHESIS_TYPES["hamming_tree"].from_dict(hamming).to_dict() == hamming
     with pytest.raises(ValueError, match="vote"):
-        HYPOTHESIS_TYPES["mixed_hamming_tree"].from_dict({**hamming, "vote": [0.5, 1.0]})
+        HYPOTHESIS_TYPES["hamming_tree"].from_dict({**hamming, "vote": [0.5, 1.0]})
     with pytest.raises(ValueError, match="leaf_values"):
-        HYPOTHESIS_TYPES["mixed_hamming_tree"].from_dict({**hamming, "leaf_values": [0.1]})
+        HYPOTHESIS_TYPES["hamming_tree"].from_dict({**hamming, "leaf_values": [0.1]})

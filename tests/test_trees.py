@@ -24,8 +24,9 @@ from confboost.kernels.tree import (
     tree_blocks_naive,
 )
 from confboost.learners import HYPOTHESIS_TYPES
+from confboost.learners.base import label_masses
 from confboost.learners.stump import StumpLearner
-from confboost.learners.tree import HammingTreeLearner, TreeLearner, label_masses
+from confboost.learners.tree import HammingTreeLearner, TreeLearner
 from tests.conftest import random_problem
 
 
@@ -193,7 +194,7 @@ def test_two_leaf_tree_is_the_stump(rng, mode, k):
     np.testing.assert_array_equal(tree.train_blocks, stump.train_blocks)
     np.testing.assert_allclose(tree.hypothesis.values, stump.hypothesis.values[:2], rtol=1e-9)
     assert tree.criterion == pytest.approx(stump.criterion, rel=1e-10)
-    assert tree.hypothesis.feature.tolist() == [stump.hypothesis.feature]
+    assert tree.hypothesis.column.tolist() == [stump.hypothesis.feature]
     assert tree.hypothesis.threshold[0] == stump.hypothesis.threshold
 
 
@@ -318,15 +319,16 @@ def test_save_load_round_trip_predicts_the_same(tmp_path, weak_learner):
 
 
 def test_malformed_tree_data_is_a_value_error():
-    good = {"type": "tree", "feature": [0], "threshold": [0.5], "missing_left": [True],
-            "left": [-1], "right": [-2], "values": [[0.1], [-0.1]]}
+    good = {"type": "tree", "kind": ["threshold"], "column": [0], "threshold": [0.5],
+            "value": [None], "missing_left": [True], "left": [-1], "right": [-2],
+            "values": [[0.1], [-0.1]]}
     HYPOTHESIS_TYPES["tree"].from_dict(good)
     one_leaf = HYPOTHESIS_TYPES["tree"].from_dict(
-        {"type": "tree", "feature": [], "threshold": [], "missing_left": [], "left": [],
-         "right": [], "values": [[0.3, -0.2]]})
+        {"type": "tree", "kind": [], "column": [], "threshold": [], "value": [],
+         "missing_left": [], "left": [], "right": [], "values": [[0.3, -0.2]]})
     np.testing.assert_array_equal(one_leaf.blocks(np.zeros((3, 2))), 0)
     for bad in ({**good, "left": [-2]}, {**good, "values": [[0.1]]},
-                {**good, "threshold": ["x"]}, {**good, "feature": [0, 1]}):
+                {**good, "threshold": ["x"]}, {**good, "column": [0, 1]}):
         with pytest.raises(ValueError):
             HYPOTHESIS_TYPES["tree"].from_dict(bad)
     with pytest.raises(ValueError):
@@ -350,14 +352,14 @@ def test_bad_tree_parameters_are_value_errors(params):
 @pytest.mark.parametrize("weak_learner", ["tree", "hamming_tree"])
 def test_histogram_memory_cap_grows_the_same_tree(monkeypatch, weak_learner):
     """With room for one node histogram the dropped ones are rebuilt: the same model."""
-    import confboost.learners.tree as tree_module
+    import confboost.learners.grower as grower_module
 
     X, y = load_iris(return_X_y=True)
     free = BoostClassifier(5, weak_learner=weak_learner, max_leaves=12).fit(X, y)
-    monkeypatch.setattr(tree_module, "HISTOGRAM_MEMORY", 1)
+    monkeypatch.setattr(grower_module, "HISTOGRAM_MEMORY", 1)
     capped = BoostClassifier(5, weak_learner=weak_learner, max_leaves=12).fit(X, y)
     for a, b in zip(free.model_.hypotheses, capped.model_.hypotheses, strict=True):
-        np.testing.assert_array_equal(a.feature, b.feature)
+        np.testing.assert_array_equal(a.column, b.column)
         np.testing.assert_array_equal(a.threshold, b.threshold)
         np.testing.assert_allclose(a.values, b.values, rtol=1e-12)
     np.testing.assert_allclose(free.history_["z"], capped.history_["z"], rtol=1e-12)

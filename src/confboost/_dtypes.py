@@ -40,3 +40,10 @@ LABEL_DTYPE = np.int8
 #: Confidence-mode codes, the integers kernels receive for a mode (names and the criterion of
 #: each in ``criterion.py``; the confidence rule in ``confidence.py``).
 REAL, DISCRETE, ABSTAIN, REAL_ABSTAIN = 0, 1, 2, 3
+
+#: The tree node layout's kind column: a node tests a threshold on a continuous column
+#: (``x <= θ``), a categorical value (``x == v``) or the presence of a term in a text column.
+NODE_THRESHOLD, NODE_VALUE, NODE_TERM = 0, 1, 2
+
+#: The saved name of each node kind.
+NODE_KIND_NAMES = ("threshold", "value", "term")

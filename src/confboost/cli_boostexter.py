@@ -31,9 +31,8 @@ from scipy.special import expit
 
 from confboost import cli_icsiboost as icsi
 from confboost.criterion import MODES
-from confboost.data.frame import FrameEncoder
+from confboost.data.columns import FrameEncoder
 from confboost.formats.boostexter import BoosTexterFormatError, read_data, read_names
-from confboost.learners import StumpHypothesis
 from confboost.model import BoostedModel
 
 MODEL_SUFFIX = ".model.json"
@@ -88,10 +87,6 @@ def icsiboost_error(labels, scores, single_label):
         return float(np.mean(labels[np.arange(labels.shape[0]), top] == 0))
     wrong = (scores > 0) != (labels > 0)
     return float(np.mean(wrong.any(axis=1)))
-
-
-def _blocks(hypothesis, frame):
-    return hypothesis.blocks(frame.numeric if isinstance(hypothesis, StumpHypothesis) else frame)
 
 
 def _load_model(path, spec):
@@ -198,7 +193,7 @@ class RoundPrinter:
             if name == "train":
                 self.scores[name] += values[fit.train_blocks]
             else:
-                self.scores[name] += values[_blocks(fit.hypothesis, self.frames[name])]
+                self.scores[name] += values[fit.hypothesis.blocks(self.frames[name])]
             parts[name] = self._measure(name, self.scores[name])[0]
         for name in ("dev", "test"):
             if parts[name] is not None:

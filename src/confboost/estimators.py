@@ -25,32 +25,20 @@ from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import default_smoothing
 from confboost.criterion import REAL, REAL_ABSTAIN, mode_code
 from confboost.data.binning import RAW_DTYPES
+from confboost.data.columns import FrameEncoder, column_names, infer_feature_types, is_table
 from confboost.data.dataset import Dataset
-from confboost.data.frame import (
-    FrameEncoder,
-    column_names,
-    infer_feature_types,
-    is_table,
-    text_expert_from_json,
-    text_expert_to_json,
-)
 from confboost.explain import bound_importances, record_cover
 from confboost.interpret import InterpretMixin
-from confboost.learners import (
-    LEARNERS,
-    MIXED_TREE_LEARNERS,
-    TREE_LEARNERS,
-    ProductLearner,
-)
-from confboost.learners.mixed import MixedLearner
-from confboost.learners.tree import MAX_LEAVES
-from confboost.model import BoostedModel, load_document, save_document
-from confboost.schemes.codes import min_distance, validate_code
+from confboost.learners import LEARNERS, MAX_LEAVES, make_learner
+from confboost.model import BoostedModel
+from confboost.persistence import load, save_estimator
 from confboost.schemes.mh import INITS, MHScheme
 from confboost.schemes.mo import CODES, DECODINGS, MOScheme, build_code, class_scores
 from confboost.schemes.mr import MRScheme, hamming_threshold
 
 SCHEMES = ("mh", "mr", "mo")
+
+__all__ = ["BoostClassifier", "load", "numba_threads"]
 
 
 #: Below this many example·feature·label cells a fit runs its kernels on one thread.
@@ -187,7 +175,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         features only). On a table with categorical or text columns the stump learner keeps
         the best stump, value test or term test; a tree's nodes split on a threshold, a
         value (``x == v`` against the rest, missing included) or a term (present against
-        absent), by the same drop in Z (``confboost.learners.mixed_tree``).
+        absent), by the same drop in Z (``confboost.learners.splitter``).
     max_leaves : int, default=8
         Most leaves of a tree (2..255); trees only.
     max_depth : int or None, default=None
@@ -203,7 +191,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     feature_types : dict of column name to str, or None, default=None
         For a DataFrame (or a dict of columns) X: the kind of each column, "continuous",
         "categorical", "text" or "ignore"; columns not named are inferred
-        (``confboost.data.frame``: numeric dtypes are continuous; other columns categorical
+        (``confboost.data.columns``: numeric dtypes are continuous; other columns categorical
         when they have few distinct values, text when their values contain spaces). When
         every column is continuous the numeric fast path runs, exactly as for an array.
     text_expert : TextExpert, dict of column name to TextExpert, or None, default=None
@@ -442,16 +430,42 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         mode = self._validate_params_once()
         callbacks = list(callbacks or ())
         if self._is_mixed(X):
-            return self._fit_mixed(X, y, sample_weight, mode, callbacks)
-        self.__dict__.pop("encoder_", None)
-        X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
-                             dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
-                             y_numeric=False)
-        targets, sample_weight = self._targets_and_weights(y, sample_weight, X.shape[0])
-        with numba_threads(self.n_jobs, X.shape[0] * X.shape[1] * targets[0].shape[1]):
-            dataset = Dataset.from_array(X, self.max_bins, self.random_state, sample_weight)
-            self._boost(dataset, targets, sample_weight, self._make_learner, mode, callbacks)
+            X, y, n_samples = self._encode_table(X, y)
+            targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
+            make_dataset = self.encoder_.fit_dataset
+        else:
+            self.__dict__.pop("encoder_", None)
+            X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
+                                 dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
+                                 y_numeric=False)
+            n_samples = X.shape[0]
+            targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
+            make_dataset = Dataset.from_array
+        work = n_samples * self.n_features_in_ * targets[0].shape[1]
+        with numba_threads(self.n_jobs, work):
+            dataset = make_dataset(X, self.max_bins, self.random_state, sample_weight)
+            self._boost(dataset, targets, sample_weight, mode, callbacks)
         return self
+
+    def _encode_table(self, X, y):
+        """Fit ``encoder_`` to a table with categorical or text columns (``data/columns``);
+        returns X, y as an array, and the number of rows."""
+        encoder = FrameEncoder.from_table(X, self.feature_types, self.text_expert)
+        if all(kind == "ignore" for kind in encoder.kinds):
+            raise ValueError("every column of X is ignored (feature_types): there is no "
+                             "feature to boost on")
+        n_samples = encoder._check_columns(X)
+        names = column_names(X)
+        self.n_features_in_ = len(names)
+        if all(isinstance(name, str) for name in names):
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+        y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
+        self.encoder_ = encoder
+        return X, y, n_samples
 
     def _targets_and_weights(self, y, sample_weight, n_samples):
         """``_encode_targets(y)`` and the validated sample weights (both fit paths)."""
@@ -467,11 +481,11 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
         return targets, sample_weight
 
-    def _boost(self, dataset, targets, sample_weight, make_learner, mode, callbacks):
-        """Build the scheme, run the loop and keep the model (numeric and mixed paths alike).
+    def _boost(self, dataset, targets, sample_weight, mode, callbacks):
+        """Build the scheme and the weak learner, run the loop and keep the model.
 
-        ``targets`` is ``_encode_targets``' result; ``make_learner(mode, smoothing)`` builds
-        the weak learner once ε is known (MO's ε counts its k' code columns).
+        ``targets`` is ``_encode_targets``' result; the weak learner is built once ε is
+        known (MO's ε counts its k' code columns).
         """
         signs, single_label, encoded = targets
         for fitted in ("code_", "code_distance_", "threshold_", "thresholds_"):
@@ -495,8 +509,11 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
         alpha_method = ("exact" if self.trim > 0 and self.alpha == "auto"
                         and mode in (REAL, REAL_ABSTAIN) else self.alpha)
+        learner = make_learner(self.weak_learner, dataset, mode, self.smoothing_,
+                               trim=float(self.trim), n_terms=int(self.product_terms),
+                               **self._tree_params())
         hypotheses, alphas, history = run_boosting(
-            dataset, scheme, make_learner(mode, self.smoothing_), self.n_estimators,
+            dataset, scheme, learner, self.n_estimators,
             alpha_method, mode, self.smoothing_, callbacks, float(self.learning_rate))
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
@@ -505,59 +522,14 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             self.thresholds_ = np.asarray(thresholds, dtype=np.float64)
             self.threshold_ = float(self.thresholds_[-1])
 
-    def _fit_mixed(self, X, y, sample_weight, mode, callbacks):
-        """``fit`` for a table with categorical or text columns (``data/frame.py``)."""
-        if self.weak_learner == "product":
-            raise ValueError("weak_learner='product' needs numeric features; a table with "
-                             "categorical or text columns is boosted with stumps or trees")
-        if self.trim > 0:
-            raise ValueError("trim applies to numeric features only; a table with categorical "
-                             "or text columns is boosted without trimming (trim=0)")
-        encoder = FrameEncoder.from_table(X, self.feature_types, self.text_expert)
-        if all(kind == "ignore" for kind in encoder.kinds):
-            raise ValueError("every column of X is ignored (feature_types): there is no "
-                             "feature to boost on")
-        n_samples = encoder._check_columns(X)
-        names = column_names(X)
-        self.n_features_in_ = len(names)
-        if all(isinstance(name, str) for name in names):
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        else:
-            self.__dict__.pop("feature_names_in_", None)
-        y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
-        targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
-        with numba_threads(self.n_jobs, n_samples * self.n_features_in_ * targets[0].shape[1]):
-            dataset = encoder.fit_dataset(X, self.max_bins, self.random_state, sample_weight)
-            self.encoder_ = encoder
-            self._boost(dataset, targets, sample_weight, self._make_mixed_learner, mode,
-                        callbacks)
-        return self
-
     def _tree_params(self):
         return {"max_leaves": int(self.max_leaves),
                 "max_depth": None if self.max_depth is None else int(self.max_depth),
                 "min_leaf_weight": float(self.min_leaf_weight)}
 
-    def _make_learner(self, mode, smoothing):
-        """The weak learner named by ``weak_learner``, with its parameters."""
-        if self.weak_learner in TREE_LEARNERS:
-            return TREE_LEARNERS[self.weak_learner](mode, smoothing, **self._tree_params())
-        if self.weak_learner == "product":
-            return ProductLearner(mode, smoothing, n_terms=int(self.product_terms))
-        return LEARNERS[self.weak_learner](mode, smoothing, trim=float(self.trim))
-
-    def _make_mixed_learner(self, mode, smoothing):
-        """The weak learner of a mixed table: the best stump, value test or term test each
-        round, or a tree over every column kind (``learners/mixed_tree.py``)."""
-        if self.weak_learner in MIXED_TREE_LEARNERS:
-            return MIXED_TREE_LEARNERS[self.weak_learner](mode, smoothing,
-                                                          **self._tree_params())
-        return MixedLearner(mode, smoothing)
-
     def _prepare(self, X):
-        """X as the model reads it: a validated float matrix, or a ``MixedFrame``."""
+        """X as the model reads it: a validated float (or sparse) matrix, or the ``Frame``
+        of a table."""
         check_is_fitted(self)
         if hasattr(self, "encoder_"):
             if not is_table(X):
@@ -567,17 +539,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         return validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
                              dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
 
-    def _numeric_columns(self):
-        """Table position of each numeric feature the hypotheses index."""
-        encoder = getattr(self, "encoder_", None)
-        return (np.arange(self.n_features_in_) if encoder is None
-                else np.asarray(encoder.numeric_columns, dtype=np.intp))
-
     @property
     def feature_importances_(self):
         check_is_fitted(self)
-        return bound_importances(self.model_, self.history_["z"], self.n_features_in_,
-                                 self._numeric_columns())
+        return bound_importances(self.model_, self.history_["z"], self.n_features_in_)
 
     def _scores(self, X):
         X = self._prepare(X)
@@ -663,68 +628,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
                         1.0 / scores.shape[1])
 
     def save(self, path):
-        """Write the fitted model to ``path`` as versioned JSON (data only)."""
+        """Write the fitted model to ``path`` as versioned JSON, data only
+        (``persistence.py``; read it back with ``confboost.load``)."""
         check_is_fitted(self)
-        classes = self.classes_.tolist()
-        params = {key: (value.tolist() if isinstance(value, np.ndarray) else value)
-                  for key, value in self.get_params().items()
-                  if key != "random_state" or isinstance(value, (int, type(None)))}
-        params["text_expert"] = text_expert_to_json(self.text_expert)
-        frame = self.encoder_.to_dict() if hasattr(self, "encoder_") else None
-        save_document(path, {
-            "estimator": "BoostClassifier",
-            "params": params,
-            "classes": classes,
-            "multilabel": bool(self._multilabel),
-            "n_features_in": int(self.n_features_in_),
-            "feature_names_in": (self.feature_names_in_.tolist()
-                                 if hasattr(self, "feature_names_in_") else None),
-            "smoothing": self.smoothing_,
-            "code": self.code_.tolist() if hasattr(self, "code_") else None,
-            "thresholds": self.thresholds_.tolist() if hasattr(self, "thresholds_") else None,
-            "history": {key: np.asarray(value).tolist() for key, value in self.history_.items()},
-            "model": self.model_.to_dict(),
-            **({"frame": frame} if frame is not None else {}),
-        })
-
-
-def load(path):
-    """Read a ``BoostClassifier`` saved with ``save``.
-
-    Parameters
-    ----------
-    path : str or Path
-
-    Returns
-    -------
-    BoostClassifier
-        Fitted, predicting exactly what the saved one did.
-    """
-    document = load_document(path)
-    if document.get("estimator") != "BoostClassifier":
-        raise ValueError(f"{path}: holds a {document.get('estimator')!r}, not a BoostClassifier")
-    try:
-        params = dict(document["params"])
-        params["text_expert"] = text_expert_from_json(params.get("text_expert"))
-        estimator = BoostClassifier(**params)
-        estimator.classes_ = np.asarray(document["classes"])
-        estimator._multilabel = bool(document["multilabel"])
-        estimator.n_features_in_ = int(document["n_features_in"])
-        if document.get("feature_names_in") is not None:
-            estimator.feature_names_in_ = np.asarray(document["feature_names_in"], dtype=object)
-        estimator.smoothing_ = float(document["smoothing"])
-        if document.get("code") is not None:
-            estimator.code_ = validate_code(document["code"], len(estimator.classes_))
-            estimator.code_distance_ = min_distance(estimator.code_)
-        if document.get("thresholds") is not None:
-            estimator.thresholds_ = np.asarray(document["thresholds"], dtype=np.float64)
-            estimator.threshold_ = float(estimator.thresholds_[-1])
-        estimator.history_ = {key: np.asarray(value)
-                              for key, value in document["history"].items()}
-        estimator.model_ = BoostedModel.from_dict(document["model"])
-        if document.get("frame") is not None:
-            estimator.encoder_ = FrameEncoder.from_dict(document["frame"])
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"{path}: malformed model file ({error!r})") from None
-    estimator.n_estimators_ = len(estimator.model_)
-    return estimator
+        save_estimator(self, path)

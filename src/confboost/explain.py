@@ -32,20 +32,10 @@ from math import factorial
 
 import numpy as np
 
-from confboost.learners import (
-    CategoricalHypothesis,
-    MixedTreeHypothesis,
-    ProductHypothesis,
-    StumpHypothesis,
-    TermHypothesis,
-    TreeHypothesis,
-)
-from confboost.learners.tree import CATEGORICAL
+from confboost._dtypes import NODE_VALUE
+from confboost.data.frame import as_frame
+from confboost.learners import CategoricalHypothesis, ProductHypothesis, TermHypothesis
 from confboost.tree_shap import FlatTree, tree_shap
-
-#: Hypotheses whose features are positions in the numeric part of the input (a stump of a
-#: mixed table reads its continuous columns); the others name table positions.
-NUMERIC_PART = (StumpHypothesis, TreeHypothesis, ProductHypothesis)
 
 
 def record_cover(fit, sample_weight):
@@ -70,25 +60,6 @@ def record_cover(fit, sample_weight):
         hypothesis.pattern_cover = (patterns[keep].astype(np.int64), masses[keep])
 
 
-def hypothesis_columns(hypothesis, numeric_columns):
-    """Table column of each node (trees), term (products) or the one test, shape (n,).
-
-    Parameters
-    ----------
-    hypothesis : PartitionHypothesis
-    numeric_columns : sequence of int
-        Table position of each numeric feature (``arange`` for an array model).
-    """
-    numeric_columns = np.asarray(numeric_columns, dtype=np.intp)
-    if isinstance(hypothesis, MixedTreeHypothesis):
-        return hypothesis.column
-    if isinstance(hypothesis, (CategoricalHypothesis, TermHypothesis)):
-        return np.array([hypothesis.column], dtype=np.intp)
-    if isinstance(hypothesis, NUMERIC_PART):
-        return numeric_columns[np.atleast_1d(hypothesis.feature)]
-    raise TypeError(f"no explanation for a {type(hypothesis).__name__}")
-
-
 def _cover(hypothesis):
     if hypothesis.cover is None:
         raise ValueError(f"this {hypothesis.type_name} hypothesis has no training cover "
@@ -105,20 +76,17 @@ def cover_mean(values, cover):
     return cover @ values / total
 
 
-def contributions(model, X, n_columns, numeric_columns=None):
+def contributions(model, X, n_columns):
     """Per-column contributions to f(x, l) of every example, and the bias.
 
     Parameters
     ----------
     model : BoostedModel
         Fitted, with covers (``record_cover``).
-    X : ndarray of shape (n_samples, n_features) or MixedFrame
+    X : Frame or ndarray of shape (n_samples, n_columns)
         As ``BoostedModel.decision_function`` reads it.
     n_columns : int
         Columns of the input table.
-    numeric_columns : sequence of int, optional
-        Table position of each numeric feature (a ``MixedFrame``'s ``numeric_columns``);
-        default the identity.
 
     Returns
     -------
@@ -126,15 +94,13 @@ def contributions(model, X, n_columns, numeric_columns=None):
         ``[..., j]`` the contribution of column j, ``[..., -1]`` the bias; the last axis
         sums to f(x, l).
     """
-    numeric = np.asarray(getattr(X, "numeric", X), dtype=np.float64)
-    if numeric_columns is None:
-        numeric_columns = getattr(X, "numeric_columns", None) or np.arange(numeric.shape[1])
-    n_samples = numeric.shape[0]
+    X = as_frame(X)
+    n_samples = X.n_samples
     k = model.n_labels
     out = np.zeros((n_samples, k, n_columns + 1), dtype=np.float64)
     for hypothesis, alpha in zip(model.hypotheses, model.alphas, strict=True):
-        source = numeric if isinstance(hypothesis, NUMERIC_PART) else X
-        columns = hypothesis_columns(hypothesis, numeric_columns)
+        source = X
+        columns = hypothesis.test_columns()
         values = alpha * hypothesis.values
         if isinstance(hypothesis, ProductHypothesis) and len(set(columns.tolist())) > 1:
             phi, bias = product_shap(hypothesis, source, columns, alpha, n_columns)
@@ -242,16 +208,14 @@ def contribution_importances(contribution, per_label=False):
     return magnitude if per_label else magnitude.sum(axis=0)
 
 
-def bound_importances(model, z, n_columns, numeric_columns=None):
+def bound_importances(model, z, n_columns):
     """Share of the bound's decrease Σ_t -ln Z_t due to each column, shape (n_columns,).
 
     A round on several columns (a tree, a product) credits its -ln Z_t to each of them.
     """
-    if numeric_columns is None:
-        numeric_columns = np.arange(n_columns)
     importances = np.zeros(n_columns)
     for hypothesis, z_t in zip(model.hypotheses, z, strict=False):
-        for column in set(hypothesis_columns(hypothesis, numeric_columns).tolist()):
+        for column in hypothesis.features():
             importances[column] += max(-np.log(z_t), 0.0)
     total = importances.sum()
     return importances / total if total > 0 else importances
@@ -268,22 +232,21 @@ def tested_points(estimator, column):
         Sorted values of the categorical tests (``x == v``).
     """
     thresholds, values = set(), set()
-    numeric_columns = estimator._numeric_columns()
     for hypothesis in estimator.model_.hypotheses:
         if isinstance(hypothesis, TermHypothesis):
             continue
-        columns = hypothesis_columns(hypothesis, numeric_columns)
+        columns = hypothesis.test_columns()
         if isinstance(hypothesis, CategoricalHypothesis):
             if columns[0] == column:
                 values.add(hypothesis.value)
             continue
         node_thresholds = np.atleast_1d(hypothesis.threshold)
+        node_kinds = getattr(hypothesis, "kind", None)  # a tree's node kind column
         for node, node_column in enumerate(columns.tolist()):
             if node_column != column:
                 continue
-            if isinstance(hypothesis, MixedTreeHypothesis) and hypothesis.value[node] is not None:
-                if hypothesis.kind[node] == CATEGORICAL:
-                    values.add(hypothesis.value[node])
+            if node_kinds is not None and node_kinds[node] == NODE_VALUE:
+                values.add(hypothesis.value[node])
             elif np.isfinite(node_thresholds[node]):
                 thresholds.add(float(node_thresholds[node]))
     return sorted(thresholds), sorted(values)
@@ -292,9 +255,8 @@ def tested_points(estimator, column):
 def reads_only(estimator, column):
     """Whether every round that reads ``column`` reads no other column (f is then additive
     in it: f = g(x[column]) + the rest)."""
-    numeric_columns = estimator._numeric_columns()
     for hypothesis in estimator.model_.hypotheses:
-        columns = set(hypothesis_columns(hypothesis, numeric_columns).tolist())
+        columns = set(hypothesis.features())
         if column in columns and len(columns) > 1:
             return False
     return True
@@ -363,8 +325,8 @@ def partial_dependence(estimator, column, grid, X=None):
                              "products): f is not a sum of a function of it and the rest; "
                              "pass X for the partial dependence over data")
         rows = estimator._prepare(_blank_rows(estimator, column, grid))
-        return contributions(estimator.model_, rows, estimator.n_features_in_,
-                             estimator._numeric_columns())[:, :, column]
+        return contributions(estimator.model_, rows,
+                             estimator.n_features_in_)[:, :, column]
     return np.stack([
         estimator.model_.decision_function(
             estimator._prepare(_with_column(estimator, X, column, value))).mean(axis=0)

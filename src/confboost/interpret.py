@@ -3,7 +3,7 @@
 Owns ``InterpretMixin``, the part of ``BoostClassifier``'s surface that reads a fitted model
 rather than fitting one: ``rounds_``, ``estimators_``, ``estimator_weights_`` and ``rules``
 (``rules.py``), and ``explain`` (``explain.py``). It needs of the estimator ``model_``,
-``history_``, ``_prepare``, ``_numeric_columns`` and ``n_features_in_``.
+``history_``, ``_prepare`` and ``n_features_in_``.
 """
 
 import numpy as np
@@ -74,5 +74,5 @@ class InterpretMixin:
         X = self._prepare(X)
         if hasattr(X, "toarray"):
             X = np.asarray(X.toarray(), dtype=np.float64)
-        out = contributions(self.model_, X, self.n_features_in_, self._numeric_columns())
+        out = contributions(self.model_, X, self.n_features_in_)
         return out[:, 0] if out.shape[1] == 1 and not self._multilabel else out

@@ -1,21 +1,16 @@
-"""The boosted model: weak hypotheses and their α, f(x, l) = Σ_t α_t h_t(x, l), save/load.
+"""The boosted model: weak hypotheses and their α, f(x, l) = Σ_t α_t h_t(x, l).
 
-A model file is versioned JSON holding data only: hypothesis types are looked up in a fixed
-registry (``learners.HYPOTHESIS_TYPES``), never imported or evaluated from the file, so
-loading a model can never run code.
+A model reads one ``Frame`` (``data/frame.py``): every hypothesis names the table positions
+it tests, so an ndarray (a Frame with a numeric part only) and a table's Frame are read the
+same way. Each hypothesis type adds its share of f (``PartitionHypothesis.add_scores``:
+stumps in one kernel pass); saving and loading are ``persistence.py``'s.
 """
-
-import json
-from pathlib import Path
 
 import numpy as np
 from scipy.sparse import issparse
 
-from confboost.kernels.predict import predict_stumps
-from confboost.learners import HYPOTHESIS_TYPES, ProductHypothesis, StumpHypothesis
-
-FORMAT_NAME = "confboost-model"
-FORMAT_VERSION = 1
+from confboost.data.frame import as_frame
+from confboost.learners import HYPOTHESIS_TYPES
 
 
 class BoostedModel:
@@ -39,20 +34,14 @@ class BoostedModel:
     def __len__(self):
         return len(self.hypotheses)
 
-    def _stump_arrays(self, rounds):
-        features = np.array([h.feature for h in rounds[0]], dtype=np.intp)
-        thresholds = np.array([h.threshold for h in rounds[0]], dtype=np.float64)
-        values = np.array([h.values * a for h, a in zip(*rounds, strict=False)], dtype=np.float64)
-        return features, thresholds, values.reshape(len(features), 3, self.n_labels)
-
     def decision_function(self, X):
         """f(x, l) for every example.
 
         Parameters
         ----------
-        X : ndarray of shape (n_samples, n_features), float64, or MixedFrame
-            A ``MixedFrame`` (``data/frame.py``) for models of mixed data: stumps read its
-            continuous part, the other hypotheses the frame itself.
+        X : Frame, ndarray of shape (n_samples, n_columns), or scipy sparse matrix
+            The examples in the table's column space; a sparse matrix is densified on the
+            columns the model tests only.
 
         Returns
         -------
@@ -60,37 +49,23 @@ class BoostedModel:
         """
         if issparse(X):
             return self._sparse_decision_function(X)
-        raw = X
-        X = np.asarray(_numeric_part(X))
-        X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype == np.float32 else np.float64)
-        scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
-        stumps = [(h, a) for h, a in zip(self.hypotheses, self.alphas, strict=False)
-                  if isinstance(h, StumpHypothesis)]
-        if stumps:
-            hyps, alphas = zip(*stumps, strict=False)
-            features, thresholds, values = self._stump_arrays((hyps, alphas))
-            predict_stumps(X, features, thresholds, values, scores)
-        for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=False):
-            if not isinstance(hypothesis, StumpHypothesis):
-                scores += alpha * hypothesis.values[hypothesis.blocks(raw)]
+        frame = as_frame(X)
+        scores = np.zeros((frame.n_samples, self.n_labels), dtype=np.float64)
+        groups = {}
+        for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=True):
+            hypotheses, alphas = groups.setdefault(type(hypothesis), ([], []))
+            hypotheses.append(hypothesis)
+            alphas.append(alpha)
+        for kind, (hypotheses, alphas) in groups.items():
+            kind.add_scores(hypotheses, alphas, frame, scores)
         return scores
 
-    def _used_columns(self, X):
-        """Dense copy of the columns of sparse ``X`` the model tests, and a model on them.
-
-        Stump models are re-indexed onto the used columns only; models with other
-        hypotheses (trees) read the whole dense copy of ``X``.
-        """
-        if not all(isinstance(h, StumpHypothesis) for h in self.hypotheses):
-            return np.asarray(X.toarray(), dtype=np.float64), self
-        used = np.unique([f for h in self.hypotheses for f in h.features()]).astype(np.intp)
-        dense = np.asarray(X.tocsc()[:, used].toarray(), dtype=np.float64)
-        remapped = []
-        for h in self.hypotheses:
-            data = h.to_dict()
-            data["feature"] = int(np.searchsorted(used, h.feature))
-            remapped.append(type(h).from_dict(data))
-        return dense, BoostedModel(remapped, self.alphas, self.n_labels)
+    def _on_used_columns(self):
+        """The columns the model tests, and the model re-indexed onto them."""
+        used = np.unique([c for h in self.hypotheses for c in h.features()]).astype(np.intp)
+        position = {int(c): i for i, c in enumerate(used)}
+        return used, BoostedModel([h.with_columns(position) for h in self.hypotheses],
+                                  self.alphas, self.n_labels)
 
     def _sparse_decision_function(self, X, rows_per_chunk=65536):
         """``decision_function`` of a scipy sparse matrix, densifying only the tested
@@ -99,8 +74,10 @@ class BoostedModel:
         scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
         if not self.hypotheses:
             return scores
+        used, model = self._on_used_columns()
         for start in range(0, X.shape[0], rows_per_chunk):
-            dense, model = self._used_columns(X[start:start + rows_per_chunk])
+            chunk = X[start:start + rows_per_chunk].tocsc()[:, used]
+            dense = np.asarray(chunk.toarray(), dtype=np.float64)
             scores[start:start + dense.shape[0]] = model.decision_function(dense)
         return scores
 
@@ -109,15 +86,14 @@ class BoostedModel:
         if issparse(X):
             if not self.hypotheses:
                 return
-            dense, model = self._used_columns(X)
+            used, model = self._on_used_columns()
+            dense = np.asarray(X.tocsc()[:, used].toarray(), dtype=np.float64)
             yield from model.staged_decision_function(dense)
             return
-        raw = X
-        X = np.asarray(_numeric_part(X), dtype=np.float64)
-        scores = np.zeros((X.shape[0], self.n_labels), dtype=np.float64)
-        for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=False):
-            blocks = hypothesis.blocks(X if isinstance(hypothesis, StumpHypothesis) else raw)
-            scores += alpha * hypothesis.values[blocks]
+        frame = as_frame(X)
+        scores = np.zeros((frame.n_samples, self.n_labels), dtype=np.float64)
+        for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=True):
+            scores += alpha * hypothesis.values[hypothesis.blocks(frame)]
             yield scores.copy()
 
     def to_dict(self):
@@ -170,7 +146,7 @@ def _read_cover(hypothesis, entry, position):
     if "cover" in entry:
         hypothesis.cover = masses(entry["cover"], (hypothesis.values.shape[0],), "cover")
     if "pattern_cover" in entry:
-        if not isinstance(hypothesis, ProductHypothesis):
+        if not hasattr(hypothesis, "pattern_cover"):
             raise ValueError(f"hypothesis {position}: only a product has a pattern_cover")
         patterns, weights = entry["pattern_cover"]
         patterns = np.asarray(patterns)
@@ -181,28 +157,3 @@ def _read_cover(hypothesis, entry, position):
                              f"patterns of its {hypothesis.feature.shape[0]} terms")
         hypothesis.pattern_cover = (patterns.astype(np.int64),
                                     masses(weights, patterns.shape, "pattern_cover masses"))
-
-
-def _numeric_part(X):
-    """The continuous matrix of a ``MixedFrame``, or ``X`` itself."""
-    return getattr(X, "numeric", X)
-
-
-def save_document(path, document):
-    """Write a model document (a dict) as versioned JSON."""
-    payload = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **document}
-    Path(path).write_text(json.dumps(payload, allow_nan=False))
-
-
-def load_document(path):
-    """Read a model document written by ``save_document``; ValueError if it is not one."""
-    try:
-        payload = json.loads(Path(path).read_text())
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not a confboost model file (invalid JSON: {error})") from None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT_NAME:
-        raise ValueError(f"{path}: not a confboost model file (no '{FORMAT_NAME}' header)")
-    if payload.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: model format version {payload.get('version')!r} is not "
-                         f"supported (this confboost reads version {FORMAT_VERSION})")
-    return payload

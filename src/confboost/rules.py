@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from confboost.explain import NUMERIC_PART, hypothesis_columns
 from confboost.learners.base import PartitionHypothesis
 
 
@@ -94,19 +93,14 @@ def model_rounds(estimator, class_names=None):
     list of Round
     """
     names = table_names(estimator)
-    numeric_columns = estimator._numeric_columns()
-    numeric_names = tuple(names[column] for column in numeric_columns)
     classes = tuple(class_names if class_names is not None else output_names(estimator))
     rounds = []
     for number, (hypothesis, alpha, z) in enumerate(zip(
             estimator.model_.hypotheses, estimator.model_.alphas, estimator.history_["z"],
             strict=False), start=1):
-        columns = tuple(sorted(set(hypothesis_columns(hypothesis,
-                                                      numeric_columns).tolist())))
-        feature_names = (numeric_names if isinstance(hypothesis, NUMERIC_PART)
-                         else tuple(names))
+        columns = tuple(hypothesis.features())
         rounds.append(Round(number, float(alpha), hypothesis, columns,
-                            tuple(names[c] for c in columns), float(z), feature_names,
+                            tuple(names[c] for c in columns), float(z), tuple(names),
                             classes))
     return rounds
 

@@ -1,12 +1,23 @@
-"""The training data as the weak learners see it.
+"""THE training data as the weak learners see it: one ``Dataset`` for every kind of column.
 
-Owns ``Dataset`` (the binned numeric features; categorical and text parts join it as they
-land) and ``LabelSigns`` (the label signs Y[i, l] in {-1, +1} a scheme hands the learners).
-Label signs are kept apart from the features because a scheme may relabel them: AdaBoost.MO
-boosts on code-relabelled signs (paper §8) over the same features.
+Owns ``Dataset`` and its parts, and ``LabelSigns``. A Dataset holds the training table in
+one column index space (the table's positions, 0 .. n_columns - 1):
+
+- a numeric part: the binned continuous columns, feature-major bin codes (what the
+  histogram kernels read), with the table position of each (``numeric_columns``);
+- a categorical part: each categorical column as value codes (``CategoricalColumn``);
+- a text part: each text column as term postings, CSC (``TextColumn``).
+
+A NumPy or sparse matrix is a Dataset with a numeric part only, whose positions are its
+columns (``Dataset.from_array``); a table becomes one through ``data/columns.py``. Every
+hypothesis a learner returns names the table positions it tests, so a model reads a
+prediction ``Frame`` (``data/frame.py``) in the same index space.
+
+Label signs are kept apart from the features because a scheme may relabel them:
+AdaBoost.MO boosts on code-relabelled signs (paper §8) over the same features.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -15,41 +26,130 @@ from confboost.data.binning import BinMapper
 
 
 @dataclass
-class Dataset:
-    """Binned features of the training examples.
+class CategoricalColumn:
+    """One categorical column of the training data.
 
     Attributes
     ----------
-    codes : ndarray of shape (n_features, n_samples), uint8
-        Feature-major bin codes (``BinMapper.transform``).
-    n_bins : ndarray of shape (n_features,), intp
-        Value bins per feature.
-    bin_mapper : BinMapper
-        The fitted mapper, which turns a bin threshold back into a raw threshold.
+    column : int
+        Position of the column in the input table.
+    values : list of str
+        The distinct training values; code ``c`` is ``values[c]``.
+    codes : ndarray of shape (n_samples,), int32
+        Value code of each example, -1 where missing.
+    """
+
+    column: int
+    values: list
+    codes: np.ndarray
+
+
+@dataclass
+class TextColumn:
+    """One text column of the training data.
+
+    Attributes
+    ----------
+    column : int
+        Position of the column in the input table.
+    terms : list of str
+        The vocabulary; term ``j`` is ``terms[j]``.
+    indptr, indices : ndarray
+        CSC postings (documents × terms) of the training documents.
+    distinct_indptr, distinct_indices : ndarray
+        The distinct posting lists, in the order of their first term (set on creation).
+        Terms with the same documents have the same test on the training set, hence the
+        same Z: the term search scores each list once (Reuters-21578, unigrams and
+        bigrams: 101k lists for 338k terms, two thirds of them found in one document).
+    distinct_first_term : ndarray of shape (n_distinct,), intp
+        The first term of each distinct list, increasing.
+    """
+
+    column: int
+    terms: list
+    indptr: np.ndarray
+    indices: np.ndarray
+    distinct_indptr: np.ndarray = field(init=False)
+    distinct_indices: np.ndarray = field(init=False)
+    distinct_first_term: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        first_term = {}
+        for term in range(self.indptr.shape[0] - 1):
+            postings = self.indices[self.indptr[term]: self.indptr[term + 1]]
+            first_term.setdefault(postings.tobytes(), term)
+        self.distinct_first_term = np.fromiter(first_term.values(), dtype=np.intp,
+                                                count=len(first_term))
+        lengths = self.indptr[self.distinct_first_term + 1] - self.indptr[
+            self.distinct_first_term]
+        self.distinct_indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(
+            self.indptr.dtype)
+        self.distinct_indices = (np.concatenate(
+            [self.indices[self.indptr[t]: self.indptr[t + 1]] for t in self.distinct_first_term])
+            if len(first_term) else self.indices[:0])
+
+
+@dataclass
+class Dataset:
+    """The training examples' features, in one column index space.
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n_numeric, n_samples), uint8
+        Feature-major bin codes of the continuous columns (``BinMapper.transform``);
+        ``n_numeric`` may be 0.
+    n_bins : ndarray of shape (n_numeric,), intp
+        Value bins per continuous column.
+    bin_mapper : BinMapper or None
+        The fitted mapper, which turns a bin threshold back into a raw threshold (None
+        when there is no continuous column).
+    numeric_columns : ndarray of shape (n_numeric,), intp
+        Table position of each row of ``codes``.
+    categorical : list of CategoricalColumn
+    text : list of TextColumn
+    n_samples : int
+    n_columns : int
+        Width of the table (ignored columns included).
     """
 
     codes: np.ndarray
     n_bins: np.ndarray
-    bin_mapper: BinMapper
+    bin_mapper: BinMapper | None
+    numeric_columns: np.ndarray
+    categorical: list = field(default_factory=list)
+    text: list = field(default_factory=list)
+    n_samples: int = 0
+    n_columns: int = 0
 
     @classmethod
     def from_array(cls, X, max_bins, random_state=None, sample_weight=None):
-        """Bin a raw ``(n_samples, n_features)`` float matrix (NaN = missing).
+        """Bin a raw ``(n_samples, n_features)`` float matrix (NaN = missing), dense or
+        sparse: a Dataset with a numeric part only.
 
         Rows of zero ``sample_weight`` do not shape the bins (``BinMapper.fit``).
         """
         mapper = BinMapper(max_bins=max_bins, random_state=random_state)
         codes = np.ascontiguousarray(mapper.fit_transform(X, sample_weight),
                                      dtype=X_BINNED_DTYPE)
-        return cls(codes=codes, n_bins=mapper.n_bins_, bin_mapper=mapper)
-
-    @property
-    def n_samples(self):
-        return self.codes.shape[1]
+        return cls(codes=codes, n_bins=mapper.n_bins_, bin_mapper=mapper,
+                   numeric_columns=np.arange(codes.shape[0], dtype=np.intp),
+                   n_samples=codes.shape[1], n_columns=codes.shape[0])
 
     @property
     def n_features(self):
+        """Continuous columns (rows of ``codes``)."""
         return self.codes.shape[0]
+
+    @property
+    def has_numeric(self):
+        return self.codes.shape[0] > 0
+
+    def raw_threshold(self, feature, threshold_bin):
+        """The raw value of a bin threshold of numeric feature ``feature`` (a row of
+        ``codes``): ``inf`` when every value bin is at or below it."""
+        if threshold_bin >= self.n_bins[feature] - 1:
+            return np.inf
+        return self.bin_mapper.threshold(feature, threshold_bin)
 
 
 @dataclass

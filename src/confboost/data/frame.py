@@ -1,288 +1,65 @@
-"""Mixed-type input: continuous, categorical, text and ignored columns in one data set.
+"""THE prediction ``Frame``: the examples a fitted model reads, in the table's column space.
 
-Owns how a table (a pandas DataFrame, or any mapping of column name to values, such as the
-columns of a BoosTexter data file) becomes
+A Frame holds the columns at their table positions (the positions the hypotheses store):
 
-- at ``fit``: a ``MixedDataset``, what the weak learners read: the continuous columns binned
-  as in the numeric fast path (``Dataset``), each categorical column as value codes, each
-  text column as term postings (CSC, ``data/text.py``);
-- at prediction: a ``MixedFrame``, what hypotheses' ``blocks`` read: the continuous columns
-  as a float matrix, categorical values as strings, each text column's term sets.
+- ``numeric``: a float matrix (n_samples, n_columns), NaN where a value is missing; the
+  columns that are not continuous are NaN throughout and never read;
+- the values of each categorical column as strings (None where missing), and the term set
+  of each text column's documents.
 
-Column kinds (``feature_types``):
-
-``"continuous"``
-    Numbers; missing (None, NaN, pd.NA) is its own block in every stump (a tree's node
-    sends it to one side, learned at the node).
-``"categorical"``
-    A value set: the weak hypothesis tests ``x == v`` against every value v seen in training,
-    three blocks: ``= v``, ``≠ v``, missing. Values are compared as strings (``str(value)``),
-    so ``1`` and ``"1"`` are the same value; a value unseen in training is simply ``≠ v``.
-    A tree's node splits ``= v`` from the rest (``≠ v`` and missing together).
-``"text"``
-    Free text, turned into terms by the column's ``TextExpert``; the hypothesis tests the
-    presence of one term, two blocks: present, absent (a missing text has no terms: absent).
-    A tree's node splits the same two ways.
-``"ignore"``
-    Not read.
-
-Inference, when a column's kind is not given (``infer_feature_types``), exactly:
-
-1. a boolean or numeric dtype is ``continuous``;
-2. a pandas ``category`` dtype is ``categorical``;
-3. any other column (object, string) is read as strings, missing values apart; with ``n``
-   non-missing values of which ``d`` are distinct, it is ``categorical`` if
-   ``d <= max(2, min(50, n // 2))`` (few distinct values for its size), otherwise ``text`` if
-   some value contains whitespace, otherwise ``categorical`` (many one-word values: codes,
-   identifiers).
-
-Pass ``feature_types`` for any column where this guess is wrong. Column names must be strings
-for a model to be saved.
+An ndarray is a Frame with a numeric part only (``Frame.from_array``). A table becomes a
+Frame through its fitted encoder (``data/columns.FrameEncoder.transform``).
 """
-
-import math
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from confboost._dtypes import X_DTYPE
-from confboost.data.dataset import Dataset
-from confboost.data.text import TermVocabulary, TextExpert
 
-FEATURE_KINDS = ("continuous", "categorical", "text", "ignore")
-
-#: Most distinct values of an inferred categorical column (see the module docstring).
-MAX_INFERRED_CATEGORIES = 50
-
-
-def is_missing(value):
-    """True for None, a float NaN, pandas' NA and NaT (without importing pandas)."""
-    if value is None:
-        return True
-    if isinstance(value, float | np.floating):
-        return math.isnan(value)
-    return type(value).__name__ in ("NAType", "NaTType")
-
-
-def is_table(X):
-    """Whether ``X`` is a table with named columns (a DataFrame or a mapping).
-
-    A scipy DOK sparse matrix is a dict of (row, column) keys, not a table.
-    """
-    return hasattr(X, "columns") or (isinstance(X, dict) and not hasattr(X, "tocsr"))
-
-
-def column_names(X):
-    """The column labels of a DataFrame or the keys of a mapping, in order."""
-    return list(X.columns) if hasattr(X, "columns") else list(X.keys())
-
-
-def _values(X, name):
-    column = X[name]
-    return column.tolist() if hasattr(column, "tolist") else list(column)
-
-
-def _is_numeric_column(X, name):
-    if not hasattr(X, "columns"):
-        values = np.asarray(X[name])
-        return values.dtype.kind in "biuf"
-    dtype = X[name].dtype
-    return getattr(dtype, "kind", "O") in "biuf"
-
-
-def _is_category_dtype(X, name):
-    return hasattr(X, "columns") and str(X[name].dtype) == "category"
-
-
-def infer_kind(X, name):
-    """The inferred kind of one column (rules in the module docstring)."""
-    if _is_numeric_column(X, name):
-        return "continuous"
-    if _is_category_dtype(X, name):
-        return "categorical"
-    present = [str(value) for value in _values(X, name) if not is_missing(value)]
-    distinct = set(present)
-    if len(distinct) <= max(2, min(MAX_INFERRED_CATEGORIES, len(present) // 2)):
-        return "categorical"
-    if any(len(value.split()) != 1 or value != value.strip() for value in distinct):
-        return "text"
-    return "categorical"
-
-
-def infer_feature_types(X, feature_types=None):
-    """The kind of every column: ``feature_types`` where given, inferred elsewhere.
+class Frame:
+    """Examples ready for prediction (what hypotheses' ``blocks`` read).
 
     Parameters
     ----------
-    X : DataFrame or mapping of column name to values
-    feature_types : dict of column name to kind, optional
-
-    Returns
-    -------
-    kinds : dict of column name to {"continuous", "categorical", "text", "ignore"}
-    """
-    feature_types = {} if feature_types is None else dict(feature_types)
-    names = column_names(X)
-    unknown = [name for name in feature_types if name not in names]
-    if unknown:
-        raise ValueError(f"feature_types names columns that X does not have: {unknown!r}")
-    kinds = {}
-    for name in names:
-        kind = feature_types.get(name)
-        if kind is None:
-            kind = infer_kind(X, name)
-        elif kind not in FEATURE_KINDS:
-            raise ValueError(f"feature_types[{name!r}] must be one of {FEATURE_KINDS}, "
-                             f"got {kind!r}")
-        kinds[name] = kind
-    return kinds
-
-
-def continuous_values(values, name):
-    """A float64 array of a column's values, NaN for missing; ValueError naming a bad value."""
-    out = np.empty(len(values), dtype=X_DTYPE)
-    for row, value in enumerate(values):
-        if is_missing(value):
-            out[row] = np.nan
-            continue
-        try:
-            out[row] = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"column {name!r} is continuous but row {row} holds "
-                             f"{value!r}, not a number") from None
-        if not math.isfinite(out[row]):
-            raise ValueError(f"column {name!r}: row {row} holds {value!r}; continuous values "
-                             "must be finite (NaN is missing)")
-    return out
-
-
-def string_values(values):
-    """Strings of a column's values, None for missing."""
-    return [None if is_missing(value) else str(value) for value in values]
-
-
-@dataclass
-class CategoricalColumn:
-    """One categorical column of the training data.
-
-    Attributes
-    ----------
-    column : int
-        Position of the column in the input table.
-    values : list of str
-        The distinct training values; code ``c`` is ``values[c]``.
-    codes : ndarray of shape (n_samples,), int32
-        Value code of each example, -1 where missing.
+    numeric : ndarray of shape (n_samples, n_columns), float64 or float32
+        Continuous values at their table positions (NaN: missing, or not continuous).
+    categorical : dict of int to list of (str or None)
+        Values of each categorical column, by table position.
+    text : dict of int to list of set of str
+        Terms of each document of each text column, by table position.
+    continuous : sequence of int or None
+        Table positions of the continuous columns (None: every column).
     """
 
-    column: int
-    values: list
-    codes: np.ndarray
-
-
-@dataclass
-class TextColumn:
-    """One text column of the training data.
-
-    Attributes
-    ----------
-    column : int
-        Position of the column in the input table.
-    terms : list of str
-        The vocabulary; term ``j`` is ``terms[j]``.
-    indptr, indices : ndarray
-        CSC postings (documents × terms) of the training documents.
-    distinct_indptr, distinct_indices : ndarray
-        The distinct posting lists, in the order of their first term (set on creation).
-        Terms with the same documents have the same test on the training set, hence the
-        same Z: the term search scores each list once (Reuters-21578, unigrams and
-        bigrams: 101k lists for 338k terms, two thirds of them found in one document).
-    distinct_first_term : ndarray of shape (n_distinct,), intp
-        The first term of each distinct list, increasing.
-    """
-
-    column: int
-    terms: list
-    indptr: np.ndarray
-    indices: np.ndarray
-    distinct_indptr: np.ndarray = field(init=False)
-    distinct_indices: np.ndarray = field(init=False)
-    distinct_first_term: np.ndarray = field(init=False)
-
-    def __post_init__(self):
-        first_term = {}
-        for term in range(self.indptr.shape[0] - 1):
-            postings = self.indices[self.indptr[term]: self.indptr[term + 1]]
-            first_term.setdefault(postings.tobytes(), term)
-        self.distinct_first_term = np.fromiter(first_term.values(), dtype=np.intp,
-                                                count=len(first_term))
-        lengths = self.indptr[self.distinct_first_term + 1] - self.indptr[
-            self.distinct_first_term]
-        self.distinct_indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(
-            self.indptr.dtype)
-        self.distinct_indices = (np.concatenate(
-            [self.indices[self.indptr[t]: self.indptr[t + 1]] for t in self.distinct_first_term])
-            if len(first_term) else self.indices[:0])
-
-
-@dataclass
-class MixedDataset:
-    """The training data of a mixed table, as the weak learners see it.
-
-    Attributes
-    ----------
-    numeric : Dataset or None
-        The binned continuous columns (None when there are none).
-    numeric_columns : list of int
-        Table position of each continuous feature (stump feature ``f`` is column
-        ``numeric_columns[f]``).
-    categorical : list of CategoricalColumn
-    text : list of TextColumn
-    n_samples : int
-    """
-
-    numeric: Dataset | None
-    numeric_columns: list
-    categorical: list = field(default_factory=list)
-    text: list = field(default_factory=list)
-    n_samples: int = 0
-
-
-class MixedFrame:
-    """Examples of a mixed table ready for prediction (what ``blocks(raw)`` reads).
-
-    Attributes
-    ----------
-    numeric : ndarray of shape (n_samples, n_continuous), float64
-        The continuous columns, in the order of the stump features.
-    numeric_columns : list of int
-        Table position of each column of ``numeric``.
-    n_samples : int
-    """
-
-    def __init__(self, numeric, categorical, text, n_samples, numeric_columns=()):
+    def __init__(self, numeric, categorical=None, text=None, continuous=None):
         self.numeric = numeric
-        self.numeric_columns = list(numeric_columns)
-        self.n_samples = n_samples
-        self._categorical = categorical  # column -> list of str or None
-        self._text = text  # column -> list of (set of str)
+        self.n_samples = numeric.shape[0]
+        self._categorical = categorical or {}
+        self._text = text or {}
+        self._continuous = None if continuous is None else frozenset(continuous)
         self._value_index = {}
         self._term_index = {}
 
+    @classmethod
+    def from_array(cls, X):
+        """The Frame of a raw float matrix: every column continuous."""
+        return cls(X)
+
     @property
     def shape(self):
-        return (self.n_samples, self.numeric.shape[1])
+        return self.numeric.shape
 
     def continuous_values(self, column):
         """The values of the continuous column at table position ``column``, shape (n,)
         (NaN where missing); ValueError if that column is not continuous."""
-        if column not in self.numeric_columns:
+        if self._continuous is not None and column not in self._continuous:
             raise ValueError(f"the model reads column {column} as continuous, but it is not a "
                              "continuous column of this table")
-        return self.numeric[:, self.numeric_columns.index(column)]
+        return self.numeric[:, column]
 
     def categorical_blocks(self, column, value):
         """Blocks of the test ``x[column] == value``: 0 equal, 1 another value, 2 missing."""
+        if column not in self._categorical:
+            raise ValueError(f"the model reads column {column} as categorical, but it is not "
+                             "a categorical column of this table")
         if column not in self._value_index:
             index = {}
             missing = []
@@ -302,6 +79,9 @@ class MixedFrame:
 
     def term_blocks(self, column, term):
         """Blocks of the presence test of ``term`` in a text column: 0 present, 1 absent."""
+        if column not in self._text:
+            raise ValueError(f"the model reads column {column} as text, but it is not a text "
+                             "column of this table")
         if column not in self._term_index:
             index = {}
             for row, terms in enumerate(self._text[column]):
@@ -314,162 +94,6 @@ class MixedFrame:
         return blocks
 
 
-def _expert_to_dict(expert, name):
-    if callable(expert.tokenizer):
-        raise ValueError(f"text column {name!r} uses a callable tokenizer, which a model file "
-                         "cannot hold; use a named tokenizer to save the model")
-    return {"kind": expert.kind, "length": expert.length, "cutoff": expert.cutoff,
-            "drop": expert.drop, "tokenizer": expert.tokenizer, "order": expert.order,
-            "no_unk": bool(expert.no_unk)}
-
-
-class FrameEncoder:
-    """The columns of a mixed table: their kinds and text experts.
-
-    Parameters
-    ----------
-    names : list
-        Column labels, in table order.
-    kinds : list of str
-        Kind of each column.
-    experts : dict of int to TextExpert
-        The expert of each text column, by table position.
-    """
-
-    def __init__(self, names, kinds, experts):
-        self.names = list(names)
-        self.kinds = list(kinds)
-        self.experts = dict(experts)
-        self.numeric_columns = [c for c, kind in enumerate(self.kinds) if kind == "continuous"]
-
-    @classmethod
-    def from_table(cls, X, feature_types=None, text_expert=None):
-        """Kinds inferred or given, experts from ``text_expert``.
-
-        Parameters
-        ----------
-        X : DataFrame or mapping
-        feature_types : dict, optional
-        text_expert : TextExpert, dict of column name to TextExpert, or None
-            One expert for every text column, or one per column (absent: ``TextExpert()``).
-        """
-        kinds = infer_feature_types(X, feature_types)
-        names = column_names(X)
-        if text_expert is None or isinstance(text_expert, TextExpert):
-            default, per_column = text_expert or TextExpert(), {}
-        elif isinstance(text_expert, dict):
-            default, per_column = TextExpert(), dict(text_expert)
-            unknown = [name for name in per_column if kinds.get(name) != "text"]
-            if unknown:
-                raise ValueError(f"text_expert names columns that are not text: {unknown!r}")
-        else:
-            raise ValueError("text_expert must be None, a TextExpert, or a dict of column name "
-                             f"to TextExpert, got {text_expert!r}")
-        experts = {}
-        for position, name in enumerate(names):
-            if kinds[name] == "text":
-                expert = per_column.get(name, default)
-                if not isinstance(expert, TextExpert):
-                    raise ValueError(f"text_expert[{name!r}] must be a TextExpert, got {expert!r}")
-                experts[position] = expert
-        return cls(names, [kinds[name] for name in names], experts)
-
-    def _check_columns(self, X):
-        names = column_names(X)
-        missing = [name for name, kind in zip(self.names, self.kinds, strict=True)
-                   if kind != "ignore" and name not in names]
-        if missing:
-            raise ValueError(f"X lacks the columns {missing!r} that the model was fitted on")
-        lengths = {len(X[name]) for name, kind in zip(self.names, self.kinds, strict=True)
-                   if kind != "ignore"}
-        if len(lengths) > 1:
-            raise ValueError(f"the columns of X have different lengths: {sorted(lengths)}")
-        return lengths.pop() if lengths else 0
-
-    def fit_dataset(self, X, max_bins, random_state=None, sample_weight=None):
-        """The ``MixedDataset`` of the training table (vocabularies and bins fitted here)."""
-        n_samples = self._check_columns(X)
-        numeric = None
-        if self.numeric_columns:
-            matrix = np.column_stack([continuous_values(_values(X, self.names[c]), self.names[c])
-                                      for c in self.numeric_columns])
-            numeric = Dataset.from_array(matrix, max_bins, random_state, sample_weight)
-        categorical, text = [], []
-        for position, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True)):
-            if kind == "categorical":
-                values = string_values(_values(X, name))
-                distinct = sorted({value for value in values if value is not None})
-                code_of = {value: code for code, value in enumerate(distinct)}
-                codes = np.array([-1 if value is None else code_of[value] for value in values],
-                                 dtype=np.int32)
-                categorical.append(CategoricalColumn(position, distinct, codes))
-            elif kind == "text":
-                documents = string_values(_values(X, name))
-                vocabulary = TermVocabulary()
-                postings, _ = vocabulary.fit_transform(documents, self.experts[position])
-                text.append(TextColumn(position, vocabulary.terms_,
-                                       np.ascontiguousarray(postings.indptr),
-                                       np.ascontiguousarray(postings.indices)))
-        return MixedDataset(numeric, list(self.numeric_columns), categorical, text, n_samples)
-
-    def transform(self, X):
-        """The ``MixedFrame`` of a table with (at least) the fitted columns."""
-        n_samples = self._check_columns(X)
-        if self.numeric_columns:
-            numeric = np.column_stack([continuous_values(_values(X, self.names[c]), self.names[c])
-                                       for c in self.numeric_columns])
-        else:
-            numeric = np.empty((n_samples, 0), dtype=X_DTYPE)
-        categorical, text = {}, {}
-        for position, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True)):
-            if kind == "categorical":
-                categorical[position] = string_values(_values(X, name))
-            elif kind == "text":
-                expert = self.experts[position]
-                text[position] = [set() if document is None else expert.terms(document)
-                                  for document in string_values(_values(X, name))]
-        return MixedFrame(numeric, categorical, text, n_samples, self.numeric_columns)
-
-    def to_dict(self):
-        """The columns as JSON-ready data."""
-        bad = [name for name in self.names if not isinstance(name, str)]
-        if bad:
-            raise ValueError(f"column names must be strings to save a model, got {bad!r}")
-        return {"columns": [
-            {"name": name, "kind": kind,
-             **({"expert": _expert_to_dict(self.experts[c], name)} if kind == "text" else {})}
-            for c, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True))]}
-
-    @classmethod
-    def from_dict(cls, data):
-        """Inverse of ``to_dict``."""
-        names, kinds, experts = [], [], {}
-        for position, column in enumerate(data["columns"]):
-            if column["kind"] not in FEATURE_KINDS:
-                raise ValueError(f"unknown column kind {column['kind']!r}")
-            names.append(column["name"])
-            kinds.append(column["kind"])
-            if column["kind"] == "text":
-                experts[position] = TextExpert(**column["expert"])
-        return cls(names, kinds, experts)
-
-
-def text_expert_to_json(value):
-    """The ``text_expert`` parameter as JSON-ready data (None, one expert, or a dict)."""
-    if value is None:
-        return None
-    if isinstance(value, TextExpert):
-        return {"expert": _expert_to_dict(value, "(all)")}
-    if isinstance(value, dict):
-        return {"per_column": {str(name): _expert_to_dict(expert, name)
-                               for name, expert in value.items()}}
-    raise ValueError(f"text_expert cannot be saved: {value!r}")
-
-
-def text_expert_from_json(data):
-    """Inverse of ``text_expert_to_json``."""
-    if data is None:
-        return None
-    if "expert" in data:
-        return TextExpert(**data["expert"])
-    return {name: TextExpert(**expert) for name, expert in data["per_column"].items()}
+def as_frame(X):
+    """``X`` if it is a Frame, else the Frame of the raw float matrix ``X``."""
+    return X if isinstance(X, Frame) else Frame.from_array(np.asarray(X))

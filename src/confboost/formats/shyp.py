@@ -97,7 +97,7 @@ def export_shyp(path, model, encoder, spec, warn=None):
             zip(model.hypotheses, model.alphas, strict=True), start=1):
         where = f"round {round_index}"
         if isinstance(hypothesis, StumpHypothesis):
-            name = encoder.names[encoder.numeric_columns[hypothesis.feature]]
+            name = encoder.names[hypothesis.feature]
             threshold = hypothesis.threshold
             exported = _DBL_MAX if threshold == np.inf else np.nextafter(threshold, np.inf)
             c1, c2, c0 = hypothesis.values
@@ -240,7 +240,7 @@ def import_shyp(path, encoder, spec):
             else:
                 threshold = max(float(np.nextafter(threshold, -np.inf)), -_DBL_MAX)
             c0, c1, c2 = values
-            hypothesis = StumpHypothesis(encoder.numeric_columns.index(column), threshold,
+            hypothesis = StumpHypothesis(column, threshold,
                                          np.stack([c1, c2, c0]))
         elif column_kind == "text":
             absent, present = values

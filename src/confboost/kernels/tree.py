@@ -18,7 +18,7 @@ A tree is grown over a row index array ``rows`` in which every node owns a conti
   a missing value goes to the side of the split that gives the larger gain;
 - find each term's presence split of a node by the same gain, from the term postings of a
   text column restricted to the node's rows (``node_term_gains``, O(nnz · k); trees on
-  mixed tables, ``learners/mixed_tree.py``);
+  tables with text columns, ``learners/splitter.py``);
 - find a factorised stump's edge per feature (``best_factorized_splits``), which sets the
   vote vector of a Hamming tree (Kégl 2014);
 - partition a node's rows into its two children (``partition_rows``);

@@ -1,21 +1,19 @@
 """Weak learners: each sees (Dataset, weights W, label signs Y) and returns a partition fit.
 
 A learner never knows which scheme called it (paper Eq. 30: the same learner serves MH, MR
-and MO). ``HYPOTHESIS_TYPES`` maps a saved hypothesis' ``"type"`` to its class, so a model
-file is read as data only.
+and MO). This package's registries are the one place that maps names to classes:
+``LEARNERS`` (the ``weak_learner`` parameter; ``make_learner`` builds one for a Dataset)
+and ``HYPOTHESIS_TYPES`` (a saved hypothesis' ``"type"``, so a model file is read as data
+only).
 """
 
-from confboost.learners.categorical import CategoricalHypothesis
-from confboost.learners.mixed_tree import (
-    MixedHammingTreeHypothesis,
-    MixedHammingTreeLearner,
-    MixedTreeHypothesis,
-    MixedTreeLearner,
-)
+from confboost.learners.best_of import BestOfLearner
+from confboost.learners.categorical import CategoricalHypothesis, CategoricalLearner
 from confboost.learners.product import ProductHypothesis, ProductLearner
 from confboost.learners.stump import StumpHypothesis, StumpLearner
-from confboost.learners.term import TermHypothesis
+from confboost.learners.term import TermHypothesis, TermLearner
 from confboost.learners.tree import (
+    MAX_LEAVES,
     HammingTreeHypothesis,
     HammingTreeLearner,
     TreeHypothesis,
@@ -25,18 +23,51 @@ from confboost.learners.tree import (
 HYPOTHESIS_TYPES = {
     hypothesis.type_name: hypothesis
     for hypothesis in (StumpHypothesis, TreeHypothesis, HammingTreeHypothesis,
-                       CategoricalHypothesis, TermHypothesis, MixedTreeHypothesis,
-                       MixedHammingTreeHypothesis, ProductHypothesis)
+                       CategoricalHypothesis, TermHypothesis, ProductHypothesis)
 }
 
 #: Learners that take the tree parameters (max_leaves, max_depth, min_leaf_weight).
 TREE_LEARNERS = {"tree": TreeLearner, "hamming_tree": HammingTreeLearner}
-#: The tree learners of mixed tables (``MixedDataset``), by the same names.
-MIXED_TREE_LEARNERS = {"tree": MixedTreeLearner, "hamming_tree": MixedHammingTreeLearner}
 LEARNERS = {"stump": StumpLearner, **TREE_LEARNERS, "product": ProductLearner}
 
-__all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "MIXED_TREE_LEARNERS", "TREE_LEARNERS",
+
+def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_leaves=8,
+                 max_depth=None, min_leaf_weight=0.0):
+    """The weak learner ``name`` for ``dataset``, with its parameters.
+
+    ``"stump"`` on a Dataset with categorical or text columns is the best of the stump,
+    categorical and term learners (``BestOfLearner``); trees split on every kind of column;
+    a product and weight trimming read continuous columns only.
+
+    Parameters
+    ----------
+    name : {"stump", "tree", "hamming_tree", "product"}
+    dataset : Dataset
+    mode : int
+        Confidence mode code.
+    smoothing : float
+    trim, n_terms, max_leaves, max_depth, min_leaf_weight
+        The parameters of the stump, product and tree learners.
+    """
+    mixed = bool(dataset.categorical or dataset.text)
+    if name in TREE_LEARNERS:
+        return TREE_LEARNERS[name](mode, smoothing, max_leaves=max_leaves,
+                                   max_depth=max_depth, min_leaf_weight=min_leaf_weight)
+    if name == "product":
+        if mixed:
+            raise ValueError("weak_learner='product' needs numeric features; a table with "
+                             "categorical or text columns is boosted with stumps or trees")
+        return ProductLearner(mode, smoothing, n_terms=n_terms)
+    if not mixed:
+        return StumpLearner(mode, smoothing, trim=trim)
+    if trim > 0:
+        raise ValueError("trim applies to numeric features only; a table with categorical "
+                         "or text columns is boosted without trimming (trim=0)")
+    return BestOfLearner([StumpLearner(mode, smoothing), CategoricalLearner(mode, smoothing),
+                          TermLearner(mode, smoothing)])
+
+
+__all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "MAX_LEAVES", "TREE_LEARNERS", "BestOfLearner",
            "CategoricalHypothesis", "HammingTreeHypothesis", "HammingTreeLearner",
-           "MixedHammingTreeHypothesis", "MixedHammingTreeLearner", "MixedTreeHypothesis",
-           "MixedTreeLearner", "ProductHypothesis", "ProductLearner", "StumpHypothesis",
-           "StumpLearner", "TermHypothesis", "TreeHypothesis", "TreeLearner"]
+           "ProductHypothesis", "ProductLearner", "StumpHypothesis", "StumpLearner",
+           "TermHypothesis", "TreeHypothesis", "TreeLearner", "make_learner"]

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from confboost._dtypes import WEIGHT_DTYPE
+
 
 class PartitionHypothesis:
     """Interface of a partition hypothesis (subclasses set ``type_name`` and ``values``).
@@ -29,11 +31,42 @@ class PartitionHypothesis:
     cover = None
 
     def features(self):
-        """Indices of the features the hypothesis tests."""
+        """Table positions of the columns the hypothesis tests, increasing."""
         raise NotImplementedError
 
     def blocks(self, X):
-        """Block of each example of a raw ``(n_samples, n_features)`` matrix, shape (n,)."""
+        """Block of each example, shape (n_samples,).
+
+        Parameters
+        ----------
+        X : Frame, or ndarray of shape (n_samples, n_columns)
+            The examples in the table's column space (``data/frame.py``).
+        """
+        raise NotImplementedError
+
+    def with_columns(self, position):
+        """A copy testing column ``position[c]`` wherever this one tests column ``c``.
+
+        Parameters
+        ----------
+        position : mapping of int to int
+            New table position of each column in ``features()``.
+        """
+        raise NotImplementedError
+
+    @classmethod
+    def add_scores(cls, hypotheses, alphas, frame, scores):
+        """Add Σ α h(x, ·) of hypotheses of this type to ``scores`` (n_samples, k).
+
+        One call per type and model, so a type may predict all its hypotheses at once
+        (stumps: one kernel pass); the default adds one hypothesis at a time.
+        """
+        for hypothesis, alpha in zip(hypotheses, alphas, strict=True):
+            scores += alpha * hypothesis.values[hypothesis.blocks(frame)]
+
+    def test_columns(self):
+        """Table position of the column of each test, in the hypothesis' own order (a
+        tree's nodes, a product's terms; one entry for a stump), shape (n_tests,), intp."""
         raise NotImplementedError
 
     def to_dict(self):
@@ -46,7 +79,7 @@ class PartitionHypothesis:
         Parameters
         ----------
         names : sequence of str, optional
-            Name of each feature index the hypothesis uses (default ``x0``, ``x1``, ...).
+            Name of each table column (default ``x0``, ``x1``, ...).
         classes : sequence of str, optional
             Name of each of the k output columns (default ``label 0``, ...; none for k = 1).
         scale : float, default=1.0
@@ -159,3 +192,21 @@ class PartitionFit:
     weight_neg: np.ndarray
     criterion: float
     train_patterns: np.ndarray | None = None
+
+
+def leaf_statistics(train_blocks, n_leaves, pos, neg):
+    """Σ of ``pos`` and ``neg`` over each leaf's examples, shape (n_leaves, k) each."""
+    k = pos.shape[1]
+    weight_pos = np.empty((n_leaves, k), dtype=WEIGHT_DTYPE)
+    weight_neg = np.empty((n_leaves, k), dtype=WEIGHT_DTYPE)
+    for l in range(k):
+        weight_pos[:, l] = np.bincount(train_blocks, pos[:, l], minlength=n_leaves)
+        weight_neg[:, l] = np.bincount(train_blocks, neg[:, l], minlength=n_leaves)
+    return weight_pos, weight_neg
+
+
+def label_masses(weights, labels):
+    """W[i, l] split by label sign: (W * [Y = +1], W * [Y = -1]), shape (n, k) each."""
+    positive = labels.sign_index == 0
+    return (np.where(positive, weights, 0.0).astype(WEIGHT_DTYPE),
+            np.where(positive, 0.0, weights).astype(WEIGHT_DTYPE))

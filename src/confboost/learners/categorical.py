@@ -47,13 +47,19 @@ class CategoricalHypothesis(PartitionHypothesis):
         return [self.column]
 
     def blocks(self, X):
-        """Blocks of the examples of a ``MixedFrame``."""
+        """Blocks of the examples of a ``Frame``."""
         return X.categorical_blocks(self.column, self.value)
 
     def describe(self, names=None, classes=None, scale=1.0):
         name = column_label(names, self.column)
         tests = [f"{name} == {self.value!r}", f"{name} != {self.value!r}", f"{name} missing"]
         return blocks_text(tests, self.values, classes, scale)
+
+    def test_columns(self):
+        return np.array([self.column], dtype=np.intp)
+
+    def with_columns(self, position):
+        return CategoricalHypothesis(position[self.column], self.value, self.values)
 
     def to_dict(self):
         return {"type": self.type_name, "column": self.column, "value": self.value,
@@ -103,7 +109,7 @@ class CategoricalLearner:
         self.smoothing = smoothing
 
     def fit(self, dataset, weights, labels):
-        """Best value test over ``dataset.categorical`` (a ``MixedDataset``); None if none."""
+        """Best value test over ``dataset.categorical`` (a ``Dataset``); None if none."""
         best = None
         total = float(weights.sum())
         for column in dataset.categorical:

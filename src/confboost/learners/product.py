@@ -23,6 +23,7 @@ import numpy as np
 from confboost._dtypes import WEIGHT_DTYPE
 from confboost.confidence import block_confidences
 from confboost.criterion import partition_z
+from confboost.data.frame import as_frame
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.product import best_product_terms, build_histogram_grouped, term_signs
 from confboost.learners.base import (
@@ -30,9 +31,10 @@ from confboost.learners.base import (
     PartitionHypothesis,
     blocks_text,
     column_label,
+    label_masses,
+    leaf_statistics,
     saved_values,
 )
-from confboost.learners.tree import label_masses, leaf_statistics
 
 #: Most coordinate passes over the terms after the first choice of each.
 MAX_PASSES = 4
@@ -44,6 +46,7 @@ class ProductHypothesis(PartitionHypothesis):
     Parameters
     ----------
     feature : array-like of shape (n_terms,), int
+        Table position of the column of each term.
     threshold : array-like of shape (n_terms,), float
         Term j is +1 where ``x[feature[j]] <= threshold[j]`` (``inf``: every value).
     missing_left : array-like of shape (n_terms,), bool
@@ -64,12 +67,16 @@ class ProductHypothesis(PartitionHypothesis):
     def features(self):
         return sorted(set(self.feature.tolist()))
 
+    def test_columns(self):
+        return self.feature.copy()
+
     def goes_left(self, X):
         """Whether each term is +1 on each example, shape (n_terms, n_samples), bool."""
-        out = np.empty((self.feature.shape[0], X.shape[0]), dtype=bool)
+        X = as_frame(X)
+        out = np.empty((self.feature.shape[0], X.n_samples), dtype=bool)
         for term, (feature, threshold, missing_left) in enumerate(zip(
                 self.feature, self.threshold, self.missing_left, strict=True)):
-            column = X[:, feature]
+            column = X.continuous_values(int(feature))
             out[term] = np.where(np.isnan(column), missing_left, column <= threshold)
         return out
 
@@ -88,6 +95,11 @@ class ProductHypothesis(PartitionHypothesis):
             terms.append(f"[{test}{' or missing' if missing_left else ''}]")
         product = " * ".join(terms) or "[always]"
         return blocks_text([f"{product} = +1", "= -1"], self.values, classes, scale)
+
+
+    def with_columns(self, position):
+        return ProductHypothesis([position[f] for f in self.feature.tolist()], self.threshold,
+                                 self.missing_left, self.values)
 
     def to_dict(self):
         return {"type": self.type_name, "feature": self.feature.tolist(),
@@ -140,7 +152,7 @@ class ProductLearner:
         PartitionFit
         """
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        codes, n_bins = dataset.codes, dataset.n_bins
+        codes = dataset.codes
         n_features, n_samples = codes.shape
         total = float(weights.sum())
         shape = (n_features, N_HIST_BINS, 2, weights.shape[1], 2)
@@ -176,11 +188,12 @@ class ProductLearner:
         values = block_confidences(weight_pos, weight_neg, np.zeros(2, dtype=bool), self.mode,
                                    self.smoothing)
         feature = np.array([t[0] for t in terms], dtype=np.intp)
-        threshold = np.array([dataset.bin_mapper.threshold(f, b) if b < n_bins[f] - 1
-                              else np.inf for f, b, _ in terms], dtype=np.float64)
+        threshold = np.array([dataset.raw_threshold(f, b) for f, b, _ in terms],
+                             dtype=np.float64)
         missing_left = np.array([t[2] for t in terms], dtype=bool)
         return PartitionFit(
-            hypothesis=ProductHypothesis(feature, threshold, missing_left, values),
+            hypothesis=ProductHypothesis(dataset.numeric_columns[feature], threshold,
+                                         missing_left, values),
             train_blocks=train_blocks, weight_pos=weight_pos, weight_neg=weight_neg,
             criterion=partition_z(weight_pos, weight_neg, None, self.mode, total),
             train_patterns=train_patterns)

@@ -11,6 +11,7 @@ import numpy as np
 
 from confboost._dtypes import MISSING_BIN, WEIGHT_DTYPE
 from confboost.confidence import block_confidences
+from confboost.data.frame import as_frame
 from confboost.kernels.histogram import (
     N_HIST_BINS,
     build_histogram,
@@ -18,6 +19,7 @@ from confboost.kernels.histogram import (
     build_histogram_binary_rows,
     build_histogram_rows,
 )
+from confboost.kernels.predict import predict_stumps
 from confboost.kernels.split import best_thresholds
 from confboost.kernels.trim import trim_rows
 from confboost.kernels.update import stump_block_stats, stump_blocks
@@ -39,6 +41,7 @@ class StumpHypothesis(PartitionHypothesis):
     Parameters
     ----------
     feature : int
+        Table position of the column tested.
     threshold : float
         Raw-value threshold (``inf`` sends every non-missing value to block 0).
     values : ndarray of shape (3, k)
@@ -55,8 +58,11 @@ class StumpHypothesis(PartitionHypothesis):
         return [self.feature]
 
     def blocks(self, X):
-        column = X[:, self.feature]
+        column = as_frame(X).continuous_values(self.feature)
         return np.where(np.isnan(column), 2, np.where(column <= self.threshold, 0, 1))
+
+    def with_columns(self, position):
+        return StumpHypothesis(position[self.feature], self.threshold, self.values)
 
     def describe(self, names=None, classes=None, scale=1.0):
         name = column_label(names, self.feature)
@@ -65,6 +71,22 @@ class StumpHypothesis(PartitionHypothesis):
         tests.append(f"{name} missing")
         keep = [b for b in range(3) if tests[b] != "(never)"]
         return blocks_text([tests[b] for b in keep], self.values[keep], classes, scale)
+
+    def test_columns(self):
+        return np.array([self.feature], dtype=np.intp)
+
+    @classmethod
+    def add_scores(cls, hypotheses, alphas, frame, scores):
+        """All the stumps in one pass of the ``predict_stumps`` kernel."""
+        X = frame.numeric
+        X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype == np.float32 else np.float64)
+        features = np.array([h.feature for h in hypotheses], dtype=np.intp)
+        for feature in np.unique(features):
+            frame.continuous_values(int(feature))  # ValueError if not a continuous column
+        thresholds = np.array([h.threshold for h in hypotheses], dtype=np.float64)
+        values = np.array([h.values * a for h, a in zip(hypotheses, alphas, strict=True)],
+                          dtype=np.float64).reshape(len(hypotheses), 3, scores.shape[1])
+        predict_stumps(X, features, thresholds, values, scores)
 
     def to_dict(self):
         return {"type": self.type_name, "feature": self.feature,
@@ -116,8 +138,11 @@ class StumpLearner:
 
         Returns
         -------
-        PartitionFit
+        PartitionFit or None
+            None when the Dataset has no continuous column.
         """
+        if not dataset.has_numeric:
+            return None
         n_features, n_samples = dataset.codes.shape
         k = weights.shape[1]
         if self._hist is None or self._hist.shape != (n_features, N_HIST_BINS, k, 2):
@@ -166,11 +191,9 @@ class StumpLearner:
                 # (the kept set can get stuck on one stump): this round, use every example
                 self.kept_.pop()
                 return self._fit_untrimmed(dataset, weights, labels)
-        n_value_bins = dataset.n_bins[feature]
-        threshold = (dataset.bin_mapper.threshold(feature, threshold_bin)
-                     if threshold_bin < n_value_bins - 1 else np.inf)
+        threshold = dataset.raw_threshold(feature, threshold_bin)
         return PartitionFit(
-            hypothesis=StumpHypothesis(feature, threshold, values),
+            hypothesis=StumpHypothesis(dataset.numeric_columns[feature], threshold, values),
             train_blocks=train_blocks,
             weight_pos=weight_pos,
             weight_neg=weight_neg,

@@ -51,13 +51,19 @@ class TermHypothesis(PartitionHypothesis):
         return [self.column]
 
     def blocks(self, X):
-        """Blocks of the examples of a ``MixedFrame``."""
+        """Blocks of the examples of a ``Frame``."""
         return X.term_blocks(self.column, self.term)
 
     def describe(self, names=None, classes=None, scale=1.0):
         name = column_label(names, self.column)
         tests = [f"{name} contains {self.term!r}", f"{name} lacks {self.term!r}"]
         return blocks_text(tests, self.values, classes, scale)
+
+    def test_columns(self):
+        return np.array([self.column], dtype=np.intp)
+
+    def with_columns(self, position):
+        return TermHypothesis(position[self.column], self.term, self.values)
 
     def to_dict(self):
         return {"type": self.type_name, "column": self.column, "term": self.term,
@@ -96,7 +102,7 @@ class TermLearner:
         self.smoothing = smoothing
 
     def fit(self, dataset, weights, labels):
-        """Best term over ``dataset.text`` (a ``MixedDataset``); None if no column has terms."""
+        """Best term over ``dataset.text`` (a ``Dataset``); None if no column has terms."""
         signs = labels.signs
         total_pos = np.where(signs > 0, weights, 0.0).sum(axis=0)
         total_neg = np.where(signs < 0, weights, 0.0).sum(axis=0)

@@ -1,337 +1,57 @@
-"""Decision trees grown by Z (Kearns & Mansour's criterion), and Hamming trees.
+"""One tree: the tree hypotheses over one node layout, and the tree learners.
 
-Owns ``TreeLearner`` and ``HammingTreeLearner``, their hypotheses, and the best-first growth
-they share. A tree is a domain-partitioning hypothesis (paper §4.1): its leaves are the
-blocks, and the confidence rule (``confidence.block_confidences``) sets the value of each
-leaf.
+A tree is a domain-partitioning hypothesis (paper §4.1): its leaves are the blocks, and the
+confidence rule (``confidence.block_confidences``) sets the value of each leaf. Every node
+of every tree has the same layout (``_dtypes.NODE_*``): a ``kind`` column (a threshold on a
+continuous column, ``x <= θ``; a categorical value, ``x == v``; the presence of a term in a
+text column), the table position of its ``column``, its ``threshold`` (threshold nodes) or
+``value`` (the value or term of the other kinds), the side of a missing value (threshold
+nodes; a missing value or text goes right at the others), and its children. A tree of
+threshold nodes only is walked by the numba kernel ``kernels/tree.tree_blocks``; the other
+trees by a vectorised walk over each node's go-left vector.
 
-Growth (``grow_tree``) is best-first: every leaf holds its best split, and the leaf whose
-split lowers the tree's Z the most is split next, until ``max_leaves`` leaves, or no leaf
-has a split that lowers Z (within ``max_depth`` and ``min_leaf_weight``). The Z of a set of
-leaves is the criterion of the confidence mode (``criterion.py``): 2 Σ_j Σ_l
-sqrt(W+[j,l] W-[j,l]) for real confidences (Eq. 10, 16; Kearns & Mansour 1996), and
-sqrt(T² - r²) with r = Σ_j Σ_l |W+[j,l] - W-[j,l]| for ±1 confidences (§3.1, Eq. 14).
-Only the smaller child of a split has its histogram built from its rows (a label tree's
-with the stump's kernel, ``kernels/histogram.build_histogram_rows``: one add per example,
-feature and label); the larger child's is the parent's minus the smaller's, so a tree costs
-about one stump pass plus passes over ever smaller nodes.
-
-Missing values: each split sends a missing value to the side that lowers Z more (learned
-from the node's training rows with a missing value); a node that saw none sends it to the
-child of larger training weight. A tree's leaves are a partition in two at each node, so
-there is no abstaining block: under ``confidence="abstain"`` a tree is the discrete tree,
-and under ``"real-abstain"`` the real tree.
-
-A split is "a partition of the node's rows into two" (``kernels.tree.partition_rows``), so
-other feature kinds plug in as other partitions: ``grow_tree`` takes their best split per
-node from ``other_splits`` and each node records its kind (``NUMERIC``, ``CATEGORICAL``,
-``TERM``); ``learners/mixed_tree.py`` grows trees on tables with categorical and text
-columns this way.
+``TreeLearner`` grows a tree with a value per leaf and label; ``HammingTreeLearner`` a
+label-independent tree with one vote vector v and a scalar confidence per leaf,
+h(x, l) = v_l c_leaf (Kégl 2014). Both grow best-first by the largest drop in Z
+(``learners/grower.py``) over the best split of each node over every column kind
+(``learners/splitter.py``). A tree's leaves are a partition in two at each node, so there is
+no abstaining block: under ``confidence="abstain"`` a tree is the discrete tree, and under
+``"real-abstain"`` the real tree.
 """
-
-import heapq
 
 import numpy as np
 
-from confboost._dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
+from confboost._dtypes import (
+    BLOCK_DTYPE,
+    MISSING_BIN,
+    NODE_KIND_NAMES,
+    NODE_TERM,
+    NODE_THRESHOLD,
+    NODE_VALUE,
+    WEIGHT_DTYPE,
+)
 from confboost.confidence import block_confidences
 from confboost.criterion import partition_z
+from confboost.data.frame import as_frame
+from confboost.kernels.categorical import value_histogram
 from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_histogram_rows
-from confboost.kernels.tree import (
-    best_factorized_splits,
-    best_node_splits,
-    node_histogram,
-    partition_rows,
-    subtract_sibling,
-    tree_blocks,
-)
+from confboost.kernels.text import term_block_weights
+from confboost.kernels.tree import best_factorized_splits, node_histogram, tree_blocks
 from confboost.learners.base import (
     PartitionFit,
     PartitionHypothesis,
     column_label,
+    label_masses,
+    leaf_statistics,
     tree_text,
 )
-
-#: Most bytes of node histograms a growing tree keeps for its waiting leaves (1 GiB). Past
-#: it the histograms of the leaves of least gain are dropped, and rebuilt from their rows
-#: if those leaves are split; the tree is the same. (One fashion-mnist histogram, 784
-#: features x 256 bins x 10 labels x 2, is 32 MB.)
-HISTOGRAM_MEMORY = 2**30
+from confboost.learners.grower import HistogramPool, grow_tree
+from confboost.learners.splitter import NodeSplits
 
 #: The most leaves of a tree: leaf indices are ``BLOCK_DTYPE`` (uint8).
 MAX_LEAVES = int(np.iinfo(BLOCK_DTYPE).max)
 
-
-def leaf_statistics(train_blocks, n_leaves, pos, neg):
-    """Σ of ``pos`` and ``neg`` over each leaf's examples, shape (n_leaves, k) each."""
-    k = pos.shape[1]
-    weight_pos = np.empty((n_leaves, k), dtype=WEIGHT_DTYPE)
-    weight_neg = np.empty((n_leaves, k), dtype=WEIGHT_DTYPE)
-    for l in range(k):
-        weight_pos[:, l] = np.bincount(train_blocks, pos[:, l], minlength=n_leaves)
-        weight_neg[:, l] = np.bincount(train_blocks, neg[:, l], minlength=n_leaves)
-    return weight_pos, weight_neg
-
-
-def label_masses(weights, labels):
-    """W[i, l] split by label sign: (W * [Y = +1], W * [Y = -1]), shape (n, k) each."""
-    positive = labels.sign_index == 0
-    return (np.where(positive, weights, 0.0).astype(WEIGHT_DTYPE),
-            np.where(positive, 0.0, weights).astype(WEIGHT_DTYPE))
-
-
-def label_histograms(dataset, weights, labels):
-    """The ``fill_histogram`` of a label tree on a binned ``Dataset`` (see ``grow_tree``)."""
-    codes, sign_index = dataset.codes, labels.sign_index
-
-    def fill_histogram(rows, hist):
-        if rows is None:
-            build_histogram(codes, weights, sign_index, hist)
-        else:
-            build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
-
-    return fill_histogram
-
-
-def agreement_masses(pos, neg, vote):
-    """Each example's mass agreeing and disagreeing with the vote v, shape (n, 1) each.
-
-    A_i = Σ_l W[i,l] [Y[i,l] = v_l], D_i = Σ_l W[i,l] [Y[i,l] ≠ v_l], from
-    ``pos``, ``neg`` = ``label_masses``, shape (n, k), and ``vote``, shape (k,).
-    """
-    for_vote = vote > 0
-    agree = pos[:, for_vote].sum(axis=1) + neg[:, ~for_vote].sum(axis=1)
-    disagree = neg[:, for_vote].sum(axis=1) + pos[:, ~for_vote].sum(axis=1)
-    return (np.ascontiguousarray(agree[:, None], dtype=WEIGHT_DTYPE),
-            np.ascontiguousarray(disagree[:, None], dtype=WEIGHT_DTYPE))
-
-
-class _HistogramPool:
-    """Reusable node histograms of one shape (the learner keeps one across rounds)."""
-
-    def __init__(self):
-        self.shape = None
-        self.free = []
-
-    def get(self, shape):
-        if shape != self.shape:
-            self.shape, self.free = shape, []
-        return self.free.pop() if self.free else np.empty(shape, dtype=WEIGHT_DTYPE)
-
-    def put(self, hist):
-        self.free.append(hist)
-
-
-#: Split kinds of a grown tree's nodes: a threshold on a binned numeric feature, a
-#: categorical value test (``x == v`` left, any other value or missing right), the presence
-#: of a term in a text column (present left, absent or missing text right).
-NUMERIC, CATEGORICAL, TERM = 0, 1, 2
-
-
-class GrownTree:
-    """The structure of a grown tree on bin codes (and value codes, term indices).
-
-    Attributes
-    ----------
-    kind : ndarray of shape (n_nodes,), intp
-        ``NUMERIC``, ``CATEGORICAL`` or ``TERM`` (all ``NUMERIC`` for numeric data).
-    feature : ndarray of shape (n_nodes,), intp
-        The numeric feature; for the other kinds the index of the categorical or text column
-        in the ``MixedDataset``'s list of them.
-    threshold_bin : ndarray of shape (n_nodes,), intp
-        Bin threshold (numeric: codes ``<= threshold_bin`` go left); for the other kinds the
-        value code or term index that goes left.
-    left, right : ndarray of shape (n_nodes,), intp
-        Internal nodes (node 0 is the root); a child ``c < 0`` is leaf ``-c - 1``.
-    missing_left : ndarray of shape (n_nodes,), bool
-        Numeric splits only (False for the other kinds: a missing value goes right).
-    train_blocks : ndarray of shape (n_samples,), uint8
-        Leaf of each training example; leaves are numbered left to right.
-    n_leaves : int
-    """
-
-    def __init__(self, kind, feature, threshold_bin, missing_left, left, right, train_blocks,
-                 n_leaves):
-        self.kind = kind
-        self.feature = feature
-        self.threshold_bin = threshold_bin
-        self.missing_left = missing_left
-        self.left = left
-        self.right = right
-        self.train_blocks = train_blocks
-        self.n_leaves = n_leaves
-
-    def raw_thresholds(self, dataset):
-        """Raw-value thresholds of the numeric nodes (``inf`` where every value goes left,
-        NaN at nodes of another kind)."""
-        return np.array([np.nan if kind != NUMERIC
-                         else dataset.bin_mapper.threshold(f, b) if b < dataset.n_bins[f] - 1
-                         else np.inf
-                         for kind, f, b in zip(self.kind, self.feature, self.threshold_bin,
-                                               strict=True)], dtype=np.float64)
-
-
-def grow_tree(dataset, fill_histogram, n_columns, mode, max_leaves, max_depth,
-              min_leaf_weight, pool, root_hist=None, other_splits=None):
-    """Best-first growth by the largest drop in Z (see the module docstring).
-
-    Parameters
-    ----------
-    dataset : Dataset or None
-        The binned numeric features; None when there are none (``other_splits`` then
-        proposes every split).
-    fill_histogram : callable or None
-        ``fill_histogram(rows, hist)`` overwrites ``hist`` with the W+ and W- of the examples
-        ``rows`` (intp; None for all) per (feature, bin, column). None with ``dataset``.
-    n_columns : int
-        Columns of the histograms (labels, or 1 for a Hamming tree).
-    mode : int
-        Confidence mode code.
-    max_leaves : int
-    max_depth : int or None
-    min_leaf_weight : float
-    pool : _HistogramPool
-    root_hist : ndarray of shape (n_features, 256, k, 2), optional
-        The root's histogram if already known (taken from ``pool``; it is given back).
-    other_splits : object, optional
-        Splits on the other feature kinds (``learners/mixed_tree.NodeSplits``):
-        ``n_samples``; ``best(rows)`` -> (gain, split) or None, the node's best such split
-        by the same gain as ``best_node_splits``, ``split = (kind, index, code, False)``;
-        ``partition(split, rows, start, stop)`` -> n_left, which reorders
-        ``rows[start:stop]`` as ``partition_rows`` does. On equal gains a numeric split wins.
-
-    Returns
-    -------
-    GrownTree
-    """
-    if dataset is not None:
-        codes, n_bins = dataset.codes, dataset.n_bins
-        n_features, n_samples = codes.shape
-        shape = (n_features, N_HIST_BINS, n_columns, 2)
-        scratch = np.empty(n_samples, dtype=np.intp)
-        gain = np.empty(n_features, dtype=np.float64)
-        split_bin = np.empty(n_features, dtype=np.intp)
-        split_missing_left = np.empty(n_features, dtype=bool)
-    else:
-        n_samples = other_splits.n_samples
-    rows = np.arange(n_samples, dtype=np.intp)
-    # nodes: [start, stop, depth, split or None, children or None]
-    nodes = [[0, n_samples, 0, None, None]]
-    hists = {}
-    candidates = []
-
-    def numeric_split(hist):
-        """(gain, split) of the node's best numeric split, or None."""
-        best_node_splits(hist, n_bins, mode, min_leaf_weight, gain, split_bin,
-                         split_missing_left)
-        feature = int(np.argmax(gain))
-        if not gain[feature] > 0.0:
-            return None
-        b = int(split_bin[feature])
-        missing_left = bool(split_missing_left[feature])
-        if not hist[feature, MISSING_BIN].any():
-            # no missing value seen here: send it to the child of larger training weight
-            missing_left = bool(hist[feature, : b + 1].sum()
-                                >= hist[feature, b + 1: n_bins[feature]].sum())
-        return float(gain[feature]), (NUMERIC, feature, b, missing_left)
-
-    def consider(node_id, hist):
-        start, stop, depth = nodes[node_id][:3]
-        best = None
-        if stop - start >= 2 and (max_depth is None or depth < max_depth):
-            if hist is not None:
-                best = numeric_split(hist)
-            if other_splits is not None:
-                found = other_splits.best(rows[start:stop])
-                if found is not None and found[0] > 0.0 and (best is None
-                                                             or found[0] > best[0]):
-                    best = found
-        if best is None:
-            if hist is not None:
-                pool.put(hist)
-            return
-        heapq.heappush(candidates, (-best[0], node_id, best[1]))
-        if hist is not None:
-            hists[node_id] = hist
-            while len(hists) > 1 and len(hists) * hist.nbytes > HISTOGRAM_MEMORY:
-                # drop the histogram of the waiting leaf of least gain; rebuilt if it splits
-                gains = {node: -priority for priority, node, _ in candidates if node in hists}
-                pool.put(hists.pop(min(gains, key=gains.get)))
-
-    if dataset is not None and root_hist is None:
-        root_hist = pool.get(shape)
-        fill_histogram(None, root_hist)
-    consider(0, root_hist)
-    n_leaves = 1
-    while candidates and n_leaves < max_leaves:
-        _, node_id, split = heapq.heappop(candidates)
-        start, stop, depth = nodes[node_id][:3]
-        kind, index, code, missing_left = split
-        if kind == NUMERIC:
-            n_left = partition_rows(codes[index], rows, start, stop, code, missing_left,
-                                    scratch)
-        else:
-            n_left = other_splits.partition(split, rows, start, stop)
-        children = (len(nodes), len(nodes) + 1)
-        nodes[node_id][3] = split
-        nodes[node_id][4] = children
-        nodes.append([start, start + n_left, depth + 1, None, None])
-        nodes.append([start + n_left, stop, depth + 1, None, None])
-        n_leaves += 1
-        if n_leaves == max_leaves:  # the children will not split: no search for them
-            break
-        small, large = children if n_left <= stop - start - n_left else children[::-1]
-        if dataset is None:
-            consider(small, None)
-            consider(large, None)
-            continue
-        small_hist = pool.get(shape)
-        fill_histogram(rows[nodes[small][0]: nodes[small][1]], small_hist)
-        large_hist = hists.pop(node_id, None)
-        if large_hist is None:  # dropped under HISTOGRAM_MEMORY: the parent's, from its rows
-            large_hist = pool.get(shape)
-            fill_histogram(rows[start:stop], large_hist)
-        subtract_sibling(large_hist, small_hist)
-        consider(small, small_hist)
-        consider(large, large_hist)
-    for hist in hists.values():
-        pool.put(hist)
-    return _number_nodes(nodes, n_samples, rows)
-
-
-def _number_nodes(nodes, n_samples, rows):
-    """Node arrays from the growth records: internal nodes in split order, leaves left to
-    right."""
-    internal = [i for i, node in enumerate(nodes) if node[3] is not None]
-    internal_index = {node_id: position for position, node_id in enumerate(internal)}
-    leaf_index = {}
-    stack = [0]
-    while stack:  # depth-first, left child first
-        node_id = stack.pop()
-        if nodes[node_id][4] is None:
-            leaf_index[node_id] = len(leaf_index)
-        else:
-            stack.extend(reversed(nodes[node_id][4]))
-
-    def ref(node_id):
-        return internal_index[node_id] if node_id in internal_index else -leaf_index[node_id] - 1
-
-    n = len(internal)
-    kind = np.empty(n, dtype=np.intp)
-    feature = np.empty(n, dtype=np.intp)
-    threshold_bin = np.empty(n, dtype=np.intp)
-    missing_left = np.empty(n, dtype=bool)
-    left = np.empty(n, dtype=np.intp)
-    right = np.empty(n, dtype=np.intp)
-    for position, node_id in enumerate(internal):
-        (kind[position], feature[position], threshold_bin[position],
-         missing_left[position]) = nodes[node_id][3]
-        left[position], right[position] = (ref(c) for c in nodes[node_id][4])
-    train_blocks = np.empty(n_samples, dtype=BLOCK_DTYPE)
-    for node_id, leaf in leaf_index.items():
-        train_blocks[rows[nodes[node_id][0]: nodes[node_id][1]]] = leaf
-    return GrownTree(kind, feature, threshold_bin, missing_left, left, right, train_blocks,
-                     len(leaf_index))
+KIND_CODES = {name: code for code, name in enumerate(NODE_KIND_NAMES)}
 
 
 def check_children(left, right, n_leaves_name):
@@ -357,16 +77,49 @@ def check_children(left, right, n_leaves_name):
                          f"0..{n} once each ({n_leaves_name} has {n + 1} rows)")
 
 
+def label_histograms(dataset, weights, labels):
+    """The ``fill_histogram`` of a label tree on a ``Dataset``'s numeric part (``grow_tree``)."""
+    codes, sign_index = dataset.codes, labels.sign_index
+
+    def fill_histogram(rows, hist):
+        if rows is None:
+            build_histogram(codes, weights, sign_index, hist)
+        else:
+            build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
+
+    return fill_histogram
+
+
+def agreement_masses(pos, neg, vote):
+    """Each example's mass agreeing and disagreeing with the vote v, shape (n, 1) each.
+
+    A_i = Σ_l W[i,l] [Y[i,l] = v_l], D_i = Σ_l W[i,l] [Y[i,l] ≠ v_l], from
+    ``pos``, ``neg`` = ``label_masses``, shape (n, k), and ``vote``, shape (k,).
+    """
+    for_vote = vote > 0
+    agree = pos[:, for_vote].sum(axis=1) + neg[:, ~for_vote].sum(axis=1)
+    disagree = neg[:, for_vote].sum(axis=1) + pos[:, ~for_vote].sum(axis=1)
+    return (np.ascontiguousarray(agree[:, None], dtype=WEIGHT_DTYPE),
+            np.ascontiguousarray(disagree[:, None], dtype=WEIGHT_DTYPE))
+
+
 class TreeHypothesis(PartitionHypothesis):
-    """A decision tree on raw features with a value per leaf and label.
+    """A decision tree with a value per leaf and label, over the one node layout.
 
     Parameters
     ----------
-    feature : array-like of shape (n_nodes,), int
+    kind : array-like of shape (n_nodes,), int
+        ``NODE_THRESHOLD``, ``NODE_VALUE`` or ``NODE_TERM`` (``_dtypes.py``).
+    column : array-like of shape (n_nodes,), int
+        Table position of the column each node tests.
     threshold : array-like of shape (n_nodes,), float
-        ``x[feature] <= threshold`` goes left (``inf``: every non-missing value).
+        Threshold nodes: ``x <= threshold`` goes left (``inf``: every value); NaN elsewhere.
+    value : list of length n_nodes, str or None
+        Value nodes: ``x == value`` goes left; term nodes: the term whose presence goes
+        left; None at threshold nodes.
     missing_left : array-like of shape (n_nodes,), bool
-        Whether a missing value goes left.
+        Threshold nodes: whether a missing value goes left (False elsewhere: a missing
+        value or text goes right).
     left, right : array-like of shape (n_nodes,), int
         Children: ``c >= 0`` an internal node, ``c < 0`` leaf ``-c - 1``.
     values : ndarray of shape (n_nodes + 1, k)
@@ -375,45 +128,99 @@ class TreeHypothesis(PartitionHypothesis):
 
     type_name = "tree"
 
-    def __init__(self, feature, threshold, missing_left, left, right, values):
-        self.feature = np.asarray(feature, dtype=np.intp)
+    def __init__(self, kind, column, threshold, value, missing_left, left, right, values):
+        self.kind = np.asarray(kind, dtype=np.intp)
+        self.column = np.asarray(column, dtype=np.intp)
         self.threshold = np.asarray(threshold, dtype=np.float64)
+        self.value = list(value)
         self.missing_left = np.asarray(missing_left, dtype=bool)
         self.left = np.asarray(left, dtype=np.intp)
         self.right = np.asarray(right, dtype=np.intp)
         self.values = np.asarray(values, dtype=np.float64)
 
     def features(self):
-        return sorted(set(self.feature.tolist()))
+        """Table positions of the columns the tree tests."""
+        return sorted(set(self.column.tolist()))
 
-    def goes_left(self, X):
-        """Whether each example goes left at each node, shape (n_nodes, n_samples), bool."""
-        X = np.asarray(X, dtype=np.float64)
-        values = X[:, self.feature].T
-        return np.where(np.isnan(values), self.missing_left[:, None],
-                        values <= self.threshold[:, None])
-
-    def blocks(self, X):
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        out = np.empty(X.shape[0], dtype=BLOCK_DTYPE)
-        tree_blocks(X, self.feature, self.threshold, self.missing_left, self.left, self.right,
-                    out)
-        return out
+    def test_columns(self):
+        return self.column.copy()
 
     def describe(self, names=None, classes=None, scale=1.0):
         def condition(node):
-            name = column_label(names, self.feature[node])
+            name = column_label(names, self.column[node])
+            if self.kind[node] == NODE_VALUE:
+                return f"{name} == {self.value[node]!r}"
+            if self.kind[node] == NODE_TERM:
+                return f"{name} contains {self.value[node]!r}"
             threshold = self.threshold[node]
             test = f"{name} <= {threshold:.6g}" if np.isfinite(threshold) else f"{name} known"
             return test + (" or missing" if self.missing_left[node] else "")
 
         return tree_text(self.left, self.right, condition, self.values, classes, scale)
 
+    def _structure(self):
+        return (self.kind, self.column, self.threshold, self.value, self.missing_left,
+                self.left, self.right)
+
+    def with_columns(self, position):
+        structure = list(self._structure())
+        structure[1] = [position[c] for c in self.column.tolist()]
+        return type(self)(*structure, *self._leaf_arguments())
+
+    def _leaf_arguments(self):
+        return (self.values,)
+
+    def goes_left(self, X):
+        """Whether each example goes left at each node, shape (n_nodes, n_samples), bool.
+
+        Parameters
+        ----------
+        X : Frame or ndarray of shape (n_samples, n_columns)
+        """
+        X = as_frame(X)
+        out = np.empty((self.kind.shape[0], X.n_samples), dtype=bool)
+        for node, (kind, column) in enumerate(zip(self.kind, self.column, strict=True)):
+            if kind == NODE_THRESHOLD:
+                x = X.continuous_values(int(column))
+                out[node] = np.where(np.isnan(x), self.missing_left[node],
+                                     x <= self.threshold[node])
+            elif kind == NODE_VALUE:
+                out[node] = X.categorical_blocks(int(column), self.value[node]) == 0
+            else:
+                out[node] = X.term_blocks(int(column), self.value[node]) == 0
+        return out
+
+    def blocks(self, X):
+        """Leaf of each example, shape (n_samples,), uint8."""
+        X = as_frame(X)
+        if np.all(self.kind == NODE_THRESHOLD):
+            for column in np.unique(self.column):
+                X.continuous_values(int(column))  # ValueError if not a continuous column
+            numeric = np.ascontiguousarray(X.numeric, dtype=np.float64)
+            out = np.empty(X.n_samples, dtype=BLOCK_DTYPE)
+            tree_blocks(numeric, self.column, self.threshold, self.missing_left, self.left,
+                        self.right, out)
+            return out
+        node = np.zeros(X.n_samples, dtype=np.intp)
+        goes_left = self.goes_left(X)
+        active = np.arange(X.n_samples)
+        while active.size:
+            here = node[active]
+            node[active] = np.where(goes_left[here, active], self.left[here], self.right[here])
+            active = active[node[active] >= 0]
+        return (-node - 1).astype(BLOCK_DTYPE)
+
     def _structure_dict(self):
-        return {"type": self.type_name, "feature": self.feature.tolist(),
-                "threshold": [t if np.isfinite(t) else "inf" for t in self.threshold.tolist()],
-                "missing_left": self.missing_left.tolist(), "left": self.left.tolist(),
-                "right": self.right.tolist()}
+        return {"type": self.type_name,
+                "kind": [NODE_KIND_NAMES[int(kind)] for kind in self.kind],
+                "column": self.column.tolist(),
+                "threshold": [None if kind != NODE_THRESHOLD else t if np.isfinite(t)
+                              else "inf"
+                              for kind, t in zip(self.kind, self.threshold.tolist(),
+                                                 strict=True)],
+                "value": list(self.value),
+                "missing_left": self.missing_left.tolist(),
+                "left": self.left.tolist(), "right": self.right.tolist()}
 
     def to_dict(self):
         return {**self._structure_dict(), "values": self.values.tolist()}
@@ -421,26 +228,48 @@ class TreeHypothesis(PartitionHypothesis):
     @staticmethod
     def _structure_from_dict(data, n_leaves_name):
         """Validated node arrays of a saved tree; ValueError naming what is malformed."""
-        thresholds = [np.inf if t == "inf" else t for t in data["threshold"]]
-        if not all(isinstance(t, (int, float)) for t in thresholds):
-            raise ValueError("tree thresholds must be numbers or 'inf'")
-        arrays = [np.asarray(data[key]) for key in ("feature", "missing_left", "left", "right")]
-        n = len(thresholds)
-        if any(a.shape != (n,) for a in arrays):
+        names = list(data["kind"])
+        n = len(names)
+        lists = [list(data[key]) for key in ("column", "threshold", "value", "missing_left",
+                                               "left", "right")]
+        if any(len(entries) != n for entries in lists):
             raise ValueError("tree node arrays must all have one entry per node")
-        feature, missing_left, left, right = arrays
+        columns, thresholds, values, missing_left, left, right = lists
+        unknown = [name for name in names if name not in KIND_CODES]
+        if unknown:
+            raise ValueError(f"tree node kinds must be in {list(NODE_KIND_NAMES)}, got "
+                             f"{unknown[0]!r}")
+        if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in columns):
+            raise ValueError("tree columns must be non-negative integers")
+        if not all(isinstance(flag, bool) for flag in missing_left):
+            raise ValueError("tree missing_left entries must be true or false")
+        threshold = np.full(n, np.nan)
+        for node, (name, t, value) in enumerate(zip(names, thresholds, values, strict=True)):
+            if name == "threshold":
+                t = np.inf if t == "inf" else t
+                if not isinstance(t, (int, float)) or isinstance(t, bool) or np.isnan(t):
+                    raise ValueError(f"tree node {node} tests a threshold: it must be a "
+                                     f"number or 'inf', got {t!r}")
+                if value is not None:
+                    raise ValueError(f"tree node {node} tests a threshold: its value must "
+                                     f"be null, got {value!r}")
+                threshold[node] = t
+            elif not isinstance(value, str) or t is not None:
+                raise ValueError(f"tree node {node} tests a {name}: its value must be a "
+                                 f"string and its threshold null, got {value!r} and {t!r}")
+        left, right = np.asarray(left), np.asarray(right)
         check_children(left, right, n_leaves_name)
-        if n and feature.min() < 0:
-            raise ValueError("tree features must be non-negative")
-        return feature, np.asarray(thresholds, dtype=np.float64), missing_left, left, right
+        kind = np.array([KIND_CODES[name] for name in names], dtype=np.intp)
+        return kind, columns, threshold, values, missing_left, left, right
 
     @classmethod
     def from_dict(cls, data):
-        feature, threshold, missing_left, left, right = cls._structure_from_dict(data, "values")
+        structure = cls._structure_from_dict(data, "values")
         values = np.asarray(data["values"], dtype=np.float64)
-        if values.ndim != 2 or values.shape[0] != feature.shape[0] + 1:
-            raise ValueError(f"tree values must have shape (n_nodes + 1, k), got {values.shape}")
-        return cls(feature, threshold, missing_left, left, right, values)
+        if values.ndim != 2 or values.shape[0] != structure[0].shape[0] + 1:
+            raise ValueError(f"tree values must have shape (n_nodes + 1, k), got "
+                             f"{values.shape}")
+        return cls(*structure, values)
 
 
 class HammingTreeHypothesis(TreeHypothesis):
@@ -452,7 +281,7 @@ class HammingTreeHypothesis(TreeHypothesis):
 
     Parameters
     ----------
-    feature, threshold, missing_left, left, right
+    kind, column, threshold, value, missing_left, left, right
         As in ``TreeHypothesis``.
     vote : array-like of shape (k,)
         v, entries ±1.
@@ -462,11 +291,15 @@ class HammingTreeHypothesis(TreeHypothesis):
 
     type_name = "hamming_tree"
 
-    def __init__(self, feature, threshold, missing_left, left, right, vote, leaf_values):
+    def __init__(self, kind, column, threshold, value, missing_left, left, right, vote,
+                 leaf_values):
         self.vote = np.asarray(vote, dtype=np.float64)
         self.leaf_values = np.asarray(leaf_values, dtype=np.float64)
-        super().__init__(feature, threshold, missing_left, left, right,
+        super().__init__(kind, column, threshold, value, missing_left, left, right,
                          np.outer(self.leaf_values, self.vote))
+
+    def _leaf_arguments(self):
+        return (self.vote, self.leaf_values)
 
     def to_dict(self):
         return {**self._structure_dict(), "vote": self.vote.tolist(),
@@ -474,16 +307,36 @@ class HammingTreeHypothesis(TreeHypothesis):
 
     @classmethod
     def from_dict(cls, data):
-        feature, threshold, missing_left, left, right = cls._structure_from_dict(
-            data, "leaf_values")
+        structure = cls._structure_from_dict(data, "leaf_values")
         vote = np.asarray(data["vote"], dtype=np.float64)
         leaf_values = np.asarray(data["leaf_values"], dtype=np.float64)
         if vote.ndim != 1 or not np.all(np.abs(vote) == 1):
             raise ValueError("a Hamming tree's vote must be a vector of -1 and +1")
-        if leaf_values.shape != (feature.shape[0] + 1,):
+        if leaf_values.shape != (structure[0].shape[0] + 1,):
             raise ValueError(f"leaf_values must have shape (n_nodes + 1,), got "
                              f"{leaf_values.shape}")
-        return cls(feature, threshold, missing_left, left, right, vote, leaf_values)
+        return cls(*structure, vote, leaf_values)
+
+
+def _no_feature_error():
+    return ValueError("the data has no usable feature (every column is ignored or empty)")
+
+
+def hypothesis_nodes(tree, dataset, splits):
+    """The node arrays of a grown tree in the saved layout: (kind, column, threshold,
+    value, missing_left), columns at their table positions."""
+    column, threshold, value = [], [], []
+    for kind, index, code in zip(tree.kind, tree.feature, tree.threshold_bin, strict=True):
+        if kind == NODE_THRESHOLD:
+            column.append(int(dataset.numeric_columns[index]))
+            threshold.append(dataset.raw_threshold(index, code))
+            value.append(None)
+        else:
+            position, name = splits.describe((kind, index, code, False))
+            column.append(position)
+            threshold.append(np.nan)
+            value.append(name)
+    return tree.kind, column, threshold, value, tree.missing_left
 
 
 class TreeLearner:
@@ -509,26 +362,37 @@ class TreeLearner:
         self.max_leaves = max_leaves
         self.max_depth = max_depth
         self.min_leaf_weight = min_leaf_weight
-        self._pool = _HistogramPool()
+        self._pool = HistogramPool()
 
-    def _grow(self, dataset, fill_histogram, n_columns, root_hist=None, other_splits=None):
-        return grow_tree(dataset, fill_histogram, n_columns, self.mode, self.max_leaves,
-                         self.max_depth, self.min_leaf_weight, self._pool, root_hist,
-                         other_splits)
+    def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None):
+        numeric = dataset if dataset.has_numeric else None
+        if numeric is None and not splits:
+            raise _no_feature_error()
+        return grow_tree(numeric, fill_histogram if numeric is not None else None, n_columns,
+                         self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
+                         self._pool, root_hist, splits or None)
 
     def fit(self, dataset, weights, labels):
         """Best-first tree for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
+
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k)
+        labels : LabelSigns
 
         Returns
         -------
         PartitionFit
         """
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        tree = self._grow(dataset, label_histograms(dataset, weights, labels), weights.shape[1])
         pos, neg = label_masses(weights, labels)
+        splits = NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight)
+        tree = self._grow(dataset, label_histograms(dataset, weights, labels),
+                          weights.shape[1], splits)
         values, fit = self._leaf_fit(tree, pos, neg)
-        return fit(TreeHypothesis(tree.feature, tree.raw_thresholds(dataset),
-                                  tree.missing_left, tree.left, tree.right, values))
+        return fit(TreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
+                                  tree.right, values))
 
     def _leaf_fit(self, tree, pos, neg):
         """The leaf values, shape (n_leaves, k), and a function of the hypothesis giving its
@@ -568,6 +432,12 @@ class HammingTreeLearner(TreeLearner):
     v, so a Hamming tree costs one stump pass plus one-column passes over the nodes.
     Kégl grows the tree with his factorised stumps at every node; here v is fixed at the
     root and only the partition and the c_j follow it.
+
+    On a table with categorical and text columns the vote comes from the best factorised
+    split at the root over every kind: a continuous column's factorised stump, a
+    categorical ``x == v`` against the rest, a term's presence; each gives margins
+    d_left[l], d_right[l] (W+ - W- of each side), edge Σ_l |d_left[l] - d_right[l]| and
+    v_l = sign(d_left[l] - d_right[l]).
     """
 
     def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
@@ -577,29 +447,45 @@ class HammingTreeLearner(TreeLearner):
     def fit(self, dataset, weights, labels):
         """Best-first Hamming tree for weights ``W`` (n_samples, k) and ``labels``.
 
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k)
+        labels : LabelSigns
+
         Returns
         -------
         PartitionFit
         """
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        codes, n_bins = dataset.codes, dataset.n_bins
-        n_features, n_samples = codes.shape
         pos, neg = label_masses(weights, labels)
-        label_hist = self._pool_labels(n_features, pos.shape[1])
-        build_histogram(codes, weights, labels.sign_index, label_hist)
-        _, vote = self._vote(label_hist, n_bins)
+        best = None  # (edge, vote)
+        if dataset.has_numeric:
+            label_hist = self._pool_labels(dataset.codes.shape[0], pos.shape[1])
+            build_histogram(dataset.codes, weights, labels.sign_index, label_hist)
+            best = self._vote(label_hist, dataset.n_bins)
+        for edge, vote in self._other_votes(dataset, weights, labels):
+            if best is None or edge > best[0]:
+                best = (edge, vote)
+        if best is None:
+            raise _no_feature_error()
+        vote = best[1]
         agree, disagree = agreement_masses(pos, neg, vote)
-        every_row = np.arange(n_samples, dtype=np.intp)
+        splits = NodeSplits(dataset, agree, disagree, self.mode, self.min_leaf_weight)
+        fill, root_hist = None, None
+        if dataset.has_numeric:
+            codes = dataset.codes
+            every_row = np.arange(codes.shape[1], dtype=np.intp)
 
-        def fill_histogram(rows, hist):
-            node_histogram(codes, every_row if rows is None else rows, agree, disagree, hist)
+            def fill(rows, hist):
+                node_histogram(codes, every_row if rows is None else rows, agree, disagree,
+                               hist)
 
-        tree = self._grow(dataset, fill_histogram, 1, self._collapse(label_hist, vote))
+            root_hist = self._collapse(label_hist, vote)
+        tree = self._grow(dataset, fill, 1, splits, root_hist)
         leaf_values, fit = self._leaf_fit(tree, agree, disagree, pos, neg)
-        hypothesis = HammingTreeHypothesis(tree.feature, tree.raw_thresholds(dataset),
-                                           tree.missing_left, tree.left, tree.right, vote,
-                                           leaf_values)
-        return fit(hypothesis)
+        return fit(HammingTreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
+                                         tree.right, vote, leaf_values))
 
     def _collapse(self, label_hist, vote):
         """The one-column root histogram (agreeing, disagreeing mass) of the all-label one."""
@@ -657,3 +543,47 @@ class HammingTreeLearner(TreeLearner):
         else:
             right = right + margin[MISSING_BIN]
         return float(edge[feature]), np.where(left - right >= 0, 1.0, -1.0)
+
+    @staticmethod
+    def _other_votes(dataset, weights, labels):
+        """(edge, vote) of the best factorised categorical and term split of each column.
+
+        A split with left margins d[l] and node margins M[l] (W+ - W- over all examples)
+        has d_left - d_right = 2 d - M: edge Σ_l |2 d[l] - M[l]|, vote sign(2 d - M)
+        (+1 on ties, as the numeric vote). The term margins come from
+        ``kernels/text.term_block_weights``, an (n_lists, k) array per text column (one row
+        per distinct posting list).
+        """
+        margin_total = np.where(labels.signs > 0, weights, -weights).sum(axis=0)
+        for column in dataset.categorical:
+            if not column.values:
+                continue
+            w_plus, w_minus = value_histogram(column.codes, len(column.values), weights,
+                                              labels.signs)
+            yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
+        for column in dataset.text:
+            if column.indptr.shape[0] == 1:
+                continue
+            w_plus, w_minus = term_block_weights(column.distinct_indptr,
+                                                 column.distinct_indices, weights,
+                                                 labels.signs)
+            yield _best_factorised(w_plus - w_minus, margin_total)
+
+
+def _best_factorised(left_margin, margin_total):
+    """Edge and vote of the best of several two-sided splits from their left margins.
+
+    Parameters
+    ----------
+    left_margin : ndarray of shape (n_splits, k)
+    margin_total : ndarray of shape (k,)
+
+    Returns
+    -------
+    edge : float
+    vote : ndarray of shape (k,), ±1
+    """
+    difference = 2.0 * left_margin - margin_total
+    edges = np.abs(difference).sum(axis=1)
+    best = int(np.argmax(edges))
+    return float(edges[best]), np.where(difference[best] >= 0, 1.0, -1.0)

@@ -1,0 +1,232 @@
+"""Best-first growth of a tree by the largest drop in Z: the grower.
+
+Every leaf holds its best split (``learners/splitter.py``), and the leaf whose split lowers
+the tree's Z the most is split next, until ``max_leaves`` leaves, or no leaf has a split
+that lowers Z (within ``max_depth``). Z and the gain of a split are ``criterion.py``'s: the
+node score s = Σ_l 2 sqrt(W+ W-) for real confidences (Eq. 10, 16; Kearns & Mansour 1996),
+s = -Σ_l |W+ - W-| for ±1 ones (§3.1, Eq. 14), gain = s(node) - s(left) - s(right).
+
+Only the smaller child of a numeric split has its histogram built from its rows (a label
+tree's with the stump's kernel, ``kernels/histogram.build_histogram_rows``: one add per
+example, feature and label); the larger child's is the parent's minus the smaller's, so a
+tree costs about one stump pass plus passes over ever smaller nodes. The histograms of
+waiting leaves are kept under ``HISTOGRAM_MEMORY`` (``HistogramPool``).
+
+A split is "a partition of the node's rows into two" (``kernels.tree.partition_rows`` for
+a threshold), so every column kind plugs in the same way: the node's best categorical or
+term split comes from the splitter's ``NodeSplits``, and each node records its kind
+(``_dtypes.NODE_THRESHOLD``, ``NODE_VALUE``, ``NODE_TERM``).
+"""
+
+import heapq
+
+import numpy as np
+
+from confboost._dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
+from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.tree import partition_rows, subtract_sibling
+from confboost.learners.splitter import numeric_split
+
+#: Most bytes of node histograms a growing tree keeps for its waiting leaves (1 GiB). Past
+#: it the histograms of the leaves of least gain are dropped, and rebuilt from their rows
+#: if those leaves are split; the tree is the same. (One fashion-mnist histogram, 784
+#: features x 256 bins x 10 labels x 2, is 32 MB.)
+HISTOGRAM_MEMORY = 2**30
+
+
+class HistogramPool:
+    """Reusable node histograms of one shape (the learner keeps one across rounds)."""
+
+    def __init__(self):
+        self.shape = None
+        self.free = []
+
+    def get(self, shape):
+        if shape != self.shape:
+            self.shape, self.free = shape, []
+        return self.free.pop() if self.free else np.empty(shape, dtype=WEIGHT_DTYPE)
+
+    def put(self, hist):
+        self.free.append(hist)
+
+
+
+class GrownTree:
+    """The structure of a grown tree on bin codes (and value codes, term indices).
+
+    Attributes
+    ----------
+    kind : ndarray of shape (n_nodes,), intp
+        ``NODE_THRESHOLD``, ``NODE_VALUE`` or ``NODE_TERM`` (``_dtypes.py``).
+    feature : ndarray of shape (n_nodes,), intp
+        Threshold nodes: the row of ``Dataset.codes``; the other kinds: the index of the
+        column in the splitter's list of categorical or text columns.
+    threshold_bin : ndarray of shape (n_nodes,), intp
+        Bin threshold (numeric: codes ``<= threshold_bin`` go left); for the other kinds the
+        value code or term index that goes left.
+    left, right : ndarray of shape (n_nodes,), intp
+        Internal nodes (node 0 is the root); a child ``c < 0`` is leaf ``-c - 1``.
+    missing_left : ndarray of shape (n_nodes,), bool
+        Numeric splits only (False for the other kinds: a missing value goes right).
+    train_blocks : ndarray of shape (n_samples,), uint8
+        Leaf of each training example; leaves are numbered left to right.
+    n_leaves : int
+    """
+
+    def __init__(self, kind, feature, threshold_bin, missing_left, left, right, train_blocks,
+                 n_leaves):
+        self.kind = kind
+        self.feature = feature
+        self.threshold_bin = threshold_bin
+        self.missing_left = missing_left
+        self.left = left
+        self.right = right
+        self.train_blocks = train_blocks
+        self.n_leaves = n_leaves
+
+
+def grow_tree(dataset, fill_histogram, n_columns, mode, max_leaves, max_depth,
+              min_leaf_weight, pool, root_hist=None, other_splits=None):
+    """Best-first growth by the largest drop in Z (see the module docstring).
+
+    Parameters
+    ----------
+    dataset : Dataset or None
+        The binned numeric features; None when there are none (``other_splits`` then
+        proposes every split).
+    fill_histogram : callable or None
+        ``fill_histogram(rows, hist)`` overwrites ``hist`` with the W+ and W- of the examples
+        ``rows`` (intp; None for all) per (feature, bin, column). None with ``dataset``.
+    n_columns : int
+        Columns of the histograms (labels, or 1 for a Hamming tree).
+    mode : int
+        Confidence mode code.
+    max_leaves : int
+    max_depth : int or None
+    min_leaf_weight : float
+    pool : HistogramPool
+    root_hist : ndarray of shape (n_features, 256, k, 2), optional
+        The root's histogram if already known (taken from ``pool``; it is given back).
+    other_splits : object, optional
+        Splits on the other column kinds (``learners/splitter.NodeSplits``):
+        ``n_samples``; ``best(rows)`` -> (gain, split) or None, the node's best such split
+        by the same gain as ``best_node_splits``, ``split = (kind, index, code, False)``;
+        ``partition(split, rows, start, stop)`` -> n_left, which reorders
+        ``rows[start:stop]`` as ``partition_rows`` does. On equal gains a numeric split wins.
+
+    Returns
+    -------
+    GrownTree
+    """
+    if dataset is not None:
+        codes, n_bins = dataset.codes, dataset.n_bins
+        n_features, n_samples = codes.shape
+        shape = (n_features, N_HIST_BINS, n_columns, 2)
+        scratch = np.empty(n_samples, dtype=np.intp)
+        buffers = (np.empty(n_features, dtype=np.float64), np.empty(n_features, dtype=np.intp),
+                   np.empty(n_features, dtype=bool))
+    else:
+        n_samples = other_splits.n_samples
+    rows = np.arange(n_samples, dtype=np.intp)
+    # nodes: [start, stop, depth, split or None, children or None]
+    nodes = [[0, n_samples, 0, None, None]]
+    hists = {}
+    candidates = []
+
+    def consider(node_id, hist):
+        start, stop, depth = nodes[node_id][:3]
+        best = None
+        if stop - start >= 2 and (max_depth is None or depth < max_depth):
+            if hist is not None:
+                best = numeric_split(hist, n_bins, mode, min_leaf_weight, buffers)
+            if other_splits is not None:
+                found = other_splits.best(rows[start:stop])
+                if found is not None and found[0] > 0.0 and (best is None
+                                                             or found[0] > best[0]):
+                    best = found
+        if best is None:
+            if hist is not None:
+                pool.put(hist)
+            return
+        heapq.heappush(candidates, (-best[0], node_id, best[1]))
+        if hist is not None:
+            hists[node_id] = hist
+            while len(hists) > 1 and len(hists) * hist.nbytes > HISTOGRAM_MEMORY:
+                # drop the histogram of the waiting leaf of least gain; rebuilt if it splits
+                gains = {node: -priority for priority, node, _ in candidates if node in hists}
+                pool.put(hists.pop(min(gains, key=gains.get)))
+
+    if dataset is not None and root_hist is None:
+        root_hist = pool.get(shape)
+        fill_histogram(None, root_hist)
+    consider(0, root_hist)
+    n_leaves = 1
+    while candidates and n_leaves < max_leaves:
+        _, node_id, split = heapq.heappop(candidates)
+        start, stop, depth = nodes[node_id][:3]
+        kind, index, code, missing_left = split
+        if kind == NODE_THRESHOLD:
+            n_left = partition_rows(codes[index], rows, start, stop, code, missing_left,
+                                    scratch)
+        else:
+            n_left = other_splits.partition(split, rows, start, stop)
+        children = (len(nodes), len(nodes) + 1)
+        nodes[node_id][3] = split
+        nodes[node_id][4] = children
+        nodes.append([start, start + n_left, depth + 1, None, None])
+        nodes.append([start + n_left, stop, depth + 1, None, None])
+        n_leaves += 1
+        if n_leaves == max_leaves:  # the children will not split: no search for them
+            break
+        small, large = children if n_left <= stop - start - n_left else children[::-1]
+        if dataset is None:
+            consider(small, None)
+            consider(large, None)
+            continue
+        small_hist = pool.get(shape)
+        fill_histogram(rows[nodes[small][0]: nodes[small][1]], small_hist)
+        large_hist = hists.pop(node_id, None)
+        if large_hist is None:  # dropped under HISTOGRAM_MEMORY: the parent's, from its rows
+            large_hist = pool.get(shape)
+            fill_histogram(rows[start:stop], large_hist)
+        subtract_sibling(large_hist, small_hist)
+        consider(small, small_hist)
+        consider(large, large_hist)
+    for hist in hists.values():
+        pool.put(hist)
+    return _number_nodes(nodes, n_samples, rows)
+
+
+def _number_nodes(nodes, n_samples, rows):
+    """Node arrays from the growth records: internal nodes in split order, leaves left to
+    right."""
+    internal = [i for i, node in enumerate(nodes) if node[3] is not None]
+    internal_index = {node_id: position for position, node_id in enumerate(internal)}
+    leaf_index = {}
+    stack = [0]
+    while stack:  # depth-first, left child first
+        node_id = stack.pop()
+        if nodes[node_id][4] is None:
+            leaf_index[node_id] = len(leaf_index)
+        else:
+            stack.extend(reversed(nodes[node_id][4]))
+
+    def ref(node_id):
+        return internal_index[node_id] if node_id in internal_index else -leaf_index[node_id] - 1
+
+    n = len(internal)
+    kind = np.empty(n, dtype=np.intp)
+    feature = np.empty(n, dtype=np.intp)
+    threshold_bin = np.empty(n, dtype=np.intp)
+    missing_left = np.empty(n, dtype=bool)
+    left = np.empty(n, dtype=np.intp)
+    right = np.empty(n, dtype=np.intp)
+    for position, node_id in enumerate(internal):
+        (kind[position], feature[position], threshold_bin[position],
+         missing_left[position]) = nodes[node_id][3]
+        left[position], right[position] = (ref(c) for c in nodes[node_id][4])
+    train_blocks = np.empty(n_samples, dtype=BLOCK_DTYPE)
+    for node_id, leaf in leaf_index.items():
+        train_blocks[rows[nodes[node_id][0]: nodes[node_id][1]]] = leaf
+    return GrownTree(kind, feature, threshold_bin, missing_left, left, right, train_blocks,
+                     len(leaf_index))
