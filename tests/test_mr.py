@@ -19,7 +19,12 @@ from confboost.kernels.update import (
 )
 from confboost.learners import StumpLearner
 from confboost.metrics import ranking_loss
-from confboost.schemes.mr import MRScheme, hamming_threshold
+from confboost.schemes.mr import (
+    MRScheme,
+    bound_offsets,
+    hamming_threshold,
+    pair_confidences,
+)
 
 from .conftest import random_problem
 
@@ -50,6 +55,15 @@ class NaiveMR:
         if mode == DISCRETE and method == "auto":
             return choose_alpha(method, mode, fit.weight_pos, fit.weight_neg,
                                 fit.hypothesis.values, smoothing)
+        if mode == REAL and method == "auto":
+            # §9 Eq. 25 folded: the pair table summed straight from the triples
+            n_blocks = fit.hypothesis.values.shape[0]
+            masses = np.zeros((n_blocks,) + self.D.shape[1:])
+            np.add.at(masses, fit.train_blocks, self.D)
+            folded = pair_confidences(masses, smoothing)
+            offsets = bound_offsets(folded, fit.weight_pos, fit.weight_neg)
+            fit.hypothesis.values[:] = folded + offsets[:, None]
+            return 1.0, False
         h = fit.hypothesis.values[fit.train_blocks]
         margins = 0.5 * (h[:, None, :] - h[:, :, None])  # ½(h(l1) - h(l0))
         return exact_alpha(self.D[self.crucial], margins[self.crucial], smoothing)
@@ -73,8 +87,10 @@ def multilabel_problem(rng, n_samples=150, k=5):
     return X, signs
 
 
-@pytest.mark.parametrize("confidence", [DISCRETE, REAL], ids=["discrete", "real"])
-def test_figure_5_equals_figure_4_over_crucial_triples(rng, confidence):
+@pytest.mark.parametrize("confidence, method", [(DISCRETE, "auto"), (REAL, "auto"),
+                                                (REAL, "exact")],
+                         ids=["discrete", "real", "real-exact"])
+def test_figure_5_equals_figure_4_over_crucial_triples(rng, confidence, method):
     X, signs = multilabel_problem(rng)
     sample_weight = rng.random(len(X)) + 0.5
     dataset = Dataset.from_array(X, 32)
@@ -88,8 +104,9 @@ def test_figure_5_equals_figure_4_over_crucial_triples(rng, confidence):
         h_fast, h_naive = fit_fast.hypothesis, fit_naive.hypothesis
         assert (h_fast.feature, h_fast.threshold) == (h_naive.feature, h_naive.threshold)
         np.testing.assert_allclose(h_fast.values, h_naive.values, rtol=1e-10, atol=1e-10)
-        alpha_fast, capped_fast = fast.choose_alpha(fit_fast, "auto", confidence, smoothing)
-        alpha_naive, capped_naive = naive.choose_alpha(fit_naive, "auto", confidence, smoothing)
+        alpha_fast, capped_fast = fast.choose_alpha(fit_fast, method, confidence, smoothing)
+        alpha_naive, capped_naive = naive.choose_alpha(fit_naive, method, confidence, smoothing)
+        np.testing.assert_allclose(h_fast.values, h_naive.values, rtol=1e-8, atol=1e-10)
         assert alpha_fast == pytest.approx(alpha_naive, rel=1e-10, abs=1e-12)
         assert capped_fast == capped_naive
         z_fast, z_naive = fast.update(fit_fast, alpha_fast), naive.update(fit_naive, alpha_naive)
@@ -179,3 +196,101 @@ def test_hamming_threshold_separates_when_it_can():
     threshold = hamming_threshold(signs, scores, np.ones(2))
     np.testing.assert_array_equal(scores > threshold, signs > 0)
     assert 0.3 < threshold < 0.5
+
+
+def pair_objective(masses, smoothing, c):
+    """F(c) = Σ_{l0 != l1} (M[l0, l1] + ε) exp(½ (c_l0 - c_l1)) of one block (§9 Eq. 25)."""
+    k = len(c)
+    cells = masses + smoothing * (1 - np.eye(k))
+    return float(np.sum(cells * np.exp(0.5 * (c[:, None] - c[None, :]))))
+
+
+def test_pair_confidences_closed_form_for_two_labels():
+    masses = np.array([[[0, 0.3], [0.05, 0]], [[0, 0.0], [0.2, 0]], [[0, 0], [0, 0]]])
+    values = pair_confidences(masses, 1e-3)
+    expected = np.log((masses[:, 0, 1] + 1e-3) / (masses[:, 1, 0] + 1e-3))
+    np.testing.assert_allclose(values[:, 1] - values[:, 0], expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(values.sum(axis=1), 0, atol=1e-12)
+
+
+def test_pair_confidences_minimise_the_block_objective_against_brute_force(rng):
+    from scipy.optimize import minimize
+
+    k, smoothing = 4, 1e-3
+    masses = rng.random((3, k, k)) * (rng.random((3, k, k)) < 0.6)
+    masses[:, np.arange(k), np.arange(k)] = 0
+    masses[1] = np.triu(masses[1], 1)  # every pair points one way: no unsmoothed minimum
+    masses[2] = 0
+    masses[2, 0, 1] = 0.4  # one pair only
+    fixed = np.array([False, False, False])
+    values = pair_confidences(masses, smoothing, fixed)
+    for j in range(3):
+        best = minimize(lambda c, j=j: pair_objective(masses[j], smoothing, c), np.zeros(k),
+                        method="BFGS", options={"gtol": 1e-12})
+        assert pair_objective(masses[j], smoothing, values[j]) <= best.fun * (1 + 1e-9)
+        assert values[j].sum() == pytest.approx(0, abs=1e-10)
+    # the smoothed minimum is finite: |c_l0 - c_l1| <= 2 ln(F(0) / ε)
+    bound = 2 * np.log((masses[1].sum() + k * (k - 1) * smoothing) / smoothing)
+    assert np.ptp(values[1]) <= bound
+    # blocks held at zero (real-abstain's abstaining block) stay zero, the others unchanged
+    held = pair_confidences(masses, smoothing, np.array([False, True, False]))
+    np.testing.assert_array_equal(held[1], 0)
+    np.testing.assert_allclose(held[[0, 2]], values[[0, 2]], rtol=1e-9, atol=1e-12)
+
+
+def test_bound_offsets_minimise_the_mh_form_bound(rng):
+    from scipy.optimize import minimize_scalar
+
+    values = rng.normal(size=(4, 3))
+    pos, neg = rng.random((4, 3)), rng.random((4, 3))
+    pos[3] = 0  # a block without a true label: no finite minimiser, offset 0
+    offsets = bound_offsets(values, pos, neg)
+    for j in range(3):
+        def bound(t, j=j):
+            return float(np.sum(pos[j] * np.exp(-(values[j] + t))
+                                + neg[j] * np.exp(values[j] + t)))
+        best = minimize_scalar(bound, bracket=(-5, 5), tol=1e-12)
+        assert offsets[j] == pytest.approx(best.x, abs=1e-6)
+    assert offsets[3] == 0
+
+
+def test_real_mr_folds_alpha_into_bounded_values_on_iris():
+    """Scaling the MH-form values exactly gave α = 27.8 in iris' first round (no minimum
+    in reach); the folded confidences are bounded by the smoothing and Z_t <= 1."""
+    from sklearn.datasets import load_iris
+
+    from confboost import BoostClassifier
+
+    X, y = load_iris(return_X_y=True)
+    clf = BoostClassifier(20, scheme="mr", confidence="real").fit(X, y)
+    assert np.all(clf.history_["alpha"] == 1.0)
+    assert np.all(clf.history_["z"] <= 1.0 + 1e-12)
+    assert np.all(clf.history_["train_loss"] <= clf.history_["bound"] + 1e-12)
+    first = clf.model_.hypotheses[0].values
+    assert np.ptp(first, axis=1).max() <= 2 * np.log((1 + 6 * clf.smoothing_) / clf.smoothing_)
+    assert clf.score(X, y) > 0.9
+
+
+def test_hamming_tree_leaves_take_eq_22_on_the_pairs_ordered_by_the_vote(rng):
+    from confboost.learners.tree import HammingTreeLearner
+
+    X, signs = multilabel_problem(rng)
+    scheme = MRScheme(signs, np.ones(len(X)))
+    smoothing = 1e-3
+    fit = HammingTreeLearner(REAL, smoothing, max_leaves=4).fit(
+        Dataset.from_array(X, 32), scheme.learner_weights, scheme.labels)
+    vote = fit.hypothesis.vote
+    alpha, _ = scheme.choose_alpha(fit, "auto", REAL, smoothing)
+    assert alpha == 1.0
+    np.testing.assert_allclose(fit.hypothesis.values,
+                               np.outer(fit.hypothesis.leaf_values, vote))
+    D = scheme.v[:, :, None] * scheme.v[:, None, :]
+    crucial = (signs[:, :, None] < 0) & (signs[:, None, :] > 0)
+    kinds = smoothing * (vote > 0).sum() * (vote < 0).sum()
+    for j, c in enumerate(fit.hypothesis.leaf_values):
+        in_leaf = (fit.train_blocks == j)[:, None, None] & crucial
+        # pairs the vote orders rightly (v_l1 > v_l0) and wrongly, brute force over triples
+        order = 0.5 * (vote[None, :] - vote[:, None])
+        right = D[in_leaf & (order > 0)[None]].sum() + kinds
+        wrong = D[in_leaf & (order < 0)[None]].sum() + kinds
+        assert c == pytest.approx(0.5 * np.log(right / wrong), rel=1e-10)

@@ -34,7 +34,7 @@ from confboost.model import BoostedModel
 from confboost.persistence import load, save_estimator
 from confboost.schemes.mh import INITS, MHScheme
 from confboost.schemes.mo import CODES, DECODINGS, MOScheme, build_code, class_scores
-from confboost.schemes.mr import MRScheme, hamming_threshold
+from confboost.schemes.mr import MRScheme, hamming_threshold, pair_smoothing
 
 SCHEMES = ("mh", "mr", "mo")
 
@@ -119,10 +119,14 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     alpha : {"auto", "exact", "freund-schapire"}, default="auto"
         How α_t is chosen (§3; see ``confboost.alpha``). "auto": the closed form where one
         exists (α = 1 for real confidences, whose values already minimise Z). Under
-        ``scheme="mr"``: discrete hypotheses take Eq. 28; real and abstaining ones, and
-        "exact", the exact minimiser of MR's pair objective (§9, Appendix A).
+        ``scheme="mr"``: discrete hypotheses take Eq. 28; real ones have α folded into
+        their block values, which minimise MR's smoothed pair objective on each block
+        (§9 Eq. 25, Appendix A; ``confboost.schemes.mr``), and α = 1; abstaining ones,
+        and "exact", the exact minimiser of MR's pair objective (§9, Appendix A).
     smoothing : "auto" or float, default="auto"
-        ε of §4.2; "auto" is 1/(2mk), half the initial weight of one (example, label) pair.
+        ε of §4.2; "auto" is 1/(2mk), half the initial weight of one (example, label) pair,
+        and 100/(2mk) for MR's real confidences with ``alpha="auto"``, whose ε smooths each
+        of a block's k(k - 1) label pairs (``schemes.mr.pair_smoothing``).
     init : {"uniform", "balanced"}, default="uniform"
         Starting distribution of AdaBoost.MH on single-label multiclass data (§7.2);
         MR and MO have their own (Figure 4; MH's uniform start on the code bits).
@@ -494,6 +498,9 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         k = scheme.labels.n_labels
         self.smoothing_ = (default_smoothing(sample_weight, k) if self.smoothing == "auto"
                            else float(self.smoothing))
+        if (self.smoothing == "auto" and isinstance(scheme, MRScheme) and self.alpha == "auto"
+                and self.trim == 0 and mode in (REAL, REAL_ABSTAIN)):
+            self.smoothing_ = pair_smoothing(self.smoothing_)
         callbacks = list(callbacks)
         # each round's training cover, which the explanations average over (explain.py)
         callbacks.insert(0, lambda round_index, record: record_cover(record["fit"],

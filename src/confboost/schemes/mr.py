@@ -8,9 +8,21 @@ m × k × k triple weights of Figure 4 are never stored. Each round:
   the label signs Y: then r = Σ d Y h is MR's r of Eq. 27, so the same stump that serves
   AdaBoost.MH serves MR (its real confidences minimise the MH-form Z under d, and α rescales
   them for the pair objective);
-- α (§3): ``"discrete"`` hypotheses take Eq. 28, α = ½ ln((1 + r)/(1 - r)) (smoothed by ε);
-  real and abstaining ones, and ``alpha="exact"``, take the exact minimiser of the pair
-  objective Z(α) = Σ_i [Σ_{l ∉ Y_i} v e^{½αh}] [Σ_{l ∈ Y_i} v e^{-½αh}], convex in α
+- real confidences (``"real"``, ``"real-abstain"``; ``alpha="auto"``): α is folded into h
+  as §9 does for Eq. 25. The stump or tree only chooses the partition; its block values
+  are then replaced by the minimisers of the pair objective on each block,
+  F_j(c) = Σ_{l0, l1} (M[j, l0, l1] + ε) exp(½ (c_l0 - c_l1)), M the (block, l0, l1) table
+  of crucial-pair masses (``pair_confidences``), and α = 1. F_j is convex (Appendix A);
+  smoothing every ordered label pair by ε (§4.2's device) gives it a finite minimum even
+  when a block's pairs all point one way, where the unsmoothed objective has none (the
+  cause of the huge α of scaling the MH-form values exactly: 27.8 in iris' first round).
+  F_j ignores a constant added to a block's values, so that constant is chosen to minimise
+  the MH-form bound Σ d e^{-Y h} under the learner's weights (by AM-GM, Z_t <= that bound),
+  which makes f comparable across examples for the Hamming cut. The default ε of MR's real
+  confidences is larger than MH's (``pair_smoothing``);
+- α (§3) otherwise: ``"discrete"`` hypotheses take Eq. 28, α = ½ ln((1 + r)/(1 - r))
+  (smoothed by ε); abstaining ones, and ``alpha="exact"``, take the exact minimiser of the
+  pair objective Z(α) = Σ_i [Σ_{l ∉ Y_i} v e^{½αh}] [Σ_{l ∈ Y_i} v e^{-½αh}], convex in α
   (Appendix A): on a partition it is a sum over the (block, l0, l1) table of pair masses,
   built in one pass, so each Newton step (``alpha.exact_alpha``) costs O(blocks · k²);
   ``"freund-schapire"`` is Eq. 28 with h scaled into [-1, 1];
@@ -27,7 +39,7 @@ AdaBoost.M2. Binary data never comes here: it is the k = 1 path of ``schemes/mh.
 import numpy as np
 
 from confboost.alpha import choose_alpha, exact_alpha
-from confboost.criterion import DISCRETE
+from confboost.criterion import DISCRETE, REAL, REAL_ABSTAIN
 from confboost.data.dataset import LabelSigns
 from confboost.kernels.update import (
     example_ranking_losses,
@@ -35,6 +47,7 @@ from confboost.kernels.update import (
     pair_learner_weights,
     update_pair_weights,
 )
+from confboost.learners.tree import HammingTreeHypothesis
 
 
 def initial_pair_weights(signs, sample_weight):
@@ -70,6 +83,114 @@ def initial_pair_weights(signs, sample_weight):
     pairs = np.maximum(n_true * n_false, 1)
     v = np.sqrt(example_weights / pairs)[:, None] * np.ones(signs.shape[1])
     return np.ascontiguousarray(v, dtype=np.float64), example_weights
+
+
+#: MR's real confidences smooth each (block, l0, l1) cell by this many times MH's ε.
+PAIR_SMOOTHING_SCALE = 100.0
+
+_NEWTON_TOLERANCE = 1e-13
+_MAX_NEWTON_STEPS = 100
+_MAX_HALVINGS = 40
+
+
+def pair_smoothing(mh_smoothing):
+    """The default ε of MR's real confidences: ``PAIR_SMOOTHING_SCALE`` times MH's 1/(2mk).
+
+    The paper leaves ε open (§4.2: "of order 1/m"). Each block of an MR hypothesis has
+    k(k - 1) label-pair cells against MH's k label cells, and at MH's ε the folded pair
+    confidences overfit the Mulan sets far more than discrete MR (yeast-ml ranking loss
+    .195 against .177 at 300 rounds); the scale was chosen on validation parts of the
+    yeast-ml, scene and emotions training sets (benchmarks/mr_real.py).
+    """
+    return PAIR_SMOOTHING_SCALE * mh_smoothing
+
+
+def pair_confidences(masses, smoothing, fixed=None):
+    """Each block's values minimising MR's pair objective with α folded in (§9, Eq. 25).
+
+    F_j(c) = Σ_{l0 != l1} (M[j, l0, l1] + ε) exp(½ (c_l0 - c_l1)) is convex (Appendix A),
+    and strictly so across the labels once every cell holds ε: its gradient
+    ½ (row sums - column sums) of E[l0, l1] = (M + ε) e^{½ (c_l0 - c_l1)} and its Hessian
+    ¼ (diag(row + column sums) - E - Eᵀ), a graph Laplacian whose only null direction is
+    the constant vector (a constant added to c_j leaves F_j unchanged). Newton steps orthogonal
+    to it, halved until F_j does not increase, run on every block at once; the result is
+    centred (Σ_l c_jl = 0). With k = 2 it is the closed form c_1 - c_0 =
+    ln((M[0, 1] + ε) / (M[1, 0] + ε)).
+
+    Parameters
+    ----------
+    masses : ndarray of shape (n_blocks, k, k)
+        M[j, l0, l1], the crucial-pair mass of block j with l0 false and l1 true
+        (``kernels.update.pair_block_masses``).
+    smoothing : float
+        ε > 0, added to every ordered pair of distinct labels.
+    fixed : ndarray of shape (n_blocks,), bool, optional
+        Blocks whose values stay 0 (the abstaining block of ``"real-abstain"``).
+
+    Returns
+    -------
+    values : ndarray of shape (n_blocks, k)
+    """
+    n_blocks, k, _ = masses.shape
+    cells = masses + smoothing * (1.0 - np.eye(k))
+    values = np.zeros((n_blocks, k))
+    free = np.ones(n_blocks, dtype=bool) if fixed is None else ~np.asarray(fixed, dtype=bool)
+
+    def terms(c):
+        return cells[free] * np.exp(0.5 * (c[:, :, None] - c[:, None, :]))
+
+    c = values[free]
+    table = terms(c)
+    objective = table.sum(axis=(1, 2))
+    constant = np.full((k, k), 1.0 / k)  # fills the Laplacian's null direction
+    for _ in range(_MAX_NEWTON_STEPS):
+        rows, columns = table.sum(axis=2), table.sum(axis=1)
+        gradient = 0.5 * (rows - columns)
+        if not np.any(np.abs(gradient) > _NEWTON_TOLERANCE * objective[:, None]):
+            break
+        symmetric = table + np.swapaxes(table, 1, 2)
+        hessian = 0.25 * (np.eye(k) * (rows + columns)[:, :, None] - symmetric) + constant
+        step = np.linalg.solve(hessian, -gradient[:, :, None])[:, :, 0]
+        scale = np.ones(len(c))
+        for _ in range(_MAX_HALVINGS):
+            trial = c + scale[:, None] * step
+            trial_table = terms(trial)
+            trial_objective = trial_table.sum(axis=(1, 2))
+            worse = trial_objective > objective
+            if not worse.any():
+                break
+            scale = np.where(worse, 0.5 * scale, scale)
+        if worse.all():
+            break  # at the rounding floor: no block can still go down
+        c = np.where(worse[:, None], c, trial)
+        table = np.where(worse[:, None, None], table, trial_table)
+        objective = np.where(worse, objective, trial_objective)
+    values[free] = c - c.mean(axis=1, keepdims=True)
+    return values
+
+
+def bound_offsets(values, weight_pos, weight_neg):
+    """Per block, the constant t_j minimising Σ_l W+[j, l] e^{-(c_jl + t)} + W-[j, l] e^{c_jl + t}.
+
+    The pair objective cannot see a constant added to a block's values; this one is the
+    minimiser of the MH-form bound Σ d e^{-Y h} of Z_t under the learner's weights d
+    (Eq. 30; Z_t <= it by e^{(a + b)/2} <= (e^a + e^b)/2 on every crucial pair), in
+    closed form t_j = ½ ln(Σ_l W+ e^{-c} / Σ_l W- e^{c}); 0 where a side has no mass.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_blocks, k)
+    weight_pos, weight_neg : ndarray of shape (n_blocks, k)
+
+    Returns
+    -------
+    offsets : ndarray of shape (n_blocks,)
+    """
+    agree = np.sum(weight_pos * np.exp(-values), axis=1)
+    disagree = np.sum(weight_neg * np.exp(values), axis=1)
+    both = (agree > 0) & (disagree > 0)
+    return np.where(both, 0.5 * np.log(np.where(both, agree, 1.0) / np.where(both, disagree, 1.0)),
+                    0.0)
 
 
 def hamming_threshold(signs, scores, sample_weight):
@@ -140,11 +261,54 @@ class MRScheme:
         return self._d
 
     def choose_alpha(self, fit, method, mode, smoothing):
-        """α for the round's hypothesis (§3, §9; see the module doc)."""
-        if method == "exact" or (method == "auto" and mode != DISCRETE):
+        """α for the round's hypothesis (§3, §9; see the module doc).
+
+        With real confidences and ``method="auto"`` the hypothesis' block values are
+        replaced in place by MR's own (``fold_alpha``) and α is 1.
+        """
+        if method == "auto" and mode in (REAL, REAL_ABSTAIN):
+            self.fold_alpha(fit, mode, smoothing)
+            return 1.0, False
+        if method == "exact" or method == "auto" and mode != DISCRETE:
             return self.exact_alpha(fit.train_blocks, fit.hypothesis.values, smoothing)
         return choose_alpha(method, mode, fit.weight_pos, fit.weight_neg,
                             fit.hypothesis.values, smoothing)
+
+    def pair_masses(self, train_blocks, n_blocks):
+        """The (n_blocks, k, k) table M[j, l0, l1] of crucial-pair masses per block."""
+        k = self.v.shape[1]
+        masses = np.empty((n_blocks, k, k), dtype=np.float64)
+        pair_block_masses(self.v, self.labels.signs, train_blocks, n_blocks, masses)
+        return masses
+
+    def fold_alpha(self, fit, mode, smoothing):
+        """Set the block values of ``fit.hypothesis`` to MR's real confidences (§9, Eq. 25).
+
+        ``pair_confidences`` on the round's pair-mass table, shifted per block by
+        ``bound_offsets``. Under ``"real-abstain"`` the blocks the learner set to 0 on every
+        label (its abstaining block) stay 0. A Hamming tree keeps its vote v and gets per
+        leaf the c_j of Eq. 22, ½ ln((W+ + n ε)/(W- + n ε)), with W+ (W-) the leaf's mass on
+        pairs with v_l1 > v_l0 (v_l1 < v_l0), of which there are n = n+ n- kinds.
+        """
+        hypothesis = fit.hypothesis
+        values = hypothesis.values
+        masses = self.pair_masses(fit.train_blocks, values.shape[0])
+        if isinstance(hypothesis, HammingTreeHypothesis):
+            up = hypothesis.vote > 0
+            rightly = masses[:, ~up][:, :, up].sum(axis=(1, 2))
+            wrongly = masses[:, up][:, :, ~up].sum(axis=(1, 2))
+            kinds = smoothing * up.sum() * (~up).sum()
+            # a vote of one sign orders no pair: the tree then has no edge (c = 0)
+            hypothesis.leaf_values[:] = (0.5 * np.log((rightly + kinds) / (wrongly + kinds))
+                                         if kinds > 0 else 0.0)
+            values[:] = np.outer(hypothesis.leaf_values, hypothesis.vote)
+            return
+        fixed = np.all(values == 0, axis=1) if mode == REAL_ABSTAIN else None
+        folded = pair_confidences(masses, smoothing, fixed)
+        offsets = bound_offsets(folded, fit.weight_pos, fit.weight_neg)
+        if fixed is not None:
+            offsets[fixed] = 0.0
+        values[:] = folded + offsets[:, None]
 
     def exact_alpha(self, train_blocks, values, smoothing):
         """α minimising the pair objective Z(α) of Figure 5 for a partition hypothesis.
@@ -169,9 +333,7 @@ class MRScheme:
         capped : bool
             True when every crucial pair with weight had u of one sign (α is the cap).
         """
-        n_blocks = values.shape[0]
-        masses = np.empty((n_blocks, values.shape[1], values.shape[1]), dtype=np.float64)
-        pair_block_masses(self.v, self.labels.signs, train_blocks, n_blocks, masses)
+        masses = self.pair_masses(train_blocks, values.shape[0])
         margins = 0.5 * (values[:, None, :] - values[:, :, None])  # [j, l0, l1]
         return exact_alpha(masses, margins, smoothing)
 
