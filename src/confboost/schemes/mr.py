@@ -47,7 +47,11 @@ from confboost.kernels.update import (
     pair_learner_weights,
     update_pair_weights,
 )
+from confboost.learners.mixed_tree import MixedHammingTreeHypothesis
 from confboost.learners.tree import HammingTreeHypothesis
+
+#: Hypotheses h(x, l) = v_l c_leaf, whose leaves take Eq. 22's closed form (``fold_alpha``).
+HAMMING_TREES = (HammingTreeHypothesis, MixedHammingTreeHypothesis)
 
 
 def initial_pair_weights(signs, sample_weight):
@@ -99,8 +103,11 @@ def pair_smoothing(mh_smoothing):
     The paper leaves ε open (§4.2: "of order 1/m"). Each block of an MR hypothesis has
     k(k - 1) label-pair cells against MH's k label cells, and at MH's ε the folded pair
     confidences overfit the Mulan sets far more than discrete MR (yeast-ml ranking loss
-    .195 against .177 at 300 rounds); the scale was chosen on validation parts of the
-    yeast-ml, scene and emotions training sets (benchmarks/mr_real.py).
+    .195 against .177 at 300 rounds). 100/(2mk) starts every (block, l0, l1) cell with the
+    mass of 50/k examples: a pseudo-count, so it weighs less as m grows, but on a few
+    hundred examples it slows the fit. The scale 100 was chosen among 1, 10, 30, 100 and
+    300 on validation parts of the yeast-ml, scene and emotions training sets
+    (``benchmarks/mr_real.py --validation 0.25``).
     """
     return PAIR_SMOOTHING_SCALE * mh_smoothing
 
@@ -293,7 +300,7 @@ class MRScheme:
         hypothesis = fit.hypothesis
         values = hypothesis.values
         masses = self.pair_masses(fit.train_blocks, values.shape[0])
-        if isinstance(hypothesis, HammingTreeHypothesis):
+        if isinstance(hypothesis, HAMMING_TREES):
             up = hypothesis.vote > 0
             rightly = masses[:, ~up][:, :, up].sum(axis=(1, 2))
             wrongly = masses[:, up][:, :, ~up].sum(axis=(1, 2))
