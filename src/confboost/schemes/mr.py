@@ -47,11 +47,7 @@ from confboost.kernels.update import (
     pair_learner_weights,
     update_pair_weights,
 )
-from confboost.learners.mixed_tree import MixedHammingTreeHypothesis
 from confboost.learners.tree import HammingTreeHypothesis
-
-#: Hypotheses h(x, l) = v_l c_leaf, whose leaves take Eq. 22's closed form (``fold_alpha``).
-HAMMING_TREES = (HammingTreeHypothesis, MixedHammingTreeHypothesis)
 
 
 def initial_pair_weights(signs, sample_weight):
@@ -300,7 +296,7 @@ class MRScheme:
         hypothesis = fit.hypothesis
         values = hypothesis.values
         masses = self.pair_masses(fit.train_blocks, values.shape[0])
-        if isinstance(hypothesis, HAMMING_TREES):
+        if isinstance(hypothesis, HammingTreeHypothesis):
             up = hypothesis.vote > 0
             rightly = masses[:, ~up][:, :, up].sum(axis=(1, 2))
             wrongly = masses[:, up][:, :, ~up].sum(axis=(1, 2))
