@@ -6,21 +6,19 @@ construction), which ``bench_binning.py`` times on its own. Each timing is the m
 ``REPEATS`` runs.
 """
 
-import gzip
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from confboost.datasets import load
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
 
 THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
-DATA = Path(os.environ.get("CONFBOOST_DATA", "/work/shared/data"))
 LEARNING_RATE = 0.5
 
 
@@ -47,38 +45,17 @@ def synthetic(n_train, n_classes=2, n_features=50):
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
-def _idx(path):
-    with gzip.open(path, "rb") as stream:
-        raw = stream.read()
-    dims = raw[3]
-    shape = [int.from_bytes(raw[4 + 4 * d: 8 + 4 * d], "big") for d in range(dims)]
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
-
-
 def fashion_mnist():
-    """Fashion-MNIST, official split, 784 pixel features (float32)."""
-    try:
-        from confboost.datasets import load  # another engineer's loader, when present
-
-        data = load("fashion-mnist")
-        return data.X_train, data.y_train, data.X_test, data.y_test
-    except Exception:  # noqa: BLE001 - fall back to reading the IDX files
-        base = DATA / "fashion-mnist"
-        X = _idx(base / "train-images-idx3-ubyte.gz").reshape(60000, -1).astype(np.float32)
-        y = _idx(base / "train-labels-idx1-ubyte.gz").astype(np.int64)
-        Xt = _idx(base / "t10k-images-idx3-ubyte.gz").reshape(10000, -1).astype(np.float32)
-        yt = _idx(base / "t10k-labels-idx1-ubyte.gz").astype(np.int64)
-        return X, y, Xt, yt
+    """Fashion-MNIST, official 60,000 / 10,000 split, 784 pixel features (float32)."""
+    split = load("fashion-mnist", dtype=np.float32)
+    return split.X_train, split.y_train, split.X_test, split.y_test
 
 
 def skin_segmentation():
-    """UCI skin segmentation (245k x 3, binary); seeded 80/20 split (no official one)."""
-    raw = np.loadtxt(DATA / "skin-segmentation" / "data.csv.gz", delimiter=",", skiprows=1)
-    X = raw[:, :3].astype(np.float32)
-    y = (raw[:, 3] == 1).astype(np.int64)
-    order = np.random.default_rng(0).permutation(len(y))
-    cut = int(0.8 * len(y))
-    return X[order[:cut]], y[order[:cut]], X[order[cut:]], y[order[cut:]]
+    """UCI skin segmentation (245k x 3), 1 = skin; fold 0 of load's seeded 5-fold split."""
+    split = load("skin-segmentation", dtype=np.float32)
+    return (split.X_train, (split.y_train == 1).astype(np.int64),
+            split.X_test, (split.y_test == 1).astype(np.int64))
 
 
 # ---------------------------------------------------------------- one runner per library

@@ -10,12 +10,8 @@ import pytest
 from confboost.cli import main
 from confboost.datasets import BUNDLED, load
 from confboost.estimators import BoostClassifier
-from confboost.experiments.reproduce import (
-    ALGORITHMS,
-    algorithm_available,
-    findings,
-    text_experiment,
-)
+from confboost.experiments.report import findings
+from confboost.experiments.runs import ALGORITHMS, algorithm_available, text_experiment
 
 SECTIONS = ("## Algorithms", "## Data sets", "## Test error (%)", "## Findings",
             "## Scatter plots", "## Training curves", "## Test-error learning curves",
@@ -173,17 +169,19 @@ def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path, capsys):
     assert "confboost[plot]" in capsys.readouterr().err
 
 
-def test_reuters_loader_on_the_shared_copy():
+def test_reuters_task_on_the_shared_copy():
     from confboost.datasets import default_data_dir
-    from confboost.experiments.reproduce import load_reuters_modapte
+    from confboost.experiments.runs import reuters_task
 
     root = default_data_dir()
     if root is None or not (root / "reuters21578" / "reuters21578.csv.gz").is_file():
         pytest.skip("no shared Reuters-21578 copy")
-    docs_train, y_train, docs_test, y_test, description = load_reuters_modapte(root)
+    docs_train, y_train, docs_test, y_test, description = reuters_task(root)
     assert len(docs_train) == y_train.size and len(docs_test) == y_test.size
     assert np.unique(y_train).size == 10 and set(y_test) <= set(y_train)
     assert "earn" in set(y_train) and "ModApte" in description
+    # story 19918 lists "trade" twice: one topic, so a single-label document
+    assert (len(docs_train), len(docs_test)) == (5754, 2255)
 
 
 def write_tiny_reuters(folder):
@@ -222,7 +220,7 @@ def test_text_task_plugs_in(tmp_path, monkeypatch):
 
 
 def test_reuters_is_not_looked_for_among_the_bundled_copies():
-    from confboost.experiments.reproduce import load_reuters_modapte
+    from confboost.experiments.runs import reuters_task
 
     with pytest.raises(FileNotFoundError, match="not bundled"):
-        load_reuters_modapte(BUNDLED)
+        reuters_task(BUNDLED)

@@ -99,6 +99,9 @@ def load_reuters21578(data_dir=None, min_documents=1):
 
 def _find(data_dir):
     """Path of the Reuters CSV under ``data_dir`` or the first searched folder holding it."""
+    if isinstance(data_dir, str) and data_dir == "bundled":
+        raise FileNotFoundError("Reuters-21578 is not bundled with confboost. "
+                                f"{how_to_get('reuters21578')}")
     roots = [Path(data_dir).expanduser()] if data_dir is not None else [
         root for what, root in search_path() if what != "bundled"]
     for root in roots:
