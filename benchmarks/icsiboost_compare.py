@@ -10,7 +10,7 @@ are gunzipped there, never in place):
 2. ``confboost classify < STEM.test`` with that model, against icsiboost's ``classify.out``:
    whether the gold columns agree, and the largest score difference;
 3. the same with icsiboost's own model: ``confboost import-shyp`` of ``STEM.shyp`` then
-   ``classify``.
+   ``classify`` (and ``classify --posteriors`` where icsiboost's is there).
 
 Usage::
 
@@ -142,6 +142,11 @@ def run_stem(name, source, work, src, rounds, extra):
     out, err = confboost(src, ["classify", "-S", stem, "-m", f"{stem}.imported.json"],
                          stdin=work / f"{name}.test")
     report["imported"] = compare_classify(out, reference, k)
+    if (work / "classify_posteriors.out").exists():
+        out, _ = confboost(src, ["classify", "-S", stem, "-m", f"{stem}.imported.json",
+                                 "--posteriors"], stdin=work / f"{name}.test")
+        report["posteriors"] = compare_classify(
+            out, (work / "classify_posteriors.out").read_text(), k)
     report["warnings"] = [line for line in err.splitlines() if "warning" in line.lower()]
     return report
 
@@ -188,6 +193,10 @@ def main(argv=None):
             gold, diff = report["imported"]
             print(f"  classify, icsiboost's model (import-shyp): gold columns "
                   f"{'equal' if gold else 'DIFFER'}, largest score difference {diff:.3g}")
+            if "posteriors" in report:
+                gold, diff = report["posteriors"]
+                print(f"  classify --posteriors, icsiboost's model: gold columns "
+                      f"{'equal' if gold else 'DIFFER'}, largest difference {diff:.3g}")
             for line in report["warnings"]:
                 print(f"  {line}")
     return 0

@@ -100,6 +100,18 @@ def test_classify_icsiboost_model_prints_its_scores(golden_stems, name, capsys, 
 
 
 @needs_golden
+def test_classify_posteriors_as_icsiboost(golden_stems, capsys, monkeypatch):
+    stem = golden_stems / "satimage"
+    test = (golden_stems / "satimage.test").read_text()
+    status, out, err = run(["classify", "-S", stem, "-m", f"{stem}.shyp", "--posteriors"],
+                           capsys, test, monkeypatch)
+    assert status == 0, err
+    ours = np.array([line.split() for line in out.splitlines()], dtype=float)
+    theirs = np.loadtxt(golden_stems / "classify_posteriors.out")
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+
+
+@needs_golden
 def test_import_shyp_warns_about_terms_that_cannot_fire(golden_stems, capsys):
     stem = golden_stems / "reuters-raw"
     status, out, err = run(["import-shyp", "-S", stem, "-W", 2, "-N", "ngram",
