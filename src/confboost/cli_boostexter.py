@@ -512,13 +512,13 @@ def add_commands(commands, schemes):
     icsiboost = commands.add_parser(
         "icsiboost", help="icsiboost's own command line: trains, or classifies with -C",
         description="Takes icsiboost's arguments unchanged: 'confboost icsiboost -S STEM -n "
-                    "100 -W 2 -N ngram' trains as 'confboost train', and with -C classifies "
-                    "stdin as 'confboost classify'.")
+                    "100 -W 2 -N ngram' trains as 'confboost train' and writes STEM.shyp, "
+                    "and with -C classifies stdin as 'confboost classify' with STEM.shyp.")
     icsi.add_icsiboost_arguments(icsiboost, icsi.REFUSED + ("-o",))
     icsiboost.add_argument("-C", dest="classify", action="store_true",
                            help="classification mode: read examples from stdin")
-    icsiboost.add_argument("--model", help="the model file (.shyp: icsiboost's format; "
-                                           "default: STEM.model.json, else STEM.shyp)")
+    icsiboost.add_argument("--model", help="the model file, written when training, read with "
+                                           "-C (default: STEM.shyp, icsiboost's format)")
     icsiboost.set_defaults(handler=icsiboost_command, scheme="mh", confidence="real",
                            alpha="auto", output=None, input=None, raw=False)
 
@@ -549,7 +549,13 @@ def _classify_arguments(classify):
 
 
 def icsiboost_command(arguments):
-    """``confboost icsiboost``: classify with -C, else train."""
+    """``confboost icsiboost``: classify with -C, else train; the model is icsiboost's.
+
+    As icsiboost, it writes and reads ``--model``, by default ``STEM.shyp`` (training also
+    writes ``STEM.model.json`` for confboost's other commands).
+    """
+    if arguments.model is None:
+        arguments.model = str(arguments.stem) + ".shyp"
     if arguments.classify:
         return classify_command(arguments)
     return train_command(arguments)
