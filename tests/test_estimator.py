@@ -8,6 +8,7 @@ from sklearn.datasets import load_breast_cancer, load_iris
 
 import confboost
 from confboost import BoostClassifier
+from confboost.persistence import save_document
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +96,7 @@ def test_save_load_round_trip(tmp_path, cancer):
     np.testing.assert_array_equal(loaded.history_["z"], clf.history_["z"])
     assert loaded.get_params() == clf.get_params()
     document = json.loads(path.read_text())
-    assert document["format"] == "confboost-model" and document["version"] == 2
+    assert document["format"] == "confboost-model" and document["version"] == 3
 
 
 def test_load_rejects_unknown_hypothesis_types_and_versions(tmp_path, cancer):
@@ -105,7 +106,12 @@ def test_load_rejects_unknown_hypothesis_types_and_versions(tmp_path, cancer):
     document = json.loads(path.read_text())
     document["model"]["hypotheses"][0]["type"] = "os.system"
     path.write_text(json.dumps(document))
-    with pytest.raises(ValueError, match="unknown type 'os.system'"):
+    with pytest.raises(ValueError, match="checksum"):
+        confboost.load(path)
+    del document["checksum"]
+    save_document(path, {key: value for key, value in document.items()
+                         if key not in ("format", "version")})
+    with pytest.raises(ValueError, match=r"model\.hypotheses\[0\]\.type: must be one of"):
         confboost.load(path)
     document["version"] = 99
     path.write_text(json.dumps(document))

@@ -288,16 +288,18 @@ def test_malformed_tree_data_is_a_value_error():
     tree = HYPOTHESIS_TYPES["tree"].from_dict(good)
     assert tree.to_dict() == good
     assert tree.features() == [0, 1, 2]
-    for bad, message in (({"kind": ["threshold", "numeric", "term"]}, "kinds"),
-                         ({"column": [0, -1, 2]}, "non-negative"),
-                         ({"threshold": ["x", None, None]}, "threshold"),
+    for bad, message in (({"kind": ["threshold", "numeric", "term"]}, r"kind\[1\]"),
+                         ({"column": [0, -1, 2]}, r"column\[1\]: must be an integer in"),
+                         ({"threshold": ["x", None, None]}, r"threshold\[0\]"),
                          ({"threshold": [0.5, 1.0, None]}, "null"),
-                         ({"value": [None, 3, "free"]}, "string"),
+                         ({"value": [None, 3, "free"]}, r"value\[1\]: must be a string"),
                          ({"value": ["a", "red", "free"]}, "null"),
                          ({"left": [1, -1, -1]}, "children"),
-                         ({"missing_left": [1, 0, 0]}, "missing_left"),
-                         ({"column": [0, 1]}, "one entry per node"),
-                         ({"values": [[0.1]]}, "shape")):
+                         ({"missing_left": [1, 0, 0]}, r"missing_left\[0\]"),
+                         ({"missing_left": [True, True, False]}, r"missing_left\[1\]"),
+                         ({"column": [0, 1]}, "column: must have 3 entries"),
+                         ({"values": [[0.1]]}, "shape"),
+                         ({"values": [[0.1], [-0.1], [0.2], [1e999]]}, "finite")):
         with pytest.raises(ValueError, match=message):
             HYPOTHESIS_TYPES["tree"].from_dict({**good, **bad})
     hamming = {key: value for key, value in good.items() if key != "values"}

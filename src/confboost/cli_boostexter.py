@@ -21,7 +21,6 @@ to and from icsiboost's ``.shyp`` (``formats/shyp.py``), and ``classify`` reads 
 directly. Every command reads ``STEM.names`` for the columns and classes, as icsiboost does.
 """
 
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -34,6 +33,7 @@ from confboost.criterion import MODES
 from confboost.data.columns import FrameEncoder
 from confboost.formats.boostexter import BoosTexterFormatError, read_data, read_names
 from confboost.model import BoostedModel
+from confboost.persistence import load_document, save_estimator
 
 MODEL_SUFFIX = ".model.json"
 
@@ -95,8 +95,7 @@ def _load_model(path, spec):
     if not Path(path).exists():
         raise FileNotFoundError(f"{path}: no such model file (train one with `confboost train`)")
     estimator = load(path)
-    document = json.loads(Path(path).read_text())
-    classes = document.get("boostexter", {}).get("classes")
+    classes = load_document(path).get("boostexter", {}).get("classes")
     if classes is not None and classes != spec.classes:
         raise ValueError(f"{path}: the model's classes {classes} differ from the .names "
                          f"classes {spec.classes}")
@@ -110,10 +109,7 @@ def _load_model(path, spec):
 
 
 def _save_model(estimator, path, spec):
-    estimator.save(path)
-    document = json.loads(Path(path).read_text())
-    document["boostexter"] = {"classes": list(spec.classes)}
-    Path(path).write_text(json.dumps(document, allow_nan=False))
+    save_estimator(estimator, path, extra={"boostexter": {"classes": list(spec.classes)}})
 
 
 def _truncate(estimator, rounds):

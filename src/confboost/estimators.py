@@ -45,6 +45,11 @@ __all__ = ["BoostClassifier", "load", "numba_threads"]
 SMALL_WORK = 200_000
 
 
+def _is_fitted_attribute(name):
+    """Whether ``name`` is fit's state (scikit-learn's trailing underscore, or private)."""
+    return (name.endswith("_") and not name.startswith("__")) or name == "_multilabel"
+
+
 @contextmanager
 def numba_threads(n_jobs, work=None):
     """Run the kernels on ``n_jobs`` threads (None: all; negative: all but |n_jobs| - 1).
@@ -430,7 +435,29 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Notes
+        -----
+        A fit is all or nothing: it starts from the parameters alone (the previous fitted
+        attributes are set aside, not changed) and a fit that raises or is interrupted
+        (KeyboardInterrupt) puts them back in one store: the estimator is as it was,
+        unfitted or with its previous model. Callbacks see the new attributes as they
+        are set.
         """
+        previous = self.__dict__
+        self.__dict__ = {key: value for key, value in previous.items()
+                         if not _is_fitted_attribute(key)}
+        done = False
+        try:
+            self._fit(X, y, sample_weight, callbacks)
+            done = True
+        finally:
+            if not done:
+                self.__dict__ = previous  # one store: every attribute as it was
+        return self
+
+    def _fit(self, X, y, sample_weight, callbacks):
+        """``fit`` on an estimator with no fitted attributes."""
         mode = self._validate_params_once()
         callbacks = list(callbacks or ())
         if self._is_mixed(X):
@@ -438,7 +465,6 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
             make_dataset = self.encoder_.fit_dataset
         else:
-            self.__dict__.pop("encoder_", None)
             X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
                                  dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
                                  y_numeric=False)
@@ -449,7 +475,6 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         with numba_threads(self.n_jobs, work):
             dataset = make_dataset(X, self.max_bins, self.random_state, sample_weight)
             self._boost(dataset, targets, sample_weight, mode, callbacks)
-        return self
 
     def _encode_table(self, X, y):
         """Fit ``encoder_`` to a table with categorical or text columns (``data/columns``);
@@ -635,7 +660,8 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
                         1.0 / scores.shape[1])
 
     def save(self, path):
-        """Write the fitted model to ``path`` as versioned JSON, data only
-        (``persistence.py``; read it back with ``confboost.load``)."""
+        """Write the fitted model to ``path`` as versioned JSON, data only, with a checksum
+        (``persistence.py``; read it back with ``confboost.load``). The write is atomic: a
+        crash or a kill while saving leaves the previous file at ``path`` whole."""
         check_is_fitted(self)
         save_estimator(self, path)

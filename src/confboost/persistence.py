@@ -1,53 +1,163 @@
-"""Model files: versioned JSON holding data only, read back through the hypothesis registry.
+"""Model files: versioned JSON holding data only, read back as untrusted input.
 
 Owns the file format of a fitted ``BoostClassifier`` (``save_estimator``, ``load``) and its
 versions. A file is data only: hypothesis types are looked up in a fixed registry
 (``learners.HYPOTHESIS_TYPES``), never imported or evaluated from the file, so loading a
-model can never run code.
+model can never run code. A file is untrusted input (DESIGN.md rule 12): ``load_document``
+bounds its size and nesting, refuses NaN/Infinity literals and checks the SHA-256 content
+checksum; ``estimator_from_document`` checks every field against the model's own shape
+(classes and label columns, code matrix, per-round arrays, column indices and kinds,
+finite numbers, through ``untrusted.py`` and each hypothesis' ``from_dict``). A bad file
+is refused with one ``ValueError`` naming the file and the field, before any kernel runs.
+Saves are atomic (``write_atomic``): a crash while saving leaves the previous file whole.
 
-Versions: 2 (this release) stores every hypothesis at table column positions and every
-tree in the one node layout (``learners/tree.py``). Version 1 files (confboost before the
+Versions: 3 (this release) is version 2 with a ``"checksum"``. Version 2 stores every
+hypothesis at table column positions and every tree in the one node layout
+(``learners/tree.py``); it is read without a checksum. Version 1 files (confboost before the
 engine redesign of issue 11) still load and predict the same: ``upgrade_v1`` rewrites them
 on load (a stump of a table indexed the table's continuous columns only; trees had a
 numeric layout and a separate mixed one).
 """
 
+import contextlib
+import hashlib
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from confboost.untrusted import (
+    MAX_ENTRIES,
+    fail,
+    prefixed,
+    read_bool,
+    read_float,
+    read_floats,
+    read_int,
+    read_list,
+    read_str,
+    require,
+)
+
 FORMAT_NAME = "confboost-model"
-FORMAT_VERSION = 2
+#: Version 3 adds the content checksum to version 2.
+FORMAT_VERSION = 3
+#: The versions ``load_document`` reads.
+READ_VERSIONS = (1, 2, 3)
+#: Largest model file read (bytes).
+MAX_FILE_BYTES = 2**31
 
 #: The node kinds of a version-1 mixed tree, by their version-2 names.
 _V1_NODE_KINDS = {"continuous": "threshold", "categorical": "value", "text": "term"}
 
 
+def _checksum(payload):
+    """SHA-256 of the payload's canonical JSON (sorted keys, no spaces), as hex."""
+    text = json.dumps(payload, allow_nan=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def write_atomic(path, text):
+    """Write ``text`` to ``path`` so that a reader sees the old file or the whole new one.
+
+    The text goes to a temporary file in the same folder, is flushed and fsynced, and
+    renamed over ``path`` (an atomic step on POSIX and Windows); the folder is fsynced
+    where the system allows, so the rename survives a crash. A failure leaves ``path``
+    as it was and no temporary file.
+    """
+    path = Path(path)
+    folder = path.parent
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                         dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    with contextlib.suppress(OSError, AttributeError):
+        directory = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+
+
+def check_writable(path):
+    """OSError naming ``path`` unless a file can be written there (before a long job).
+
+    The folder must exist and be writable, and ``path`` must not be a folder.
+    """
+    path = Path(path)
+    folder = path.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{path}: cannot write there, no folder {str(folder)!r}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a folder, not a file name")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists()
+                                                    and not os.access(path, os.W_OK)):
+        raise PermissionError(f"{path}: not writable")
+
+
 def save_document(path, document):
-    """Write a model document (a dict) as versioned JSON."""
+    """Write a model document (a dict) as versioned JSON with a checksum, atomically."""
     payload = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **document}
-    Path(path).write_text(json.dumps(payload, allow_nan=False))
+    payload["checksum"] = _checksum(payload)
+    write_atomic(path, json.dumps(payload, allow_nan=False))
+
+
+def _refuse_constant(name):
+    raise ValueError(f"the number {name} (JSON has no such literal)")
 
 
 def load_document(path):
     """Read a model document written by ``save_document`` (or by a release writing version
-    1), in the current version; ValueError if it is not one."""
+    1 or 2), in the current layout; ValueError naming ``path``.
+
+    Refused: files over ``MAX_FILE_BYTES``, text that is not UTF-8 JSON, JSON nested
+    deeper than the interpreter allows, ``NaN``/``Infinity`` literals, a missing header, an
+    unknown version, and (version 3) a checksum that does not match the content.
+    """
+    path = Path(path)
     try:
-        payload = json.loads(Path(path).read_text())
-    except json.JSONDecodeError as error:
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a folder, not a model file") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_FILE_BYTES} bytes: not a model file")
+    try:
+        payload = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not a confboost model file (not UTF-8 text: byte "
+                         f"{error.start})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a confboost model file (JSON nested too deep)") from None
+    except ValueError as error:  # json.JSONDecodeError and the refused constants
         raise ValueError(f"{path}: not a confboost model file (invalid JSON: {error})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT_NAME:
         raise ValueError(f"{path}: not a confboost model file (no '{FORMAT_NAME}' header)")
-    if payload.get("version") == 1:
+    version = payload.get("version")
+    if version not in READ_VERSIONS or isinstance(version, bool):
+        raise ValueError(f"{path}: model format version {version!r} is not supported (this "
+                         f"confboost reads versions {list(READ_VERSIONS)})")
+    if version == 3:
+        stored = payload.pop("checksum", None)
+        if stored != _checksum(payload):
+            raise ValueError(f"{path}: checksum: the content does not match the checksum "
+                             "(the file is corrupt or was edited)")
+    if version == 1:
         try:
             return upgrade_v1(payload)
-        except (KeyError, TypeError, AttributeError, IndexError) as error:
-            raise ValueError(f"{path}: malformed version-1 model file ({error!r})") from None
-    if payload.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: model format version {payload.get('version')!r} is not "
-                         f"supported (this confboost reads versions 1 and {FORMAT_VERSION})")
-    return payload
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as error:
+            raise ValueError(f"{path}: malformed version-1 model file ({error})") from None
+    return dict(payload, version=FORMAT_VERSION)
 
 
 def upgrade_v1(document):
@@ -88,37 +198,64 @@ def upgrade_v1(document):
     return document
 
 
-def save_estimator(estimator, path):
-    """Write a fitted ``BoostClassifier`` to ``path`` (see ``BoostClassifier.save``)."""
+#: Most classes of a saved model whose code matrix is checked (ρ is O(k² k')).
+MAX_CODE_CLASSES = 4096
+
+
+def model_document(estimator):
+    """The JSON-ready document of a fitted estimator (``save_document`` adds the header).
+
+    Parameters
+    ----------
+    estimator : BoostClassifier
+        Fitted.
+
+    Returns
+    -------
+    document : dict
+    """
     from confboost.data.columns import text_expert_to_json
 
-    classes = estimator.classes_.tolist()
     params = {key: (value.tolist() if isinstance(value, np.ndarray) else value)
               for key, value in estimator.get_params().items()
               if key != "random_state" or isinstance(value, (int, type(None)))}
     params["text_expert"] = text_expert_to_json(estimator.text_expert)
     frame = estimator.encoder_.to_dict() if hasattr(estimator, "encoder_") else None
-    save_document(path, {
+    return {
         "estimator": "BoostClassifier",
         "params": params,
-        "classes": classes,
+        "classes": estimator.classes_.tolist(),
         "multilabel": bool(estimator._multilabel),
         "n_features_in": int(estimator.n_features_in_),
         "feature_names_in": (estimator.feature_names_in_.tolist()
                              if hasattr(estimator, "feature_names_in_") else None),
         "smoothing": estimator.smoothing_,
         "code": estimator.code_.tolist() if hasattr(estimator, "code_") else None,
-        "thresholds": (estimator.thresholds_.tolist() if hasattr(estimator, "thresholds_")
-                       else None),
+        "thresholds": (estimator.thresholds_.tolist()
+                       if hasattr(estimator, "thresholds_") else None),
         "history": {key: np.asarray(value).tolist()
                     for key, value in estimator.history_.items()},
         "model": estimator.model_.to_dict(),
         **({"frame": frame} if frame is not None else {}),
-    })
+    }
+
+
+def save_estimator(estimator, path, extra=None):
+    """Write a fitted estimator to ``path`` atomically (see ``BoostClassifier.save``).
+
+    Parameters
+    ----------
+    estimator : BoostClassifier
+    path : str or Path
+    extra : dict, optional
+        More top-level entries (the command line keeps its ``"boostexter"`` section here);
+        they are covered by the checksum.
+    """
+    save_document(path, {**model_document(estimator), **(extra or {})})
 
 
 def load(path):
-    """Read a ``BoostClassifier`` saved with ``save``.
+    """Read a ``BoostClassifier`` saved with ``save``, checking every field.
 
     Parameters
     ----------
@@ -128,37 +265,172 @@ def load(path):
     -------
     BoostClassifier
         Fitted, predicting exactly what the saved one did.
+
+    Raises
+    ------
+    ValueError
+        ``"<path>: <field>: <problem>"`` for any file that is not a valid model.
     """
+    document = load_document(path)
+    try:
+        return estimator_from_document(document)
+    except ValueError as error:
+        raise prefixed(f"{path}: ", error) from None
+
+
+def estimator_from_document(document):
+    """The fitted estimator of a model document (untrusted); ValueError naming the field."""
     from confboost.data.columns import FrameEncoder, text_expert_from_json
     from confboost.estimators import BoostClassifier
     from confboost.model import BoostedModel
+
+    if document.get("estimator") != "BoostClassifier":
+        fail("estimator", "must be 'BoostClassifier'", document.get("estimator"))
+    params = require(document, "params", "document")
+    if not isinstance(params, dict):
+        fail("params", "must be a JSON object", params)
+    params = dict(params)
+    unknown = sorted(set(params) - set(BoostClassifier().get_params()))
+    if unknown:
+        fail("params", "has unknown parameters", unknown)
+    params["text_expert"] = text_expert_from_json(params.get("text_expert"))
+    estimator = BoostClassifier(**params)
+    try:
+        estimator._validate_params_once()
+    except (ValueError, TypeError) as error:
+        raise prefixed("params: ", ValueError(str(error))) from None
+
+    multilabel = read_bool(require(document, "multilabel", "document"), "multilabel")
+    classes = _read_classes(require(document, "classes", "document"), multilabel)
+    n_features = read_int(require(document, "n_features_in", "document"), "n_features_in",
+                          1, MAX_ENTRIES)
+    names = document.get("feature_names_in")
+    if names is not None:
+        names = [read_str(name, f"feature_names_in[{i}]")
+                 for i, name in enumerate(read_list(names, "feature_names_in", n_features))]
+    smoothing = read_float(require(document, "smoothing", "document"), "smoothing", low=0.0)
+    try:
+        model = BoostedModel.from_dict(require(document, "model", "document"))
+    except ValueError as error:
+        raise prefixed("model.", error) from None
+    code = _read_code(document.get("code"), estimator.scheme, classes, multilabel)
+    wanted = _label_columns(estimator.scheme, classes, multilabel, code)
+    if model.n_labels != wanted:
+        fail("model.n_labels", f"must be {wanted} for {len(classes)} classes under "
+                               f"scheme {estimator.scheme!r}", model.n_labels)
+    n_rounds = len(model)
+    history = _read_history(require(document, "history", "document"), n_rounds)
+    thresholds = document.get("thresholds")
+    if thresholds is not None:
+        if not (multilabel and estimator.scheme == "mr"):
+            fail("thresholds", "only a multi-label MR model has thresholds", "a list")
+        thresholds = read_floats(thresholds, "thresholds", (n_rounds,))
+    elif multilabel and estimator.scheme == "mr" and n_rounds:
+        raise ValueError("thresholds: missing (a multi-label MR model needs one a round)")
+
+    encoder = None
+    if document.get("frame") is not None:
+        try:
+            encoder = FrameEncoder.from_dict(document["frame"])
+        except ValueError as error:
+            raise prefixed("frame.", error) from None
+        if len(encoder.names) != n_features:
+            fail("frame.columns", f"must have n_features_in = {n_features} entries",
+                 len(encoder.names))
+    try:
+        if encoder is not None:
+            model.check_columns(encoder.kinds)
+        else:
+            model.check_columns(["continuous"] * n_features)
+    except ValueError as error:
+        raise prefixed("model.", error) from None
+
+    # every field is valid: set the fitted attributes
+    estimator.classes_ = classes
+    estimator._multilabel = multilabel
+    estimator.n_features_in_ = n_features
+    if names is not None:
+        estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    estimator.smoothing_ = smoothing
+    if code is not None:
+        estimator.code_, estimator.code_distance_ = code
+    if thresholds is not None:
+        estimator.thresholds_ = thresholds
+        estimator.threshold_ = float(thresholds[-1])
+    estimator.history_ = history
+    estimator.model_ = model
+    if encoder is not None:
+        estimator.encoder_ = encoder
+    estimator.n_estimators_ = n_rounds
+    return estimator
+
+
+def _read_classes(value, multilabel):
+    """``classes_``: distinct scalars of one type (multi-label: 0..n-1)."""
+    classes = read_list(value, "classes", max_length=1_000_000)
+    if multilabel:
+        if classes != list(range(len(classes))) or not classes:
+            fail("classes", "must be 0, 1, ..., n-1 for a multi-label model", classes)
+        return np.arange(len(classes))
+    if len(classes) < 2:
+        fail("classes", "must hold at least two classes", classes)
+    kinds = {type(c) for c in classes}
+    if not (kinds <= {str} or kinds <= {int, bool} or kinds <= {int, float}):
+        fail("classes", "must be strings or numbers, all of one kind", classes)
+    for position, label in enumerate(classes):
+        if isinstance(label, str):
+            read_str(label, f"classes[{position}]")
+        elif isinstance(label, float):
+            read_float(label, f"classes[{position}]")
+    array = np.asarray(classes)
+    if np.unique(array).size != array.size:
+        fail("classes", "must be distinct", classes)
+    return array
+
+
+def _read_code(value, scheme, classes, multilabel):
+    """(code_, code_distance_) of an MO model, or None."""
     from confboost.schemes.codes import min_distance, validate_code
 
-    document = load_document(path)
-    if document.get("estimator") != "BoostClassifier":
-        raise ValueError(f"{path}: holds a {document.get('estimator')!r}, not a BoostClassifier")
+    if scheme != "mo":
+        if value is not None:
+            fail("code", "only an MO model has a code", "a matrix")
+        return None
+    if multilabel:
+        fail("multilabel", "an MO model is single-label", True)
+    if value is None:
+        raise ValueError("code: missing (an MO model needs its code matrix)")
+    if len(classes) > MAX_CODE_CLASSES:
+        fail("classes", f"an MO model has at most {MAX_CODE_CLASSES} classes", len(classes))
+    rows = read_floats(value, "code", (len(classes), None))
+    if not np.isin(rows, (-1.0, 1.0)).all():
+        fail("code", "must hold -1 and +1 only", rows[~np.isin(rows, (-1.0, 1.0))][0])
     try:
-        params = dict(document["params"])
-        params["text_expert"] = text_expert_from_json(params.get("text_expert"))
-        estimator = BoostClassifier(**params)
-        estimator.classes_ = np.asarray(document["classes"])
-        estimator._multilabel = bool(document["multilabel"])
-        estimator.n_features_in_ = int(document["n_features_in"])
-        if document.get("feature_names_in") is not None:
-            estimator.feature_names_in_ = np.asarray(document["feature_names_in"], dtype=object)
-        estimator.smoothing_ = float(document["smoothing"])
-        if document.get("code") is not None:
-            estimator.code_ = validate_code(document["code"], len(estimator.classes_))
-            estimator.code_distance_ = min_distance(estimator.code_)
-        if document.get("thresholds") is not None:
-            estimator.thresholds_ = np.asarray(document["thresholds"], dtype=np.float64)
-            estimator.threshold_ = float(estimator.thresholds_[-1])
-        estimator.history_ = {key: np.asarray(value)
-                              for key, value in document["history"].items()}
-        estimator.model_ = BoostedModel.from_dict(document["model"])
-        if document.get("frame") is not None:
-            estimator.encoder_ = FrameEncoder.from_dict(document["frame"])
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"{path}: malformed model file ({error!r})") from None
-    estimator.n_estimators_ = len(estimator.model_)
-    return estimator
+        code = validate_code(rows, len(classes))
+    except ValueError as error:
+        raise prefixed("code: ", error) from None
+    return code, min_distance(code)
+
+
+def _label_columns(scheme, classes, multilabel, code):
+    """The number of columns of f the model must have."""
+    if code is not None:
+        return code[0].shape[1]
+    if not multilabel and len(classes) == 2:
+        return 1
+    return len(classes)
+
+
+def _read_history(value, n_rounds):
+    """``history_``: named per-round lists of finite numbers (or flags)."""
+    if not isinstance(value, dict) or len(value) > 64:
+        fail("history", "must be an object of at most 64 per-round lists", value)
+    history = {}
+    for key, entries in value.items():
+        field = f"history[{key!r}]"
+        entries = read_list(entries, field, n_rounds)
+        if all(isinstance(entry, bool) for entry in entries) and entries:
+            history[key] = np.asarray(entries, dtype=bool)
+        else:
+            history[key] = read_floats(entries, field, (n_rounds,))
+    return history

@@ -42,6 +42,7 @@ for a model to be saved.
 """
 
 import math
+from dataclasses import fields
 
 import numpy as np
 
@@ -49,6 +50,7 @@ from confboost._dtypes import X_DTYPE
 from confboost.data.dataset import CategoricalColumn, Dataset, TextColumn
 from confboost.data.frame import Frame
 from confboost.data.text import TermVocabulary, TextExpert
+from confboost.untrusted import fail, prefixed, read_list, read_str, require
 
 FEATURE_KINDS = ("continuous", "categorical", "text", "ignore")
 
@@ -289,16 +291,36 @@ class FrameEncoder:
 
     @classmethod
     def from_dict(cls, data):
-        """Inverse of ``to_dict``."""
+        """Inverse of ``to_dict``, for data from a file; ValueError naming the bad field."""
         names, kinds, experts = [], [], {}
-        for position, column in enumerate(data["columns"]):
-            if column["kind"] not in FEATURE_KINDS:
-                raise ValueError(f"unknown column kind {column['kind']!r}")
-            names.append(column["name"])
-            kinds.append(column["kind"])
-            if column["kind"] == "text":
-                experts[position] = TextExpert(**column["expert"])
+        columns = read_list(require(data, "columns", "frame"), "columns")
+        for position, column in enumerate(columns):
+            field = f"columns[{position}]"
+            names.append(read_str(require(column, "name", field), f"{field}.name"))
+            kind = require(column, "kind", field)
+            if kind not in FEATURE_KINDS:
+                fail(f"{field}.kind", f"must be one of {FEATURE_KINDS}", kind)
+            kinds.append(kind)
+            if kind == "text":
+                experts[position] = expert_from_dict(require(column, "expert", field),
+                                                     f"{field}.expert")
+        if len(set(names)) != len(names):
+            fail("columns", "must have distinct names", names)
         return cls(names, kinds, experts)
+
+
+def expert_from_dict(data, field):
+    """A ``TextExpert`` from ``_expert_to_dict``'s output (untrusted); ValueError naming
+    ``field``."""
+    known = {spec.name for spec in fields(TextExpert)}
+    if not isinstance(data, dict) or set(data) - known:
+        fail(field, f"must be an object with fields {sorted(known)}", data)
+    if not isinstance(data.get("tokenizer", "word"), str):
+        fail(f"{field}.tokenizer", "must be a tokenizer name", data.get("tokenizer"))
+    try:
+        return TextExpert(**data)
+    except ValueError as error:
+        raise prefixed(f"{field}: ", error) from None
 
 
 def text_expert_to_json(value):
@@ -313,10 +335,14 @@ def text_expert_to_json(value):
     raise ValueError(f"text_expert cannot be saved: {value!r}")
 
 
-def text_expert_from_json(data):
-    """Inverse of ``text_expert_to_json``."""
+def text_expert_from_json(data, field="params.text_expert"):
+    """Inverse of ``text_expert_to_json``, for data from a file; ValueError naming ``field``."""
     if data is None:
         return None
-    if "expert" in data:
-        return TextExpert(**data["expert"])
-    return {name: TextExpert(**expert) for name, expert in data["per_column"].items()}
+    if isinstance(data, dict) and set(data) == {"expert"}:
+        return expert_from_dict(data["expert"], f"{field}.expert")
+    if (isinstance(data, dict) and set(data) == {"per_column"}
+            and isinstance(data["per_column"], dict)):
+        return {name: expert_from_dict(expert, f"{field}.per_column[{name!r}]")
+                for name, expert in data["per_column"].items()}
+    fail(field, "must be null, {'expert': ...} or {'per_column': {...}}", data)

@@ -11,6 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from confboost._dtypes import WEIGHT_DTYPE
+from confboost.untrusted import read_floats, require
+
+#: Bound on a column index read from a model file (the real bound, the model's column
+#: count, is checked by ``BoostedModel.check_columns``).
+MAX_INDEX = 2**31 - 1
 
 
 class PartitionHypothesis:
@@ -63,6 +68,12 @@ class PartitionHypothesis:
         """
         for hypothesis, alpha in zip(hypotheses, alphas, strict=True):
             scores += alpha * hypothesis.values[hypothesis.blocks(frame)]
+
+    def columns_read(self):
+        """(kind, table position) of every column the hypothesis reads at predict time,
+        kind "continuous", "categorical" or "text" (a stump, a product: continuous);
+        ``BoostedModel.check_columns`` checks them against the model's columns."""
+        return [("continuous", column) for column in self.features()]
 
     def test_columns(self):
         """Table position of the column of each test, in the hypothesis' own order (a
@@ -150,22 +161,25 @@ def tree_text(left, right, condition, values, classes, scale):
     return "\n".join(lines)
 
 
-def saved_values(data, n_blocks, kind):
-    """The ``(n_blocks, k)`` value table of a saved hypothesis; ValueError when malformed.
+def saved_values(data, n_blocks, name="values"):
+    """The ``(n_blocks, k)`` table of finite values of a saved hypothesis.
 
     Parameters
     ----------
     data : dict
-        ``to_dict``'s output.
+        ``to_dict``'s output, from a file: untrusted.
     n_blocks : int
         The number of blocks the hypothesis kind has.
-    kind : str
-        The hypothesis kind, for the message.
+    name : str, default="values"
+        The field.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, when it is missing, not a table of finite numbers, or of
+        another shape.
     """
-    values = np.asarray(data["values"], dtype=np.float64)
-    if values.ndim != 2 or values.shape[0] != n_blocks:
-        raise ValueError(f"{kind} values must have shape ({n_blocks}, k), got {values.shape}")
-    return values
+    return read_floats(require(data, name, "hypothesis"), name, (n_blocks, None))
 
 
 @dataclass

@@ -14,12 +14,14 @@ from confboost.confidence import block_confidences
 from confboost.criterion import partition_z
 from confboost.kernels.categorical import value_histogram
 from confboost.learners.base import (
+    MAX_INDEX,
     PartitionFit,
     PartitionHypothesis,
     blocks_text,
     column_label,
     saved_values,
 )
+from confboost.untrusted import read_int, read_str, require
 
 #: The abstaining block of a categorical stump: missing.
 CATEGORICAL_ABSTAINING = np.array([False, False, True])
@@ -65,12 +67,15 @@ class CategoricalHypothesis(PartitionHypothesis):
         return {"type": self.type_name, "column": self.column, "value": self.value,
                 "values": self.values.tolist()}
 
+    def columns_read(self):
+        return [("categorical", self.column)]
+
     @classmethod
     def from_dict(cls, data):
-        values = saved_values(data, 3, "categorical")
-        if not isinstance(data["value"], str):
-            raise ValueError(f"categorical value must be a string, got {data['value']!r}")
-        return cls(int(data["column"]), data["value"], values)
+        """Inverse of ``to_dict``; ValueError naming the bad field."""
+        column = read_int(require(data, "column", "categorical"), "column", 0, MAX_INDEX)
+        value = read_str(require(data, "value", "categorical"), "value")
+        return cls(column, value, saved_values(data, 3))
 
 
 def categorical_block_stats(w_plus, w_minus):

@@ -27,6 +27,7 @@ from confboost.data.frame import as_frame
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.product import best_product_terms, build_histogram_grouped, term_signs
 from confboost.learners.base import (
+    MAX_INDEX,
     PartitionFit,
     PartitionHypothesis,
     blocks_text,
@@ -35,9 +36,13 @@ from confboost.learners.base import (
     leaf_statistics,
     saved_values,
 )
+from confboost.untrusted import read_bools, read_floats, read_ints, require, write_float
 
 #: Most coordinate passes over the terms after the first choice of each.
 MAX_PASSES = 4
+
+#: Most terms of a product (``BoostClassifier.product_terms``' bound).
+MAX_TERMS = 16
 
 
 class ProductHypothesis(PartitionHypothesis):
@@ -103,26 +108,21 @@ class ProductHypothesis(PartitionHypothesis):
 
     def to_dict(self):
         return {"type": self.type_name, "feature": self.feature.tolist(),
-                "threshold": [t if np.isfinite(t) else "inf" for t in self.threshold.tolist()],
+                "threshold": [write_float(t) for t in self.threshold.tolist()],
                 "missing_left": self.missing_left.tolist(), "values": self.values.tolist()}
 
     @classmethod
     def from_dict(cls, data):
-        thresholds = [np.inf if t == "inf" else t for t in data["threshold"]]
-        if not all(isinstance(t, (int, float)) and not isinstance(t, bool)
-                   for t in thresholds):
-            raise ValueError("product thresholds must be numbers or 'inf'")
-        feature = np.asarray(data["feature"])
-        missing_left = np.asarray(data["missing_left"])
-        n_terms = len(thresholds)
-        if n_terms == 0 or feature.shape != (n_terms,) or missing_left.shape != (n_terms,):
-            raise ValueError("a product needs one feature, threshold and missing_left per "
-                             "term, and at least one term")
-        if feature.dtype.kind not in "iu" or feature.min() < 0:
-            raise ValueError("product features must be non-negative integers")
-        if missing_left.dtype != bool:
-            raise ValueError("product missing_left must be true or false per term")
-        return cls(feature, thresholds, missing_left, saved_values(data, 2, "product"))
+        """Inverse of ``to_dict``; ValueError naming the bad field."""
+        feature = read_ints(require(data, "feature", "product"), "feature", 0, MAX_INDEX)
+        n_terms = feature.shape[0]
+        if not 1 <= n_terms <= MAX_TERMS:
+            raise ValueError(f"feature: a product has 1 to {MAX_TERMS} terms, got {n_terms}")
+        threshold = read_floats(require(data, "threshold", "product"), "threshold",
+                                (n_terms,), infinite=True)
+        missing_left = read_bools(require(data, "missing_left", "product"), "missing_left",
+                                  n_terms)
+        return cls(feature, threshold, missing_left, saved_values(data, 2))
 
 
 class ProductLearner:

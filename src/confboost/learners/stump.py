@@ -24,12 +24,14 @@ from confboost.kernels.split import best_thresholds
 from confboost.kernels.trim import trim_rows
 from confboost.kernels.update import stump_block_stats, stump_blocks
 from confboost.learners.base import (
+    MAX_INDEX,
     PartitionFit,
     PartitionHypothesis,
     blocks_text,
     column_label,
     saved_values,
 )
+from confboost.untrusted import read_float, read_int, require, write_float
 
 #: Which of a stump's blocks the abstaining modes abstain on: the missing-value block.
 STUMP_ABSTAINING = np.array([False, False, True])
@@ -90,18 +92,15 @@ class StumpHypothesis(PartitionHypothesis):
 
     def to_dict(self):
         return {"type": self.type_name, "feature": self.feature,
-                "threshold": self.threshold if np.isfinite(self.threshold) else "inf",
-                "values": self.values.tolist()}
+                "threshold": write_float(self.threshold), "values": self.values.tolist()}
 
     @classmethod
     def from_dict(cls, data):
-        threshold = data["threshold"]
-        if threshold == "inf":
-            threshold = np.inf
-        if not isinstance(threshold, (int, float)):
-            raise ValueError(f"stump threshold must be a number or 'inf', got {threshold!r}")
-        values = saved_values(data, 3, "stump")
-        return cls(int(data["feature"]), threshold, values)
+        """Inverse of ``to_dict``; ValueError naming the bad field. The feature is checked
+        against the model's columns by ``BoostedModel.check_columns``."""
+        feature = read_int(require(data, "feature", "stump"), "feature", 0, MAX_INDEX)
+        threshold = read_float(require(data, "threshold", "stump"), "threshold", infinite=True)
+        return cls(feature, threshold, saved_values(data, 3))
 
 
 class StumpLearner:

@@ -17,12 +17,14 @@ import numpy as np
 from confboost.confidence import block_confidences
 from confboost.kernels.text import term_criteria
 from confboost.learners.base import (
+    MAX_INDEX,
     PartitionFit,
     PartitionHypothesis,
     blocks_text,
     column_label,
     saved_values,
 )
+from confboost.untrusted import read_int, read_str, require
 
 #: The abstaining block of a term test: absent.
 TERM_ABSTAINING = np.array([False, True])
@@ -69,12 +71,15 @@ class TermHypothesis(PartitionHypothesis):
         return {"type": self.type_name, "column": self.column, "term": self.term,
                 "values": self.values.tolist()}
 
+    def columns_read(self):
+        return [("text", self.column)]
+
     @classmethod
     def from_dict(cls, data):
-        values = saved_values(data, 2, "term")
-        if not isinstance(data["term"], str):
-            raise ValueError(f"term must be a string, got {data['term']!r}")
-        return cls(int(data["column"]), data["term"], values)
+        """Inverse of ``to_dict``; ValueError naming the bad field."""
+        column = read_int(require(data, "column", "term"), "column", 0, MAX_INDEX)
+        term = read_str(require(data, "term", "term"), "term")
+        return cls(column, term, saved_values(data, 2))
 
 
 def term_block_stats(indptr, indices, term, weights, signs, total_pos, total_neg):

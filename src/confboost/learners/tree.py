@@ -38,42 +38,54 @@ from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_hist
 from confboost.kernels.text import term_block_weights
 from confboost.kernels.tree import best_factorized_splits, node_histogram, tree_blocks
 from confboost.learners.base import (
+    MAX_INDEX,
     PartitionFit,
     PartitionHypothesis,
     column_label,
     label_masses,
     leaf_statistics,
+    saved_values,
     tree_text,
 )
 from confboost.learners.grower import HistogramPool, grow_tree
 from confboost.learners.splitter import NodeSplits
+from confboost.untrusted import (
+    fail,
+    read_bools,
+    read_float,
+    read_floats,
+    read_ints,
+    read_list,
+    read_str,
+    require,
+    write_float,
+)
 
 #: The most leaves of a tree: leaf indices are ``BLOCK_DTYPE`` (uint8).
 MAX_LEAVES = int(np.iinfo(BLOCK_DTYPE).max)
 
 KIND_CODES = {name: code for code, name in enumerate(NODE_KIND_NAMES)}
+#: The column kind (``data/columns.FEATURE_KINDS``) each node kind reads.
+_COLUMN_KINDS = {NODE_THRESHOLD: "continuous", NODE_VALUE: "categorical", NODE_TERM: "text"}
 
 
 def check_children(left, right, n_leaves_name):
     """ValueError unless the children of ``n`` saved nodes name nodes 1..n-1 and leaves
-    0..n once each.
+    0..n once each (so every walk from the root ends at a leaf within n steps).
 
     Parameters
     ----------
-    left, right : ndarray of shape (n,)
+    left, right : ndarray of shape (n,), intp
     n_leaves_name : str
         The name of the saved per-leaf table, for the message.
     """
     n = left.shape[0]
     children = np.concatenate([left, right])
-    if children.size and children.dtype.kind not in "iu":
-        raise ValueError("tree children must be integers")
-    children = children.astype(np.intp)
     internal = np.sort(children[children >= 0])
     leaves = np.sort(-children[children < 0] - 1)
     if n and (not np.array_equal(internal, np.arange(1, n))
               or not np.array_equal(leaves, np.arange(n + 1))):
-        raise ValueError(f"tree children must name nodes 1..{n - 1} and leaves "
+        raise ValueError(f"left, right: tree children must name nodes 1..{n - 1} and leaves "
                          f"0..{n} once each ({n_leaves_name} has {n + 1} rows)")
 
 
@@ -210,12 +222,15 @@ class TreeHypothesis(PartitionHypothesis):
             active = active[node[active] >= 0]
         return (-node - 1).astype(BLOCK_DTYPE)
 
+    def columns_read(self):
+        return [(_COLUMN_KINDS[int(kind)], int(column))
+                for kind, column in zip(self.kind, self.column, strict=True)]
+
     def _structure_dict(self):
         return {"type": self.type_name,
                 "kind": [NODE_KIND_NAMES[int(kind)] for kind in self.kind],
                 "column": self.column.tolist(),
-                "threshold": [None if kind != NODE_THRESHOLD else t if np.isfinite(t)
-                              else "inf"
+                "threshold": [None if kind != NODE_THRESHOLD else write_float(t)
                               for kind, t in zip(self.kind, self.threshold.tolist(),
                                                  strict=True)],
                 "value": list(self.value),
@@ -227,49 +242,39 @@ class TreeHypothesis(PartitionHypothesis):
 
     @staticmethod
     def _structure_from_dict(data, n_leaves_name):
-        """Validated node arrays of a saved tree; ValueError naming what is malformed."""
-        names = list(data["kind"])
+        """Validated node arrays of a saved tree; ValueError naming the bad field."""
+        names = read_list(require(data, "kind", "tree"), "kind", max_length=MAX_LEAVES - 1)
         n = len(names)
-        lists = [list(data[key]) for key in ("column", "threshold", "value", "missing_left",
-                                               "left", "right")]
-        if any(len(entries) != n for entries in lists):
-            raise ValueError("tree node arrays must all have one entry per node")
-        columns, thresholds, values, missing_left, left, right = lists
-        unknown = [name for name in names if name not in KIND_CODES]
-        if unknown:
-            raise ValueError(f"tree node kinds must be in {list(NODE_KIND_NAMES)}, got "
-                             f"{unknown[0]!r}")
-        if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in columns):
-            raise ValueError("tree columns must be non-negative integers")
-        if not all(isinstance(flag, bool) for flag in missing_left):
-            raise ValueError("tree missing_left entries must be true or false")
+        for node, name in enumerate(names):
+            if not isinstance(name, str) or name not in KIND_CODES:
+                fail(f"kind[{node}]", f"must be one of {list(NODE_KIND_NAMES)}", name)
+        columns = read_ints(require(data, "column", "tree"), "column", 0, MAX_INDEX, n)
+        thresholds = read_list(require(data, "threshold", "tree"), "threshold", n)
+        values = read_list(require(data, "value", "tree"), "value", n)
+        missing_left = read_bools(require(data, "missing_left", "tree"), "missing_left", n)
         threshold = np.full(n, np.nan)
         for node, (name, t, value) in enumerate(zip(names, thresholds, values, strict=True)):
             if name == "threshold":
-                t = np.inf if t == "inf" else t
-                if not isinstance(t, (int, float)) or isinstance(t, bool) or np.isnan(t):
-                    raise ValueError(f"tree node {node} tests a threshold: it must be a "
-                                     f"number or 'inf', got {t!r}")
+                threshold[node] = read_float(t, f"threshold[{node}]", infinite=True)
                 if value is not None:
-                    raise ValueError(f"tree node {node} tests a threshold: its value must "
-                                     f"be null, got {value!r}")
-                threshold[node] = t
-            elif not isinstance(value, str) or t is not None:
-                raise ValueError(f"tree node {node} tests a {name}: its value must be a "
-                                 f"string and its threshold null, got {value!r} and {t!r}")
-        left, right = np.asarray(left), np.asarray(right)
+                    fail(f"value[{node}]", "must be null at a threshold node", value)
+            else:
+                read_str(value, f"value[{node}]")
+                if t is not None:
+                    fail(f"threshold[{node}]", f"must be null at a {name} node", t)
+                if missing_left[node]:
+                    fail(f"missing_left[{node}]", f"must be false at a {name} node", True)
+        left = read_ints(require(data, "left", "tree"), "left", -n - 1, n, n)
+        right = read_ints(require(data, "right", "tree"), "right", -n - 1, n, n)
         check_children(left, right, n_leaves_name)
         kind = np.array([KIND_CODES[name] for name in names], dtype=np.intp)
         return kind, columns, threshold, values, missing_left, left, right
 
     @classmethod
     def from_dict(cls, data):
+        """Inverse of ``to_dict``; ValueError naming the bad field."""
         structure = cls._structure_from_dict(data, "values")
-        values = np.asarray(data["values"], dtype=np.float64)
-        if values.ndim != 2 or values.shape[0] != structure[0].shape[0] + 1:
-            raise ValueError(f"tree values must have shape (n_nodes + 1, k), got "
-                             f"{values.shape}")
-        return cls(*structure, values)
+        return cls(*structure, saved_values(data, structure[0].shape[0] + 1))
 
 
 class HammingTreeHypothesis(TreeHypothesis):
@@ -307,14 +312,14 @@ class HammingTreeHypothesis(TreeHypothesis):
 
     @classmethod
     def from_dict(cls, data):
+        """Inverse of ``to_dict``; ValueError naming the bad field."""
         structure = cls._structure_from_dict(data, "leaf_values")
-        vote = np.asarray(data["vote"], dtype=np.float64)
-        leaf_values = np.asarray(data["leaf_values"], dtype=np.float64)
-        if vote.ndim != 1 or not np.all(np.abs(vote) == 1):
-            raise ValueError("a Hamming tree's vote must be a vector of -1 and +1")
-        if leaf_values.shape != (structure[0].shape[0] + 1,):
-            raise ValueError(f"leaf_values must have shape (n_nodes + 1,), got "
-                             f"{leaf_values.shape}")
+        vote = read_floats(require(data, "vote", "hamming tree"), "vote", (None,))
+        if vote.size == 0 or not np.all(np.abs(vote) == 1):
+            fail("vote", "a Hamming tree's vote must be a non-empty vector of -1 and +1",
+                 vote.tolist())
+        leaf_values = read_floats(require(data, "leaf_values", "hamming tree"), "leaf_values",
+                                  (structure[0].shape[0] + 1,))
         return cls(*structure, vote, leaf_values)
 
 
