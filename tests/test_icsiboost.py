@@ -370,3 +370,29 @@ def test_cli_text_settings_apply_to_names_defaults(tmp_path):
                                      no_unk=True))
     assert chosen["x"] == TextExpert("sgram", 2, 2, "^z", "whitespace", "first", True)
     assert chosen["y"] == TextExpert("sgram", 3, 2, "^q", "word", "first", True)
+
+
+@pytest.mark.parametrize("first", ["body", "x"])
+def test_ties_across_columns_go_to_the_earlier_column(tmp_path, capsys, first):
+    # x is 1 exactly where "cheap" is in body: the two tests split the examples alike, the
+    # same Z (to rounding); icsiboost keeps the one on the earlier column of .names.
+    rng = np.random.default_rng(2)
+    rows = []
+    for _ in range(40):
+        cheap = rng.random() < 0.5
+        body = ("cheap " if cheap else "") + " ".join(rng.choice(["a", "b", "c"], 2))
+        label = "yes" if (cheap if rng.random() < 0.8 else not cheap) else "no"
+        fields = {"body": body, "x": "1" if cheap else "0"}
+        second = "x" if first == "body" else "body"
+        rows.append(f"{fields[first]}, {fields[second]}, {label}.\n")
+    kinds = {"body": "text", "x": "continuous"}
+    second = "x" if first == "body" else "body"
+    (tmp_path / "t.names").write_text(f"yes, no.\n{first}: {kinds[first]}.\n"
+                                      f"{second}: {kinds[second]}.\n")
+    (tmp_path / "t.data").write_text("".join(rows))
+    status, out, err = run(["train", "-S", tmp_path / "t", "-n", 1, "--model",
+                            tmp_path / "m.shyp"], capsys)
+    assert status == 0, err
+    chosen = (tmp_path / "m.shyp").read_text()
+    expected = "Text:SGRAM:body:cheap" if first == "body" else "Text:THRESHOLD:x:"
+    assert expected in chosen
