@@ -6,7 +6,10 @@ folder is present, fetching from a ``file://`` mirror of its originals must rebu
 every checksum of PROVENANCE.md verified, the very files ``load`` reads there.
 """
 
+import csv
 import gzip
+import io
+import tarfile
 import urllib.request
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from confboost.datasets import (
     default_data_dir,
     fetch,
     load,
+    load_reuters21578,
     search_path,
 )
 from confboost.datasets.download import read_arff
@@ -128,9 +132,7 @@ def test_fetch_letter_and_skin_layouts(tmp_path):
     assert _csv(skin / "data.csv.gz") == ["B,G,R,class", "74,85,123,1", "255,255,255,2"]
 
 
-def test_fetch_without_a_public_source_or_for_a_bundled_set(tmp_path):
-    with pytest.raises(ValueError, match="no automatic source.*Reuters-21578"):
-        fetch("reuters21578", tmp_path)
+def test_fetch_for_a_bundled_set_or_an_unknown_name(tmp_path):
     assert fetch("glass", tmp_path) == bundled_data_dir() / "glass"
     with pytest.raises(ValueError, match="valid names"):
         fetch("iris", tmp_path)
@@ -191,23 +193,91 @@ def test_missing_large_set_says_where_it_comes_from(tmp_path, monkeypatch):
 def test_every_source_is_complete():
     for name, source in SOURCES.items():
         assert source.origin and source.outputs, name
+        assert source.originals, name
         for original in source.originals:
-            assert len(original.sha256) == 16 and original.urls, (name, original)
+            digests = [original.sha256] if original.sha256 else list(original.members.values())
+            assert digests and all(len(d) == 16 for d in digests), (name, original)
+            assert original.urls, (name, original)
             assert all(u.startswith(("https://", "http://")) for u in original.urls)
 
 
 # ----------------------------------------------------------------- against the data folder
 
 
+def _tar(path: Path, members: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as archive:
+        for name, content in members.items():
+            info = tarfile.TarInfo(f"reuters21578/{name}")
+            info.size = len(content)
+            archive.addfile(info, io.BytesIO(content))
+
+
+_SGML = """<!DOCTYPE lewis SYSTEM "lewis.dtd">
+<REUTERS TOPICS="YES" LEWISSPLIT="TRAIN" CGISPLIT="TRAINING-SET" OLDID="5544" NEWID="2">
+<DATE>26-FEB-1987 15:01:01.79&#5;</DATE>
+<TOPICS><D>cocoa</D><D>grain</D></TOPICS>
+<PLACES><D>usa</D></PLACES><PEOPLE></PEOPLE><ORGS></ORGS><EXCHANGES></EXCHANGES>
+<TEXT>&#2;
+<TITLE>BAHIA &lt;COCOA&gt; REVIEW</TITLE>
+<DATELINE>    SALVADOR, Feb 26 - </DATELINE><BODY>Showers in the Bahia&#127;
+cocoa zone &amp; more.
+ Reuter
+&#3;</BODY></TEXT>
+</REUTERS>
+<REUTERS TOPICS="YES" LEWISSPLIT="TEST" CGISPLIT="PUBLISHED-TESTSET" OLDID="1" NEWID="1">
+<DATE>01-APR-1987</DATE>
+<TOPICS><D>grain</D></TOPICS>
+<PLACES></PLACES><PEOPLE></PEOPLE><ORGS></ORGS><EXCHANGES></EXCHANGES>
+<TEXT TYPE="BRIEF">&#2;
+******<TITLE>GRAIN SHIPMENTS UP</TITLE>
+Blah blah blah.
+&#3;</TEXT>
+</REUTERS>
+"""
+
+
+def test_fetch_parses_the_reuters_sgml_archive(tmp_path):
+    members = {f"reut2-{i:03d}.sgm": b"" for i in range(22)}
+    members["reut2-000.sgm"] = _SGML.encode("latin-1")
+    _tar(tmp_path / "mirror" / "reuters21578" / "reuters21578.tar.gz", members)
+    folder = fetch("reuters21578", tmp_path / "c", mirror=(tmp_path / "mirror").as_uri(),
+                   verify=False)
+    rows = list(csv.reader(io.StringIO(gzip.open(folder / "reuters21578.csv.gz", "rt",
+                                                 newline="").read())))
+    assert rows[0][:7] == ["newid", "oldid", "lewissplit", "cgisplit", "topics_attr",
+                           "modapte", "topics"]
+    assert rows[1] == ["1", "1", "TEST", "PUBLISHED-TESTSET", "YES", "test", "grain", "", "",
+                       "", "", "01-APR-1987", "BRIEF", "GRAIN SHIPMENTS UP", "",
+                       "******GRAIN SHIPMENTS UP\nBlah blah blah."]  # no <BODY>: the text
+    assert rows[2][5:7] == ["train", "cocoa;grain"]
+    assert rows[2][11:] == ["26-FEB-1987 15:01:01.79&#5;", "NORM", "BAHIA <COCOA> REVIEW",
+                            "SALVADOR, Feb 26 -",
+                            "Showers in the Bahia\x7f\ncocoa zone & more.\n Reuter"]
+    split = load_reuters21578(tmp_path / "c")
+    assert split.categories == ["grain"] and split.Y_train.tolist() == [[1]]
+    assert split.train_text == ["BAHIA <COCOA> REVIEW\nShowers in the Bahia\x7f\ncocoa zone "
+                                "& more.\n Reuter"]
+    # a member whose checksum differs is refused
+    with pytest.raises(ValueError, match="reut2-000.sgm of .*SHA-256.*9ff9bb40624ef992"):
+        fetch("reuters21578", tmp_path / "d", mirror=(tmp_path / "mirror").as_uri())
+
+
 @pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.slow) if n == "fashion-mnist" else n
-    for n in sorted(n for n, s in SOURCES.items() if s.fetchable)
+    pytest.param(n, marks=pytest.mark.slow) if n in ("fashion-mnist", "reuters21578") else n
+    for n in sorted(SOURCES)
 ])
 def test_fetch_rebuilds_the_data_folder_exactly(name, tmp_path):
     shared = default_data_dir()
     if shared is None or not (shared / name / "PROVENANCE.md").is_file():
         pytest.skip(f"no data folder holding {name!r} (set {DATA_DIR_ENV}) to mirror")
-    folder = fetch(name, tmp_path, mirror=shared.as_uri())  # every checksum verified
+    mirror = shared.as_uri()
+    if name == "reuters21578":  # the data folder keeps the SGML files, not the archive
+        sgml = sorted((shared / name / "sgml").glob("reut2-*.sgm.gz"))
+        _tar(tmp_path / "mirror" / name / "reuters21578.tar.gz",
+             {f.name[:-3]: gzip.decompress(f.read_bytes()) for f in sgml})
+        mirror = (tmp_path / "mirror").as_uri()
+    folder = fetch(name, tmp_path, mirror=mirror)  # every checksum verified
     for output in SOURCES[name].outputs:
         a, b = folder / output, shared / name / output
         read = gzip.decompress if output.endswith(".gz") else (lambda x: x)

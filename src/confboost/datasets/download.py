@@ -5,7 +5,8 @@ downloading each original file (``sources.SOURCES``), checking its SHA-256 again
 set's PROVENANCE.md, keeping it gzip-compressed in ``<cache>/<name>/`` (the layout of the
 project's data folder), and converting it to the normalised files ``load`` reads (CSV with
 one header row and the label last; Mulan ARFF -> CSV with the label columns last in the
-XML's order), whose SHA-256 is checked too.  A second call finds the files and downloads
+XML's order; Reuters-21578's SGML archive -> one row per story), whose SHA-256 is checked
+too.  A second call finds the files and downloads
 nothing.  Files appear atomically (written to a temporary name, then renamed), so an
 interrupted fetch leaves no half file behind.
 """
@@ -18,6 +19,7 @@ import hashlib
 import io
 import os
 import re
+import tarfile
 import tempfile
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from confboost.datasets.locations import BUNDLED, default_cache_dir, has_files, search_path
 from confboost.datasets.registry import SPECS, normalise
+from confboost.datasets.reuters import sgml_to_csv
 from confboost.datasets.sources import SOURCES, Source
 
 __all__ = ["fetch"]
@@ -44,7 +47,7 @@ def fetch(
     Parameters
     ----------
     name : str
-        A key of ``DATASETS`` (or ``"reuters21578"``, which has no automatic source).
+        A key of ``DATASETS`` or ``"reuters21578"``.
     cache_dir : str, path or None, default None
         Folder that receives ``<cache_dir>/<name>/``; None: nothing is done when ``load``
         already finds the set in the data folder or the cache, else the set goes to
@@ -69,8 +72,7 @@ def fetch(
     Raises
     ------
     ValueError
-        Unknown name; a set with no public source to fetch from (the message says where it
-        comes from); a checksum that differs from PROVENANCE.md (the file is not kept).
+        Unknown name; a checksum that differs from PROVENANCE.md (the file is not kept).
     OSError
         Every URL of a file failed (the message lists each URL and its error).
     """
@@ -80,8 +82,6 @@ def fetch(
         from confboost.datasets.locations import bundled_data_dir
 
         return bundled_data_dir() / key  # bundled with the package: nothing to fetch
-    if not source.fetchable:
-        raise ValueError(f"no automatic source for {key!r}: it comes from {source.origin}")
     if cache_dir is None:  # already in the data folder or the cache: nothing to do
         for _, root in search_path()[:-1]:
             if has_files(root / key, tuple(source.outputs)):
@@ -105,7 +105,11 @@ def fetch(
         compressed = raw[:2] == b"\x1f\x8b"
         if verify:
             content = gzip.decompress(raw) if compressed else raw
-            _check(content, original.sha256, f"{urls[0]} (stored as {target})")
+            where = f"{urls[0]} (stored as {target})"
+            if original.sha256:
+                _check(content, original.sha256, where)
+            for member, digest in original.members.items():
+                _check(_member(content, member, where), digest, f"{member} of {where}")
         if compressed and target.suffix == ".gz":
             _write(target, raw, compress=False)  # keep the publisher's gzip as it is
         else:
@@ -166,6 +170,15 @@ def _write(path: Path, content: bytes, compress: bool = True) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _member(tar: bytes, name: str, where: str) -> bytes:
+    """Content of the file called ``name`` (at any depth) in an uncompressed tar archive."""
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        for info in archive.getmembers():
+            if info.isfile() and info.name.rsplit("/", 1)[-1] == name:
+                return archive.extractfile(info).read()
+    raise ValueError(f"{where}: the archive holds no {name}")
 
 
 def _text(path: Path) -> str:
@@ -308,6 +321,15 @@ def _convert_mulan(folder: Path, source: Source) -> None:
     _write(folder / "labels.txt", "".join(label + "\n" for label in labels).encode("utf-8"))
 
 
+def _convert_reuters(folder: Path, source: Source) -> None:
+    """reuters21578.tar.gz (the SGML distribution) -> reuters21578.csv.gz."""
+    archive = folder / source.originals[0].stored
+    tar = _read(archive)
+    names = sorted(source.originals[0].members)
+    texts = (_member(tar, name, str(archive)).decode("latin-1") for name in names)
+    _write(folder / "reuters21578.csv.gz", sgml_to_csv(texts))
+
+
 def _convert_copy(folder: Path, source: Source) -> None:
     """The originals are the files ``load`` reads (Fashion-MNIST's IDX files)."""
 
@@ -317,5 +339,6 @@ _CONVERTERS: dict[str, Callable[[Path, Source], None]] = {
     "letter": _convert_letter,
     "skin": _convert_skin,
     "mulan": _convert_mulan,
+    "reuters": _convert_reuters,
 }
 

@@ -7,10 +7,15 @@ categories" are the topics that occur in both the ModApte training and test docu
 documents kept are those with at least one of them (7,770 train and 3,019 test). A
 document's text is its title and body joined by a newline. This is the only Reuters loader;
 the experiments and benchmarks build on it.
+
+It also owns ``sgml_to_csv``, which ``fetch("reuters21578")`` uses to parse the 22 SGML
+files of the distribution into that CSV, byte for byte the data folder's copy.
 """
 
 import csv
 import gzip
+import io
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,3 +115,84 @@ def _find(data_dir):
     looked = ", ".join(str(root / "reuters21578" / _FILE) for root in roots)
     raise FileNotFoundError(f"Reuters-21578 not found (looked for {looked}). "
                             f"{how_to_get('reuters21578')}")
+
+
+# --------------------------------------------------------------------------- SGML -> CSV
+
+CSV_COLUMNS = ("newid", "oldid", "lewissplit", "cgisplit", "topics_attr", "modapte", "topics",
+               "places", "people", "orgs", "exchanges", "date", "text_type", "title",
+               "dateline", "body")
+_STORY = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
+_ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
+_CHAR_REF = re.compile(r"&#(\d+);")
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _decode(text):
+    """SGML text -> str: control-character references dropped, &#127; and &lt; &gt; &amp;
+    decoded, surrounding whitespace stripped."""
+    text = _CHAR_REF.sub(lambda m: "" if int(m.group(1)) < 32 else chr(int(m.group(1))), text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").strip()
+
+
+def _element(text, tag):
+    found = re.search(rf"<{tag}>(.*?)</{tag}>", text, re.S)
+    return found.group(1) if found else None
+
+
+def _categories(story, tag):
+    return ";".join(_decode(d) for d in re.findall(r"<D>(.*?)</D>", _element(story, tag) or ""))
+
+
+def sgml_to_csv(sgml_texts):
+    """Parse Reuters-21578's SGML files into the CSV ``load_reuters21578`` reads.
+
+    Parameters
+    ----------
+    sgml_texts : iterable of str
+        The content of ``reut2-000.sgm`` ... ``reut2-021.sgm`` (decoded as Latin-1).
+
+    Returns
+    -------
+    bytes
+        UTF-8 CSV, one header row (``CSV_COLUMNS``) and one row per story sorted by NEWID;
+        ``modapte`` is ``train`` (LEWISSPLIT="TRAIN", TOPICS="YES"), ``test`` (TEST, YES)
+        or ``unused`` (README §VIII.B); category lists are ``;``-separated; a story with no
+        ``<BODY>`` has the tag-stripped text of its ``<TEXT>`` as body.
+
+    Raises
+    ------
+    ValueError
+        A story without a ``<TEXT>`` element or without one of its attributes.
+    """
+    rows = []
+    for sgml in sgml_texts:
+        for match in _STORY.finditer(sgml):
+            attributes, story = dict(_ATTRIBUTE.findall(match.group(1))), match.group(2)
+            text = re.search(r"<TEXT\b([^>]*)>(.*?)</TEXT>", story, re.S)
+            try:
+                split, topics_attr = attributes["LEWISSPLIT"], attributes["TOPICS"]
+                newid, oldid, cgisplit = (attributes[k] for k in ("NEWID", "OLDID", "CGISPLIT"))
+            except KeyError as missing:
+                raise ValueError(f"Reuters story without the attribute {missing}") from None
+            if text is None:
+                raise ValueError(f"Reuters story NEWID={newid} has no <TEXT>")
+            body = _element(text.group(2), "BODY")
+            modapte = {("TRAIN", "YES"): "train", ("TEST", "YES"): "test"}.get(
+                (split, topics_attr), "unused")
+            rows.append([
+                newid, oldid, split, cgisplit, topics_attr, modapte,
+                *(_categories(story, tag) for tag in ("TOPICS", "PLACES", "PEOPLE", "ORGS",
+                                                      "EXCHANGES")),
+                (_element(story, "DATE") or "").strip(),
+                dict(_ATTRIBUTE.findall(text.group(1))).get("TYPE", "NORM"),
+                _decode(_element(text.group(2), "TITLE") or ""),
+                _decode(_element(text.group(2), "DATELINE") or ""),
+                _decode(body if body is not None else _TAG.sub("", text.group(2))),
+            ])
+    rows.sort(key=lambda row: int(row[0]))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    writer.writerows(rows)
+    return buffer.getvalue().encode("utf-8")

@@ -14,7 +14,7 @@ those files list them, so a gzip re-compression does not change them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _MULAN = "https://raw.githubusercontent.com/tsoumakas/mulan/43f6389095ad71984264db4387a8074b22bc7d4a/data/multi-label"
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
@@ -36,12 +36,16 @@ class Original:
     urls : tuple of str
         Where it is published, tried in order (plain or gzip content both accepted).
     sha256 : str
-        First 16 hex digits of the SHA-256 of its decompressed content.
+        First 16 hex digits of the SHA-256 of its decompressed content; empty for an
+        archive checked member by member instead.
+    members : dict of str -> str
+        For a tar archive: member file name -> first 16 hex digits of its SHA-256.
     """
 
     stored: str
     urls: tuple[str, ...]
     sha256: str
+    members: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -53,8 +57,8 @@ class Source:
     origin : str
         Publisher, upstream location and licence, in one sentence.
     originals : tuple of Original
-        The files to download; empty when no public source can be fetched automatically.
-    convert : {"copy", "letter", "skin", "mulan", "none"}
+        The files to download.
+    convert : {"copy", "letter", "skin", "mulan", "reuters"}
         The converter of ``download.py`` that turns the originals into ``outputs``.
     outputs : dict of str -> str
         File that ``load`` reads -> first 16 hex digits of the SHA-256 of its
@@ -65,11 +69,6 @@ class Source:
     originals: tuple[Original, ...]
     convert: str
     outputs: dict[str, str]
-
-    @property
-    def fetchable(self) -> bool:
-        """Whether ``fetch`` can download this set."""
-        return bool(self.originals)
 
 
 def _mulan(name: str, folder: str, hashes: dict[str, str], reference: str) -> Source:
@@ -161,12 +160,24 @@ SOURCES: dict[str, Source] = {
     "reuters21578": Source(
         origin=(
             "Reuters-21578, Distribution 1.0 (D. Lewis; free for research use): the 22 SGML "
-            "files of the UCI KDD archive (kdd.ics.uci.edu/databases/reuters21578/), parsed "
-            "into reuters21578/reuters21578.csv.gz (one row per story with the ModApte "
-            "split; the project data folder's PROVENANCE.md gives the columns)"
+            "files of reuters21578.tar.gz in the UCI KDD archive, parsed into one CSV row per "
+            "story with the ModApte split"
         ),
-        originals=(),
-        convert="none",
+        originals=(Original(
+            "reuters21578.tar.gz",
+            ("https://kdd.ics.uci.edu/databases/reuters21578/reuters21578.tar.gz",
+             f"{_UCI}/reuters21578-mld/reuters21578.tar.gz"),
+            "",
+            # the SHA-256 of each SGML file of the data folder's byte copy (sgml/*.gz)
+            members={f"reut2-{i:03d}.sgm": digest for i, digest in enumerate((
+                "9ff9bb40624ef992", "1528e7e82d110d88", "99f18068d0518952", "78a3a8d7e04bc9d4",
+                "726342c19a658733", "d09de619b6dd2d04", "b5535c0d66b01f49", "aa706007ec84a035",
+                "a3994583694a00b7", "29995f606dd1a9bd", "996df6008089bd09", "d3a2782015247d9c",
+                "da31035d483851f2", "8f7700bc0455fac3", "ef936bd3e0f36cf7", "6d3bcec73eff871b",
+                "be2f03a185fff701", "f370e610b4b1342e", "a5f971bf25448e91", "d3b07097fba2633d",
+                "f6ad1b724125c202", "3f5196d32869723c"))},
+        ),),
+        convert="reuters",
         outputs={"reuters21578.csv.gz": "87761b4298cd5cb1"},
     ),
 }  # fmt: skip
@@ -184,19 +195,15 @@ def how_to_get(name: str) -> str:
     Returns
     -------
     str
-        The origin and the ``fetch`` call (or, with no automatic source, where to put a
-        copy); empty for a bundled set.
+        The origin, the ``fetch`` call and where a copy may go instead; empty for a bundled
+        set.
     """
     source = SOURCES.get(name)
     if source is None:
         return ""
-    where = (
-        "put a copy laid out like the project's data folder (<folder>/"
-        f"{name}/{', '.join(source.outputs)}) in the folder named by $CONFBOOST_DATA"
+    return (
+        f"{name!r} comes from {source.origin}. Download it once with "
+        f"confboost.datasets.fetch({name!r}) (into the cache folder), or put a copy laid out "
+        f"like the project's data folder (<folder>/{name}/{', '.join(source.outputs)}) in "
+        "the folder named by $CONFBOOST_DATA."
     )
-    if source.fetchable:
-        return (
-            f"{name!r} comes from {source.origin}. Download it once with "
-            f"confboost.datasets.fetch({name!r}) (into the cache folder), or {where}."
-        )
-    return f"{name!r} comes from {source.origin}. confboost cannot fetch it: {where}."
