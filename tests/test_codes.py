@@ -8,8 +8,7 @@ from scipy.special import logsumexp
 
 from confboost.schemes.codes import (
     exhaustive_code,
-    hamming_decode,
-    loss_decode,
+    hamming_decode_scores,
     loss_decode_scores,
     min_distance,
     one_vs_rest_code,
@@ -154,17 +153,18 @@ def test_hamming_decode_by_hand():
             [1.0, 1.0, 0.0, -1.0],  # distances 0.5, 1.5, 2.5 -> class 0
         ]
     )
-    np.testing.assert_array_equal(hamming_decode(CODE, scores), [0, 1, 2, 0, 0])
+    np.testing.assert_array_equal(np.argmax(hamming_decode_scores(CODE, scores), axis=1),
+                                  [0, 1, 2, 0, 0])
 
 
 def test_loss_decode_by_hand():
     # Hamming decoding ties classes 0 and 1 (one disagreement each), but class 1's
     # disagreement is on a bit with a small score: loss decoding prefers it.
     scores = np.array([[0.1, 5.0, 5.0, -5.0]])
-    assert hamming_decode(CODE, scores)[0] == 0
+    assert np.argmax(hamming_decode_scores(CODE, scores), axis=1)[0] == 0
     # losses: class 0: e^-0.1 + e^-5 + e^5 + e^-5; class 1: e^0.1 + 3 e^-5;
     # class 2: e^-0.1 + e^5 + e^-5 + e^5.
-    assert loss_decode(CODE, scores)[0] == 1
+    assert np.argmax(loss_decode_scores(CODE, scores), axis=1)[0] == 1
     expected = -np.log(
         [
             np.exp(-0.1) + 2 * np.exp(-5) + np.exp(5),
@@ -182,7 +182,8 @@ def test_loss_decode_one_vs_rest_is_argmax(seed):
     k = int(rng.integers(2, 15))
     scores = rng.normal(scale=3.0, size=(300, k))
     code = one_vs_rest_code(k)
-    np.testing.assert_array_equal(loss_decode(code, scores), np.argmax(scores, axis=1))
+    np.testing.assert_array_equal(np.argmax(loss_decode_scores(code, scores), axis=1),
+                                  np.argmax(scores, axis=1))
     # The class scores rank the classes as f does.
     np.testing.assert_array_equal(
         np.argsort(loss_decode_scores(code, scores), axis=1), np.argsort(scores, axis=1)
@@ -194,7 +195,8 @@ def test_loss_decode_brute_force():
     code = random_code(6, 9, random_state=3)
     scores = rng.normal(size=(200, 9))
     losses = np.exp(-code[None, :, :] * scores[:, None, :]).sum(axis=2)
-    np.testing.assert_array_equal(loss_decode(code, scores), np.argmin(losses, axis=1))
+    np.testing.assert_array_equal(np.argmax(loss_decode_scores(code, scores), axis=1),
+                                  np.argmin(losses, axis=1))
     np.testing.assert_allclose(loss_decode_scores(code, scores), -np.log(losses))
 
 
@@ -210,11 +212,11 @@ def test_decoders_do_not_overflow():
     )
     with np.errstate(over="raise", divide="raise", invalid="raise"):
         class_scores = loss_decode_scores(code, scores)
-        classes = loss_decode(code, scores)
+        classes = np.argmax(loss_decode_scores(code, scores), axis=1)
     assert np.all(np.isfinite(class_scores))
     np.testing.assert_array_equal(classes, [0, 0, 2])
     np.testing.assert_allclose(class_scores[0], [-5e3, -6e3, -1e4 - np.log(2)], rtol=1e-12)
-    np.testing.assert_array_equal(hamming_decode(code, scores), [0, 0, 2])
+    np.testing.assert_array_equal(np.argmax(hamming_decode_scores(code, scores), axis=1), [0, 0, 2])
 
 
 @pytest.mark.parametrize("scale", [1.0, 300.0, 1e4])
@@ -234,16 +236,16 @@ def test_exhaustive_code_corrects_errors():
     for y, bit in itertools.product(range(4), range(code.shape[1])):
         scores = code[y].astype(float)
         scores[bit] *= -1
-        assert hamming_decode(code, scores[None])[0] == y
-        assert loss_decode(code, scores[None])[0] == y
+        assert np.argmax(hamming_decode_scores(code, scores[None]), axis=1)[0] == y
+        assert np.argmax(loss_decode_scores(code, scores[None]), axis=1)[0] == y
 
 
 def test_decoder_errors():
     with pytest.raises(ValueError, match="one column per code bit"):
-        hamming_decode(CODE, np.zeros((2, 3)))
+        hamming_decode_scores(CODE, np.zeros((2, 3)))
     with pytest.raises(ValueError, match="one column per code bit"):
-        loss_decode(CODE, np.zeros(4))
+        np.argmax(loss_decode_scores(CODE, np.zeros(4)), axis=1)
     with pytest.raises(ValueError, match="NaN or infinite"):
-        loss_decode(CODE, np.full((1, 4), np.inf))
+        loss_decode_scores(CODE, np.full((1, 4), np.inf))
     with pytest.raises(ValueError, match="rows 0 and 1"):
         loss_decode_scores([[1, -1], [1, -1]], np.zeros((1, 2)))

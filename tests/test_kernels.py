@@ -16,8 +16,6 @@ from confboost.kernels.split import best_thresholds, best_thresholds_naive
 from confboost.kernels.update import (
     stump_blocks,
     stump_blocks_naive,
-    update_weights,
-    update_weights_naive,
 )
 from tests.conftest import random_problem
 
@@ -94,22 +92,6 @@ def test_real_criterion_is_two_sum_sqrt(rng):
         w_minus = weights[block & (signs[:, 0] < 0), 0].sum()
         by_hand += 2 * np.sqrt(w_plus * w_minus)
     assert criterion_naive(pos, neg, 0, 1.0) == pytest.approx(by_hand)
-
-
-@pytest.mark.parametrize("k", [1, 3])
-def test_update_weights_equals_naive(rng, k):
-    _, signs, weights = random_problem(rng, n_samples=100, k=k)
-    blocks = rng.integers(0, 3, size=100).astype(np.uint8)
-    values = rng.normal(size=(3, k))
-    scores = rng.normal(size=(100, k))
-    fast_w, fast_s = weights.copy(), scores.copy()
-    naive_w, naive_s = weights.copy(), scores.copy()
-    z_fast = update_weights(fast_w, signs, blocks, values, 0.7, fast_s)
-    z_naive = update_weights_naive(naive_w, signs, blocks, values, 0.7, naive_s)
-    assert z_fast == pytest.approx(z_naive, rel=1e-12)
-    np.testing.assert_allclose(fast_w, naive_w, rtol=1e-12)
-    np.testing.assert_allclose(fast_s, naive_s, rtol=1e-12)
-    assert fast_w.sum() == pytest.approx(1.0)
 
 
 def test_stump_blocks_equal_naive(rng):

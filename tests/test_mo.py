@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import load_iris, load_wine
 
 from confboost import BoostClassifier, load
-from confboost.schemes.codes import hamming_decode, loss_decode, min_distance
+from confboost.schemes.codes import hamming_decode_scores, loss_decode_scores, min_distance
 from confboost.schemes.mo import build_code, class_scores
 
 
@@ -50,9 +50,9 @@ def test_decoders_match_the_codes_module(rng):
     scores = rng.normal(size=(40, 12))
     scores[0, :4] = 0.0
     np.testing.assert_array_equal(np.argmax(class_scores(code, scores, "hamming"), axis=1),
-                                  hamming_decode(code, scores))
+                                  np.argmax(hamming_decode_scores(code, scores), axis=1))
     np.testing.assert_array_equal(np.argmax(class_scores(code, scores, "loss"), axis=1),
-                                  loss_decode(code, scores))
+                                  np.argmax(loss_decode_scores(code, scores), axis=1))
 
 
 def test_decision_function_and_proba_follow_the_decoder(wine):

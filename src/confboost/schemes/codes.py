@@ -2,8 +2,9 @@
 
 This module owns the code matrices ``λ`` that map each of the ``k`` classes to a subset of
 ``k'`` binary labels (one-vs-rest, Dietterich & Bakiri's exhaustive codes, random codes),
-their validation and minimum distance ``ρ``, and the two decoders of §8 that turn the
-scores ``f(x, l')`` of AdaBoost.MH on the code bits back into a class.
+their validation and minimum distance ``ρ``, and the class scores of the two decoders of §8
+that turn the scores ``f(x, l')`` of AdaBoost.MH on the code bits back into a class (the
+decoded class is their argmax; ``schemes/mo.py`` picks the decoder by name).
 
 A code is a ``(k, k')`` int8 matrix with entries ±1: ``code[y, l'] = λ(y)[l']``, i.e. +1 when
 bit ``l'`` belongs to ``λ(y)``. Row ``y`` is the codeword of class ``y``.
@@ -16,8 +17,7 @@ from sklearn.utils import check_random_state
 
 __all__ = [
     "exhaustive_code",
-    "hamming_decode",
-    "loss_decode",
+    "hamming_decode_scores",
     "loss_decode_scores",
     "min_distance",
     "one_vs_rest_code",
@@ -257,12 +257,12 @@ def _check_code_and_scores(code, scores):
     return code, scores
 
 
-def hamming_decode(code, scores):
-    """Variant 1 of AdaBoost.MO: the class whose codeword is nearest to ``sign f``.
+def hamming_decode_scores(code, scores):
+    """Negated Hamming distances of every class, for Variant 1 of AdaBoost.MO (paper §8).
 
-    ``H_1(x) = argmin_y |λ(y) Δ H(x)|`` with ``H(x) = {l' : f(x, l') > 0}`` (paper §8).
-    Computed as ``Σ_l' (1 − λ(y)[l'] sign f(x, l')) / 2``, so a score of exactly 0 (an
-    abstention) counts as half a disagreement with every class.
+    ``-|λ(y) Δ H(x)|`` with ``H(x) = {l' : f(x, l') > 0}``, computed as
+    ``-Σ_l' (1 − λ(y)[l'] sign f(x, l')) / 2``, so a score of exactly 0 (an abstention)
+    counts as half a disagreement with every class.
 
     Parameters
     ----------
@@ -273,13 +273,12 @@ def hamming_decode(code, scores):
 
     Returns
     -------
-    classes : ndarray of intp, shape (n,)
-        Class indices in ``0..k−1``; ties go to the lowest index.
+    class_scores : ndarray of float64, shape (n, k)
+        Higher is better; the argmax (ties to the lowest index) is the decoded class.
     """
     code, scores = _check_code_and_scores(code, scores)
-    agreement = np.sign(scores).astype(np.int64) @ code.T.astype(np.int64)
-    distances = (code.shape[1] - agreement) / 2
-    return np.argmin(distances, axis=1)
+    agreement = np.sign(scores) @ code.T.astype(np.float64)
+    return -(code.shape[1] - agreement) / 2.0
 
 
 def loss_decode_scores(code, scores):
@@ -308,7 +307,9 @@ def loss_decode_scores(code, scores):
     Returns
     -------
     class_scores : ndarray of float64, shape (n, k)
-        Higher is better; the argmax is :func:`loss_decode`.
+        Higher is better; the argmax (ties to the lowest index) is the class of least
+        exponential loss, H_2(x) = argmin_y Σ_l' exp(−λ(y)[l'] f(x, l')) (Variant 2). With
+        the one-vs-rest code that is AdaBoost.MH's argmax rule (Eq. 17).
     """
     code, scores = _check_code_and_scores(code, scores)
     plus = (code == 1).astype(np.float64)  # (k, k')
@@ -347,24 +348,3 @@ def _log_sum_exp(exponents):
     np.maximum(exponents, _MIN_EXPONENT, out=exponents)
     np.exp(exponents, out=exponents)
     return top + np.log(exponents.sum(axis=1))
-
-
-def loss_decode(code, scores):
-    """Variant 2 of AdaBoost.MO: the class of least exponential loss (paper §8).
-
-    ``H_2(x) = argmin_y Σ_l' exp(−λ(y)[l'] f(x, l'))``. With the one-vs-rest code this is
-    AdaBoost.MH's argmax rule ``argmax_y f(x, y)`` (Eq. 17).
-
-    Parameters
-    ----------
-    code : array-like, shape (k, k')
-        The code, as accepted by :func:`validate_code`.
-    scores : array-like, shape (n, k')
-        ``f(x, l')`` from AdaBoost.MH on the code bits.
-
-    Returns
-    -------
-    classes : ndarray of intp, shape (n,)
-        Class indices in ``0..k−1``; ties go to the lowest index.
-    """
-    return np.argmax(loss_decode_scores(code, scores), axis=1)

@@ -117,18 +117,9 @@ class MHScheme:
         return predicted * total
 
     def train_loss(self):
-        """The loss the scheme's theorem bounds, on the training set (see module doc)."""
-        if self._loss is not None:
-            return self._loss
-        if self.single_label:
-            predicted = np.argmax(self.scores, axis=1)
-            correct = self.labels.signs[np.arange(len(predicted)), predicted] > 0
-            # a tie at the top is no decision: count it as an error
-            top = self.scores[np.arange(len(predicted)), predicted]
-            tied = (self.scores == top[:, None]).sum(axis=1) > 1
-            return float(self.example_weights[~correct | tied].sum())
-        wrong = self.labels.signs * self.scores <= 0
-        return float((self.pair_weights * wrong).sum())
+        """The loss the scheme's theorem bounds, on the training set after the last
+        ``update`` (see module doc; measured in the update's pass)."""
+        return self._loss
 
     def bound(self, product_z):
         """The theorem's bound on ``train_loss`` given Π_{s<=t} Z_s."""

@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 
 from confboost.schemes.codes import (
     exhaustive_code,
+    hamming_decode_scores,
     loss_decode_scores,
     min_distance,
     one_vs_rest_code,
@@ -92,12 +93,11 @@ def class_scores(code, scores, decoding):
     class_scores : ndarray of shape (n_samples, k)
         "loss": -ln Σ_{l'} exp(-λ(y)[l'] f(x, l')), the negated log exponential loss;
         "hamming": -|λ(y) Δ H(x)|, the negated Hamming distance (a score of exactly 0
-        counts as half a disagreement, as in ``codes.hamming_decode``).
+        counts as half a disagreement).
     """
     if decoding == "loss":
         return loss_decode_scores(code, scores)
-    agreement = np.sign(scores) @ code.T.astype(np.float64)
-    return -(code.shape[1] - agreement) / 2.0
+    return hamming_decode_scores(code, scores)
 
 
 class MOScheme(MHScheme):
