@@ -17,7 +17,8 @@ from tests.test_mixed import mixed_frame
 
 def _assert_sums(clf, X):
     contribution = clf.explain(X)
-    f = (clf.model_.decision_function(clf._prepare(X)) if clf._decoding()
+    decoded = clf.scheme == "mo" and clf.code_.shape[1] > 1  # contributions to f on the bits
+    f = (clf.model_.decision_function(clf._prepare(X)) if decoded
          else clf.decision_function(X))
     np.testing.assert_allclose(contribution.sum(axis=-1), f, rtol=1e-12, atol=1e-12)
     return contribution

@@ -104,8 +104,8 @@ def test_binary_data_takes_the_binary_path(wine):
     ({"code": [[1, -1, 1], [1, -1, 1], [-1, 1, 1]]}, "rows 0 and 1 of the code are equal"),
     ({"code": [[1, -1], [-1, 1]]}, "2 rows but there are 3 classes"),
     ({"code": "one-vs-rest", "code_length": 5}, "code_length sets the bits"),
-    ({"code": "bch"}, "code must be one of"),
-    ({"decoding": "viterbi"}, "decoding must be one of"),
+    ({"code": "bch"}, "'code' parameter of BoostClassifier must be a str among"),
+    ({"decoding": "viterbi"}, "'decoding' parameter of BoostClassifier must be a str"),
 ])
 def test_bad_codes_are_refused(wine, params, message):
     X, y = wine

@@ -1,44 +1,67 @@
-"""scikit-learn estimators: validate, encode labels, bin, run the loop, predict.
+"""The scikit-learn surface: ``BoostClassifier``.
 
-``BoostClassifier`` is the one public classifier. It validates its parameters once, at
-``fit`` (DESIGN.md rule 5), turns the labels into label signs Y (n_samples × k), bins the
-features, builds the named scheme and runs the boosting loop with the weak learner,
-confidence rule and α method. Binary data is the case k = 1 (paper Figure 1) whatever the
-scheme; multiclass and multi-label data go through AdaBoost.MH (Figure 2), AdaBoost.MR
-(Figures 4-5) or, for single-label data, AdaBoost.MO (Figure 3). The estimator also owns
-what a scheme's scores mean to a user: predictions, decision values and probabilities.
+It validates its parameters once, at ``fit``, from a declarative table
+(``_parameter_constraints``, DESIGN.md rule 5), turns the labels into label signs Y
+(n_samples × k), builds the Dataset (``data/``), picks the scheme and the weak learner from
+their registries (``schemes``, ``learners``) and runs the loop (``boosting.py``). Binary data
+is the case k = 1 (paper Figure 1) whatever the scheme; multiclass and multi-label data go
+through AdaBoost.MH (Figure 2), AdaBoost.MR (Figures 4-5) or, for single-label data,
+AdaBoost.MO (Figure 3). What f means to a user (decision values, predictions,
+probabilities) is the scheme's (``schemes.scheme_outputs``); saving is ``persistence.py``'s.
 """
 
 import warnings
 from contextlib import contextmanager
+from numbers import Integral, Real
 
 import numba
 import numpy as np
-from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import default_smoothing
-from confboost.criterion import REAL, REAL_ABSTAIN, mode_code
+from confboost.criterion import MODES, REAL, REAL_ABSTAIN
 from confboost.data.binning import RAW_DTYPES
 from confboost.data.columns import FrameEncoder, column_names, infer_feature_types, is_table
 from confboost.data.dataset import Dataset
+from confboost.data.text import TextExpert
 from confboost.explain import bound_importances, record_cover
 from confboost.interpret import InterpretMixin
 from confboost.learners import LEARNERS, MAX_LEAVES, make_learner
 from confboost.model import BoostedModel
 from confboost.persistence import load, save_estimator
-from confboost.schemes.mh import INITS, MHScheme
-from confboost.schemes.mo import CODES, DECODINGS, MOScheme, build_code, class_scores
-from confboost.schemes.mr import MRScheme, hamming_threshold, pair_smoothing
-
-SCHEMES = ("mh", "mr", "mo")
+from confboost.schemes import SCHEMES, build_scheme, scheme_outputs
+from confboost.schemes.codes import min_distance
+from confboost.schemes.mh import INITS
+from confboost.schemes.mo import CODES, DECODINGS
+from confboost.schemes.mr import pair_smoothing
 
 __all__ = ["BoostClassifier", "load", "numba_threads"]
+
+
+class _Count(Interval):
+    """An int (not a bool) in an interval."""
+
+    def __init__(self, left, right, closed="both"):
+        super().__init__(Integral, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
+
+
+class _Number(Interval):
+    """A real number (not a bool) in an interval."""
+
+    def __init__(self, left, right, closed="both"):
+        super().__init__(Real, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
 
 
 #: Below this many example·feature·label cells a fit runs its kernels on one thread.
@@ -79,30 +102,18 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
 
     Binary data is generalized AdaBoost (Figure 1) on k = 1 label column, whatever the
     scheme. Multiclass (1-D y with more than two classes, any label type) and multi-label
-    data (2-D 0/1 indicator y) run the named scheme:
-
-    - ``"mh"``, AdaBoost.MH (Figure 2): one ±1 column per class, Hamming loss. ``predict``:
-      H_1(x) = argmax_l f(x, l) (Eq. 17) for single-label data, {l : f(x, l) > 0} for
-      multi-label data. ``decision_function``: f(x, l), shape (n, k).
-    - ``"mr"``, AdaBoost.MR (Figure 5, O(mk)): a ranking of the labels, ranking loss; on
-      single-label data discrete MR is AdaBoost.M2. ``predict``: argmax_l f(x, l) for
-      single-label data; for multi-label data the labels with f(x, l) > ``threshold_``, one
-      global cut learned on the training set (the θ of least training Hamming loss: f has
-      no natural zero, adding c(x) to every label changes no Z_t). ``decision_function``:
-      f(x, l), shape (n, k), the ranking. Examples whose label set is empty or full have
-      no crucial pair and get no weight.
-    - ``"mo"``, AdaBoost.MO (Figure 3): AdaBoost.MH on the bits of an output code, then a
-      decoder; single-label data only. ``predict``: the decoded class.
-      ``decision_function``: the decoder's class scores, shape (n, k classes): negated
-      log exponential losses -ln Σ_l' exp(-λ(y)[l'] f(x, l')) ("loss") or negated Hamming
-      distances -|λ(y) Δ H(x)| ("hamming"); the argmax is the prediction.
-
-    ``predict_proba`` per scheme: MH, σ(2 f) per label (normalised over the classes for
-    single-label data; real AdaBoost's f estimates half log-odds); MR single-label, the
-    softmax of f (the minimiser of MR's pair loss has f(x, y) = ln P(y | x) + c(x));
-    MR multi-label, σ(2 (f - threshold_)), above ½ exactly on the predicted labels; MO,
-    the softmax of ``decision_function`` (for loss decoding, P(y) ∝ 1 / loss(y)). Only
-    real MH's are probability estimates; the others are monotone scores.
+    data (2-D 0/1 indicator y) run the named scheme: ``"mh"``, AdaBoost.MH (Figure 2), one
+    ±1 column per class, Hamming loss; ``"mr"``, AdaBoost.MR (Figure 5, O(mk)), a ranking
+    of the labels, ranking loss (on single-label data discrete MR is AdaBoost.M2; examples
+    whose label set is empty or full have no crucial pair and get no weight); ``"mo"``,
+    AdaBoost.MO (Figure 3), AdaBoost.MH on the bits of an output code, then a decoder
+    (single-label data only). What ``decision_function``, ``predict`` and ``predict_proba``
+    return under each is the scheme's (``schemes.mh.MHOutputs``, ``schemes.mr.MROutputs``,
+    ``schemes.mo.MOOutputs``): f(x, l) and its argmax (Eq. 17) or {l : f(x, l) > 0} for
+    MH; the same for MR with, on multi-label data, the cut ``threshold_`` learned on the
+    training set (f has no natural zero); the decoder's class scores and their argmax for
+    MO. Only real MH's ``predict_proba`` estimates probabilities; the others are monotone
+    scores.
 
     ``history_["bound"]`` is the theorem's bound on ``history_["train_loss"]``: Theorem 1
     (binary training error ≤ Π Z_t), Theorem 3 (MH multi-label Hamming loss ≤ Π Z_t),
@@ -136,15 +147,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         Starting distribution of AdaBoost.MH on single-label multiclass data (§7.2);
         MR and MO have their own (Figure 4; MH's uniform start on the code bits).
         "balanced" puts half of each example's weight on its own label and tightens the
-        training-error bound from (k/2) Π Z_t to √(k-1) Π Z_t, but the default is
-        "uniform" by measurement (``benchmarks/mh_init.py``, test error at 100 rounds on
-        satimage, pendigits, vowel, segment, yeast-multiclass): with the default real
-        confidences uniform was as good or better on four of the five sets (pendigits
-        6.7% vs 7.0%, segment 2.8% vs 3.0%, yeast 39.7% vs 41.8%, satimage 13.3% both)
-        and worse only on vowel (57.1% vs 52.2%); with discrete confidences balanced was
-        slightly better on three (satimage, pendigits, segment, by 0.4-0.7 points). The
-        differences are small next to the test-set noise, and uniform is the paper's
-        Figure 2 and keeps MO with the one-per-class code equal to MH (Eq. 21).
+        training-error bound from (k/2) Π Z_t to √(k-1) Π Z_t; "uniform" is the default by
+        measurement (``benchmarks/mh_init.py``: as good or better on four of five sets with
+        real confidences), is the paper's Figure 2, and keeps MO with the one-per-class code
+        equal to MH (Eq. 21).
     code : {"random", "exhaustive", "one-vs-rest"} or array-like of shape (k, k'), \
             default="random"
         AdaBoost.MO's output code (``confboost.schemes.codes``): "random" bits ±1 with
@@ -254,6 +260,31 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_estimators": [_Count(1, None, closed="left")],
+        "scheme": [StrOptions(set(SCHEMES))],
+        "confidence": [StrOptions(set(MODES))],
+        "alpha": [StrOptions(set(ALPHA_METHODS))],
+        "smoothing": [StrOptions({"auto"}), _Number(0, None, closed="neither")],
+        "init": [StrOptions(set(INITS))],
+        "code": [StrOptions(set(CODES)), "array-like"],
+        "code_length": [None, _Count(1, None, closed="left")],
+        "decoding": [StrOptions(set(DECODINGS))],
+        "max_bins": [_Count(2, 255)],
+        "trim": [_Number(0.0, 0.5)],
+        "n_jobs": [None, _Count(None, -1, closed="right"), _Count(1, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "weak_learner": [StrOptions(set(LEARNERS))],
+        "max_leaves": [_Count(2, MAX_LEAVES)],
+        "max_depth": [None, _Count(1, None, closed="left")],
+        "min_leaf_weight": [_Number(0.0, 0.5)],
+        "product_terms": [_Count(1, 16)],
+        "learning_rate": [_Number(0.0, 1.0, closed="right")],
+        "feature_types": [None, dict],
+        "text_expert": [None, TextExpert, dict],
+    }
+
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
                  smoothing="auto", init="uniform", code="random", code_length=None,
                  decoding="loss", max_bins=255, trim=0.0, n_jobs=None, random_state=None,
@@ -291,67 +322,21 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def _validate_params_once(self):
-        def need(condition, message):
-            if not condition:
-                raise ValueError(message)
-
-        need(isinstance(self.n_estimators, (int, np.integer)) and self.n_estimators >= 1,
-             f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
-        need(self.scheme in SCHEMES, f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
-        mode = mode_code(self.confidence)
-        need(self.alpha in ALPHA_METHODS,
-             f"alpha must be one of {ALPHA_METHODS}, got {self.alpha!r}")
-        need(self.init in INITS, f"init must be one of {INITS}, got {self.init!r}")
-        need(not isinstance(self.code, str) or self.code in CODES,
-             f"code must be one of {CODES} or a (k, k') ±1 matrix, got {self.code!r}")
-        need(self.code_length is None
-             or (isinstance(self.code_length, (int, np.integer))
-                 and not isinstance(self.code_length, bool) and self.code_length >= 1),
-             f"code_length must be None or an integer >= 1, got {self.code_length!r}")
-        need(self.decoding in DECODINGS,
-             f"decoding must be one of {DECODINGS}, got {self.decoding!r}")
-        need(isinstance(self.max_bins, (int, np.integer)) and 2 <= self.max_bins <= 255,
-             f"max_bins must be an integer in [2, 255], got {self.max_bins!r}")
-        need(self.smoothing == "auto" or (isinstance(self.smoothing, (int, float))
-                                          and not isinstance(self.smoothing, bool)
-                                          and 0 < self.smoothing < np.inf),
-             f"smoothing must be 'auto' or a positive finite float, got {self.smoothing!r}")
-        need(isinstance(self.trim, (int, float)) and not isinstance(self.trim, bool)
-             and 0.0 <= self.trim <= 0.5,
-             f"trim must be a float in [0, 0.5], got {self.trim!r}")
-        need(self.trim == 0 or self.weak_learner == "stump",
-             f"trim applies to weak_learner='stump' only, got weak_learner="
-             f"{self.weak_learner!r} with trim={self.trim!r}")
-        need(self.n_jobs is None or (isinstance(self.n_jobs, (int, np.integer))
-                                     and self.n_jobs != 0),
-             f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
-        need(self.weak_learner in LEARNERS,
-             f"weak_learner must be one of {sorted(LEARNERS)}, got {self.weak_learner!r}")
-        need(isinstance(self.max_leaves, (int, np.integer))
-             and not isinstance(self.max_leaves, bool) and 2 <= self.max_leaves <= MAX_LEAVES,
-             f"max_leaves must be an integer in [2, {MAX_LEAVES}], got {self.max_leaves!r}")
-        need(self.max_depth is None or (isinstance(self.max_depth, (int, np.integer))
-                                        and not isinstance(self.max_depth, bool)
-                                        and self.max_depth >= 1),
-             f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
-        need(isinstance(self.min_leaf_weight, (int, float, np.number))
-             and not isinstance(self.min_leaf_weight, bool) and 0 <= self.min_leaf_weight <= 0.5,
-             f"min_leaf_weight must be a float in [0, 0.5], got {self.min_leaf_weight!r}")
-        need(isinstance(self.product_terms, (int, np.integer))
-             and not isinstance(self.product_terms, bool) and 1 <= self.product_terms <= 16,
-             f"product_terms must be an integer in [1, 16], got {self.product_terms!r}")
-        need(isinstance(self.learning_rate, (int, float, np.number))
-             and not isinstance(self.learning_rate, bool) and 0 < self.learning_rate <= 1,
-             f"learning_rate must be a float in (0, 1], got {self.learning_rate!r}")
-        return mode
+        """Check every parameter against ``_parameter_constraints`` (a ValueError naming
+        it), and the one rule across parameters; returns the confidence mode code."""
+        self._validate_params()
+        if self.trim != 0 and self.weak_learner != "stump":
+            raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
+                             f"{self.weak_learner!r} with trim={self.trim!r}")
+        return MODES[self.confidence]
 
     def _encode_targets(self, y):
-        """Label signs (n, k), whether the data is single-label, and each example's class.
+        """Label signs (n, k) and each example's class; sets ``classes_``.
 
         Returns
         -------
         signs : ndarray of shape (n_samples, k), int8
-        single_label : bool
+            k = 1 for binary y (Figure 1), one column per class or label otherwise.
         encoded : ndarray of shape (n_samples,) or None
             Class indices into ``classes_`` (None for multi-label y).
         """
@@ -363,7 +348,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
                                  f"only 0 and 1; found {found}")
             self.classes_ = np.arange(Y.shape[1])
             self._multilabel = True
-            return np.where(Y > 0, 1, -1).astype(np.int8), False, None
+            return np.where(Y > 0, 1, -1).astype(np.int8), None
         y_type = type_of_target(y, input_name="y")
         if y_type not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type {y_type!r}: y must be binary, multiclass or "
@@ -375,31 +360,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has only one class ({self.classes_[0]}); a classifier "
                              "needs at least two")
         if self.classes_.size == 2:
-            return np.where(encoded == 1, 1, -1).astype(np.int8)[:, None], False, encoded
+            return np.where(encoded == 1, 1, -1).astype(np.int8)[:, None], encoded
         signs = -np.ones((encoded.size, self.classes_.size), dtype=np.int8)
         signs[np.arange(encoded.size), encoded] = 1
-        return signs, True, encoded
-
-    def _build_scheme(self, signs, single_label, encoded, sample_weight):
-        """The scheme object for this data (binary data: the k = 1 path of every scheme)."""
-        binary = signs.shape[1] == 1 and not self._multilabel
-        if self.scheme == "mo":
-            if self._multilabel:
-                raise ValueError("scheme='mo' (AdaBoost.MO) is for single-label data: each "
-                                 "example's class is encoded by one codeword; use scheme="
-                                 "'mh' or 'mr' for a multi-label (2-D indicator) y")
-            if binary:
-                self.code_ = np.array([[-1], [1]], dtype=np.int8)
-                self.code_distance_ = 1
-            else:
-                self.code_ = build_code(self.code, self.classes_.size, self.code_length,
-                                        self.random_state)
-                scheme = MOScheme(encoded, self.code_, self.decoding, sample_weight)
-                self.code_distance_ = scheme.distance
-                return scheme
-        if self.scheme == "mr" and not binary:
-            return MRScheme(signs, sample_weight)
-        return MHScheme(signs, sample_weight, single_label, self.init)
+        return signs, encoded
 
     def _is_mixed(self, X):
         """Whether X goes through the mixed-type path (a table with a non-continuous column)."""
@@ -516,14 +480,19 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         ``targets`` is ``_encode_targets``' result; the weak learner is built once ε is
         known (MO's ε counts its k' code columns).
         """
-        signs, single_label, encoded = targets
+        signs, encoded = targets
         for fitted in ("code_", "code_distance_", "threshold_", "thresholds_"):
             self.__dict__.pop(fitted, None)
-        scheme = self._build_scheme(signs, single_label, encoded, sample_weight)
+        scheme, code = build_scheme(self.scheme, signs, encoded, self._multilabel,
+                                    sample_weight, init=self.init, code=self.code,
+                                    code_length=self.code_length, decoding=self.decoding,
+                                    random_state=self.random_state)
+        if code is not None:
+            self.code_, self.code_distance_ = code, min_distance(code)
         k = scheme.labels.n_labels
         self.smoothing_ = (default_smoothing(sample_weight, k) if self.smoothing == "auto"
                            else float(self.smoothing))
-        if (self.smoothing == "auto" and isinstance(scheme, MRScheme) and self.alpha == "auto"
+        if (self.smoothing == "auto" and scheme.name == "mr" and self.alpha == "auto"
                 and self.trim == 0 and mode in (REAL, REAL_ABSTAIN)):
             self.smoothing_ = pair_smoothing(self.smoothing_)
         callbacks = list(callbacks)
@@ -532,11 +501,6 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
                                                                     sample_weight))
         if self.verbose:
             callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
-        thresholds = []
-        if isinstance(scheme, MRScheme) and self._multilabel:
-            def record_threshold(round_index, record):
-                thresholds.append(hamming_threshold(signs, scheme.scores, sample_weight))
-            callbacks.append(record_threshold)
         # Trimmed real confidences fit only the kept examples, so α = 1 is no longer the
         # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
         alpha_method = ("exact" if self.trim > 0 and self.alpha == "auto"
@@ -550,6 +514,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
         self.n_estimators_ = len(hypotheses)
+        thresholds = getattr(scheme, "thresholds", None)  # MR on multi-label data
         if thresholds:
             self.thresholds_ = np.asarray(thresholds, dtype=np.float64)
             self.threshold_ = float(self.thresholds_[-1])
@@ -581,15 +546,12 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         with numba_threads(self.n_jobs, X.shape[0] * len(self.model_) * self.model_.n_labels):
             return self.model_.decision_function(X)
 
-    def _decoding(self):
-        """Whether f must go through AdaBoost.MO's decoder (MO beyond the binary path)."""
-        return self.scheme == "mo" and self.code_.shape[1] > 1
-
-    def _output(self, scores):
-        """``decision_function`` from f: (n,) for binary data, (n, k) otherwise."""
-        if self._decoding():
-            return class_scores(self.code_, scores, self.decoding)
-        return scores[:, 0] if scores.shape[1] == 1 else scores
+    def _outputs(self):
+        """What f means under the fitted scheme (``schemes.scheme_outputs``)."""
+        check_is_fitted(self)
+        return scheme_outputs(self.scheme, self.classes_, self._multilabel,
+                              getattr(self, "code_", None), self.decoding,
+                              getattr(self, "thresholds_", None))
 
     def decision_function(self, X):
         """f(x) for binary data, shape (n_samples,); otherwise shape (n_samples, k).
@@ -597,38 +559,27 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         MH and MR: f(x, l). MO: the decoder's class scores (negated exponential losses,
         or negated Hamming distances), whose argmax is the prediction.
         """
-        return self._output(self._scores(X))
+        return self._outputs().decision_function(self._scores(X))
 
     def _staged_scores(self, X):
+        """f after each round, shape (n_samples, k) each (before the scheme's outputs)."""
         yield from self.model_.staged_decision_function(self._prepare(X))
 
     def staged_decision_function(self, X):
         """Yield ``decision_function(X)`` after each round."""
+        outputs = self._outputs()
         for scores in self._staged_scores(X):
-            yield self._output(scores)
-
-    def _labels_from_scores(self, scores, threshold=0.0):
-        """Predictions from f: labels (1-D) or 0/1 indicator rows (multi-label)."""
-        if self._multilabel:
-            return (scores > threshold).astype(np.int64)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        return self.classes_[np.argmax(self._output(scores), axis=1)]
-
-    def _threshold(self, round_index=None):
-        """The multi-label cut on f: 0 for MH, MR's learned θ (after ``round_index``)."""
-        if not hasattr(self, "thresholds_"):
-            return 0.0
-        return self.thresholds_[-1 if round_index is None else round_index]
+            yield outputs.decision_function(scores)
 
     def predict(self, X):
         """Class labels, or 0/1 indicator rows for multi-label data (see the class doc)."""
-        return self._labels_from_scores(self._scores(X), self._threshold())
+        return self._outputs().predict(self._scores(X))
 
     def staged_predict(self, X):
         """Yield ``predict(X)`` after each round."""
+        outputs = self._outputs()
         for round_index, scores in enumerate(self._staged_scores(X)):
-            yield self._labels_from_scores(scores, self._threshold(round_index))
+            yield outputs.predict(scores, round_index)
 
     def predict_proba(self, X):
         """Class (or label) probabilities; their meaning depends on the scheme.
@@ -644,20 +595,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
-        scores = self._scores(X)
-        if scores.shape[1] == 1 and not self._multilabel:
-            positive = expit(2.0 * scores[:, 0])
-            return np.column_stack([1.0 - positive, positive])
-        if self._decoding():
-            return softmax(self._output(scores), axis=1)
-        if self._multilabel:
-            return expit(2.0 * (scores - self._threshold()))
-        if self.scheme == "mr":
-            return softmax(scores, axis=1)
-        per_label = expit(2.0 * scores)
-        totals = per_label.sum(axis=1, keepdims=True)
-        return np.where(totals > 0, per_label / np.where(totals > 0, totals, 1.0),
-                        1.0 / scores.shape[1])
+        return self._outputs().predict_proba(self._scores(X))
 
     def save(self, path):
         """Write the fitted model to ``path`` as versioned JSON, data only, with a checksum

@@ -260,12 +260,13 @@ def _staged_losses(clf, X, y):
     name = loss_name(clf)
     y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
     losses = []
+    outputs = clf._outputs()
     for index, scores in enumerate(clf._staged_scores(X)):
         if name == "ranking loss":
             mask = _label_matrix(clf, y)
             losses.append(ranking_loss(mask, scores))
         else:
-            predicted = clf._labels_from_scores(scores, clf._threshold(index))
+            predicted = outputs.predict(scores, index)
             wrong = predicted != y
             losses.append(float(np.mean(wrong)))
     return np.asarray(losses)

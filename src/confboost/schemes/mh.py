@@ -15,6 +15,7 @@ with unit sample weights they are the plain losses. A score of exactly 0 counts 
 """
 
 import numpy as np
+from scipy.special import expit
 
 from confboost.alpha import choose_alpha
 from confboost.data.dataset import LabelSigns
@@ -129,3 +130,56 @@ class MHScheme:
         if self.init == "balanced":
             return np.sqrt(k - 1) * product_z
         return 0.5 * k * product_z
+
+
+class MHOutputs:
+    """What f means under AdaBoost.MH, and for binary data under every scheme.
+
+    - binary (k = 1): ``decision_function`` f(x), shape (n,); ``predict`` the second class
+      where f(x) > 0; ``predict_proba`` σ(2 f) for the second class (real AdaBoost's f
+      estimates ½ ln(P(y=+1 | x) / P(y=-1 | x)), Friedman, Hastie & Tibshirani 2000).
+    - single-label: f(x, l), shape (n, k); H_1(x) = argmax_l f(x, l) (Eq. 17);
+      σ(2 f(x, l)) normalised over the classes.
+    - multi-label: f(x, l); the labels with f(x, l) > ``threshold`` (0 for MH); σ(2 (f -
+      threshold)) per label.
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_classes,)
+    multilabel : bool
+    """
+
+    def __init__(self, classes, multilabel):
+        self.classes = classes
+        self.multilabel = multilabel
+
+    def threshold(self, round_index=None):
+        """The multi-label cut on f (after round ``round_index``; None: the last)."""
+        return 0.0
+
+    def decision_function(self, scores):
+        """From f, shape (n, k): (n,) for binary data, else (n, k)."""
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, scores, round_index=None):
+        """Class labels, or 0/1 indicator rows for multi-label data."""
+        if self.multilabel:
+            return (scores > self.threshold(round_index)).astype(np.int64)
+        if scores.shape[1] == 1:
+            return self.classes[(scores[:, 0] > 0).astype(np.intp)]
+        return self.classes[np.argmax(self.decision_function(scores), axis=1)]
+
+    def predict_proba(self, scores):
+        """Class (or label) probabilities, shape (n, n_classes)."""
+        if scores.shape[1] == 1 and not self.multilabel:
+            positive = expit(2.0 * scores[:, 0])
+            return np.column_stack([1.0 - positive, positive])
+        if self.multilabel:
+            return expit(2.0 * (scores - self.threshold()))
+        return self._single_label_proba(scores)
+
+    def _single_label_proba(self, scores):
+        per_label = expit(2.0 * scores)
+        totals = per_label.sum(axis=1, keepdims=True)
+        return np.where(totals > 0, per_label / np.where(totals > 0, totals, 1.0),
+                        1.0 / scores.shape[1])

@@ -19,6 +19,7 @@ and the decoding arithmetic live in ``schemes/codes.py``.
 from math import ceil, log2
 
 import numpy as np
+from scipy.special import softmax
 from sklearn.utils import check_random_state
 
 from confboost.schemes.codes import (
@@ -30,7 +31,7 @@ from confboost.schemes.codes import (
     random_code,
     validate_code,
 )
-from confboost.schemes.mh import MHScheme
+from confboost.schemes.mh import MHOutputs, MHScheme
 
 CODES = ("random", "exhaustive", "one-vs-rest")
 DECODINGS = ("loss", "hamming")
@@ -136,3 +137,31 @@ class MOScheme(MHScheme):
         """Theorem 5: (k'/ρ) Π Z_t for loss decoding, (2k'/ρ) Π Z_t for Hamming decoding."""
         factor = 1.0 if self.decoding == "loss" else 2.0
         return factor * self.code.shape[1] / self.distance * product_z
+
+
+class MOOutputs(MHOutputs):
+    """What f on the k' code bits means under AdaBoost.MO: a decoder's class scores.
+
+    ``decision_function``: the decoder's score of each class, shape (n, k classes):
+    negated log exponential losses -ln Σ_l' exp(-λ(y)[l'] f(x, l')) (``"loss"``) or negated
+    Hamming distances -|λ(y) Δ H(x)| (``"hamming"``); ``predict`` their argmax;
+    ``predict_proba`` their softmax (for loss decoding P(y) ∝ 1 / loss(y)). Binary data
+    (k' = 1) is ``MHOutputs``.
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_classes,)
+    code : ndarray of shape (k, k'), int8
+    decoding : {"loss", "hamming"}
+    """
+
+    def __init__(self, classes, code, decoding):
+        super().__init__(classes, multilabel=False)
+        self.code = code
+        self.decoding = decoding
+
+    def decision_function(self, scores):
+        return class_scores(self.code, scores, self.decoding)
+
+    def _single_label_proba(self, scores):
+        return softmax(self.decision_function(scores), axis=1)

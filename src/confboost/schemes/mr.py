@@ -37,6 +37,7 @@ AdaBoost.M2. Binary data never comes here: it is the k = 1 path of ``schemes/mh.
 """
 
 import numpy as np
+from scipy.special import softmax
 
 from confboost.alpha import choose_alpha, exact_alpha
 from confboost.criterion import DISCRETE, REAL, REAL_ABSTAIN
@@ -48,6 +49,7 @@ from confboost.kernels.update import (
     update_pair_weights,
 )
 from confboost.learners.tree import HammingTreeHypothesis
+from confboost.schemes.mh import MHOutputs
 
 
 def initial_pair_weights(signs, sample_weight):
@@ -242,12 +244,18 @@ class MRScheme:
     signs : ndarray of shape (n_samples, k), int8
         Y_i[l] in {-1, +1}, k >= 2.
     sample_weight : ndarray of shape (n_samples,)
+    multilabel : bool, default=False
+        Multi-label data: after each round the scheme also learns the cut θ_t on f that
+        ``predict`` uses (``hamming_threshold``), kept in ``thresholds``.
     """
 
     name = "mr"
 
-    def __init__(self, signs, sample_weight):
+    def __init__(self, signs, sample_weight, multilabel=False):
         self.labels = LabelSigns.from_signs(signs)
+        self.multilabel = multilabel
+        self.thresholds = []
+        self._sample_weight = sample_weight
         self.v, self.example_weights = initial_pair_weights(self.labels.signs, sample_weight)
         self.scores = np.zeros(self.v.shape, dtype=np.float64)
         self._d = np.empty_like(self.v)
@@ -345,6 +353,9 @@ class MRScheme:
         z = update_pair_weights(self.v, self.labels.signs, fit.train_blocks,
                                 fit.hypothesis.values, alpha, self.scores)
         self._refresh_learner_weights()
+        if self.multilabel:
+            self.thresholds.append(hamming_threshold(self.labels.signs, self.scores,
+                                                     self._sample_weight))
         return z
 
     def train_loss(self):
@@ -356,3 +367,33 @@ class MRScheme:
     def bound(self, product_z):
         """Theorem 6: ranking loss <= Π Z_t."""
         return product_z
+
+
+class MROutputs(MHOutputs):
+    """What f means under AdaBoost.MR (beyond binary data, which is ``MHOutputs``).
+
+    f(x, l) ranks the labels: ``decision_function`` is f, shape (n, k). Single-label data:
+    ``predict`` argmax_l f(x, l), ``predict_proba`` the softmax of f (the minimiser of MR's
+    pair loss has f(x, y) = ln P(y | x) + c(x)). Multi-label data: the labels with
+    f(x, l) > θ, one global cut learned on the training set after each round (the θ of
+    least training Hamming loss: f has no natural zero), and σ(2 (f - θ)) per label.
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_classes,)
+    multilabel : bool
+    thresholds : ndarray of shape (n_rounds,) or None
+        θ after each round (multi-label data).
+    """
+
+    def __init__(self, classes, multilabel, thresholds=None):
+        super().__init__(classes, multilabel)
+        self.thresholds = thresholds
+
+    def threshold(self, round_index=None):
+        if self.thresholds is None:
+            return 0.0
+        return self.thresholds[-1 if round_index is None else round_index]
+
+    def _single_label_proba(self, scores):
+        return softmax(scores, axis=1)
