@@ -134,7 +134,7 @@ def test_label_count_classes_and_code_are_checked(saved, tmp_path):
         (lambda d: d["history"]["z"].pop(), r"history\['z'\]: must have 4 entries"),
         (lambda d: d["model"]["alphas"].__setitem__(0, 1e300),
          r"model\.alphas: with the values, \|f\| could reach"),
-        (lambda d: d["params"].update(max_bins="x"), r"params: max_bins must be"),
+        (lambda d: d["params"].update(max_bins="x"), r"params: The 'max_bins' parameter"),
         (lambda d: d["params"].update(evil=1), r"params: has unknown parameters"),
         (lambda d: d.update(model=[]), r"model\.model: must be a JSON object"),
         (lambda d: d["model"].update(hypotheses={}), r"model\.hypotheses: must be a list"),
