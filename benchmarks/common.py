@@ -73,7 +73,8 @@ def run_confboost(X, y, Xt, yt, rounds, **params):
 
     numba.set_num_threads(THREADS)
     probe = BoostClassifier(n_estimators=1, n_jobs=THREADS, **params).fit(X[:200], y[:200])
-    signs, single, _ = probe._encode_targets(y)
+    signs, _ = probe._encode_targets(y)
+    single = signs.shape[1] > 1  # multiclass: single-label MH (binary data is k = 1)
     weight = np.ones(len(y))
     smoothing = 1.0 / (2.0 * len(y) * signs.shape[1])
     dataset = Dataset.from_array(X, 255, 0, weight)
