@@ -105,7 +105,8 @@ def shared() -> Path:
     root = default_data_dir()
     if root is None or not root.is_dir():
         why = "default_data_dir() is None" if root is None else f"{root} does not exist"
-        pytest.skip(f"no benchmark data folder ({why}); set {DATA_DIR_ENV} to run these tests")
+        pytest.skip(f"no benchmark data folder ({why}); these tests compare against the "
+                    f"project's full copy: set {DATA_DIR_ENV} to it to run them")
     return root
 
 

@@ -175,7 +175,8 @@ def test_reuters_task_on_the_shared_copy():
 
     root = default_data_dir()
     if root is None or not (root / "reuters21578" / "reuters21578.csv.gz").is_file():
-        pytest.skip("no shared Reuters-21578 copy")
+        pytest.skip("no Reuters-21578 in the data folder (confboost.datasets.fetch("
+                    "'reuters21578') or set CONFBOOST_DATA)")
     docs_train, y_train, docs_test, y_test, description = reuters_task(root)
     assert len(docs_train) == y_train.size and len(docs_test) == y_test.size
     assert np.unique(y_train).size == 10 and set(y_test) <= set(y_train)
