@@ -72,7 +72,9 @@ def run_confboost(X, y, Xt, yt, rounds, **params):
     from confboost.schemes.mh import MHScheme
 
     numba.set_num_threads(THREADS)
-    probe = BoostClassifier(n_estimators=1, n_jobs=THREADS, **params).fit(X[:200], y[:200])
+    probe_rows = np.linspace(0, len(y) - 1, 200).astype(np.intp)  # rows of every class
+    probe = BoostClassifier(n_estimators=1, n_jobs=THREADS, **params).fit(X[probe_rows],
+                                                                          y[probe_rows])
     signs, _ = probe._encode_targets(y)
     single = signs.shape[1] > 1  # multiclass: single-label MH (binary data is k = 1)
     weight = np.ones(len(y))
