@@ -25,7 +25,13 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from confboost.datasets.locations import BUNDLED, default_cache_dir, has_files, search_path
+from confboost.datasets.locations import (
+    BUNDLED,
+    bundled_data_dir,
+    default_cache_dir,
+    has_files,
+    search_path,
+)
 from confboost.datasets.registry import SPECS, normalise
 from confboost.datasets.reuters import sgml_to_csv
 from confboost.datasets.sources import SOURCES, Source
@@ -66,8 +72,8 @@ def fetch(
     Path
         The folder holding the files ``load`` reads; pass its parent as ``data_dir`` or
         rely on ``load``'s default search, which includes the data folder and the default
-        cache.  For a set
-        bundled with confboost, the bundled folder (nothing is downloaded).
+        cache.  For a set bundled with confboost, the bundled folder (nothing is
+        downloaded).
 
     Raises
     ------
@@ -79,8 +85,6 @@ def fetch(
     key = normalise(name) if name != "reuters21578" else name
     source = SOURCES.get(key)
     if source is None:
-        from confboost.datasets.locations import bundled_data_dir
-
         return bundled_data_dir() / key  # bundled with the package: nothing to fetch
     if cache_dir is None:  # already in the data folder or the cache: nothing to do
         for _, root in search_path()[:-1]:
@@ -115,15 +119,13 @@ def fetch(
         else:
             _write(target, gzip.decompress(raw) if compressed else raw)
     _CONVERTERS[source.convert](folder, source)
-    for output, digest in source.outputs.items():
+    for output, digest in source.outputs.items() if verify else ():
         path = folder / output
-        if verify:
-            content = _read(path)
-            try:
-                _check(content, digest, str(path))
-            except ValueError:
-                path.unlink()
-                raise
+        try:
+            _check(_read(path), digest, str(path))
+        except ValueError:
+            path.unlink()
+            raise
     return folder
 
 
