@@ -11,7 +11,7 @@ from sklearn.datasets import load_iris
 from confboost import BoostClassifier
 from confboost.estimators import load
 from confboost.explain import contribution_importances
-from confboost.tree_shap import FlatTree, cover_ratio, tree_shap
+from confboost.tree_shap import FlatTree, cover_ratio, tree_shap, tree_shap_naive
 from tests.test_mixed import mixed_frame
 
 
@@ -162,6 +162,21 @@ def test_tree_shap_equals_brute_force_shapley(seed):
         np.testing.assert_allclose(bias, value(frozenset()), atol=1e-12)
         np.testing.assert_allclose(phi[row].sum(axis=-1) + bias,
                                    value(frozenset(range(n_columns))), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tree_shap_kernel_equals_its_naive_twin(seed):
+    rng = np.random.default_rng(10 + seed)
+    tree = _random_tree(rng, int(rng.integers(1, 20)), 5, 3, zero_cover=seed % 2 == 1)
+    goes_left = rng.random((tree.left.shape[0], 50)) < 0.5
+    phi, bias = tree_shap(tree, goes_left, 6)
+    naive_phi, naive_bias = tree_shap_naive(tree, goes_left, 6)
+    np.testing.assert_allclose(phi, naive_phi, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(bias, naive_bias, rtol=1e-12, atol=1e-12)
+    # the examples' order does not matter
+    order = rng.permutation(50)
+    np.testing.assert_allclose(tree_shap(tree, goes_left[:, order], 6)[0], phi[order],
+                               rtol=1e-12, atol=1e-12)
 
 
 def test_fitted_tree_contributions_equal_brute_force():

@@ -71,8 +71,12 @@ class InterpretMixin:
         ndarray of shape (n_samples, n_features + 1) for binary data, otherwise
         (n_samples, k, n_features + 1)
         """
+        from confboost.estimators import numba_threads  # (estimators imports this module)
+
         X = self._prepare(X)
         if hasattr(X, "toarray"):
             X = np.asarray(X.toarray(), dtype=np.float64)
-        out = contributions(self.model_, X, self.n_features_in_)
+        n_samples = X.shape[0]
+        with numba_threads(self.n_jobs, n_samples * len(self.model_) * self.model_.n_labels):
+            out = contributions(self.model_, X, self.n_features_in_)
         return out[:, 0] if out.shape[1] == 1 and not self._multilabel else out

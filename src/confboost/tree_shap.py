@@ -20,8 +20,10 @@ depends only on the m columns of its path, so its Shapley value for column i is
     value[leaf] (o_i - z_i) Σ_{s=0}^{m-1} s! (m-1-s)! / m! · e_s
 
 with e_s the coefficient of t^s in Π_{d ≠ i} (z_d + o_d t): Lundberg's Algorithm 2 written per
-path (as GPUTreeShap does), vectorised over the examples. The values of every column sum to
-``output(x) - v(∅)``, and v(∅), the cover-weighted mean leaf value, is the bias.
+path (as GPUTreeShap does): ``tree_shap`` runs it per example in a numba kernel
+(``kernels/tree_shap.py``), ``tree_shap_naive`` vectorised over the examples in NumPy. The
+values of every column sum to ``output(x) - v(∅)``, and v(∅), the cover-weighted mean leaf
+value, is the bias.
 """
 
 from dataclasses import dataclass
@@ -103,8 +105,73 @@ def cover_ratio(tree, node_cover, node, went_left):
     return float(child_cover / total) if total > 0 else 0.5
 
 
+def path_table(tree):
+    """The tree's root-to-leaf paths flattened for ``kernels.tree_shap.tree_shap_paths``.
+
+    Returns
+    -------
+    path_start, path_column, path_zero, step_start, step_node, step_left : ndarray
+        As the kernel reads them (per leaf its unique path columns with z_d; per column
+        entry the nodes on it and the side the path takes), leaves in index order.
+    bias : ndarray of shape (k,)
+        v(∅) = Σ_leaves value Π_d z_d.
+    shapley_weights : ndarray of shape (max_m + 1, max_m)
+    """
+    node_cover = tree.node_cover()
+    n_leaves = tree.leaf_values.shape[0]
+    by_leaf = dict(tree.paths())
+    path_start, path_column, path_zero = [0], [], []
+    step_start, step_node, step_left = [0], [], []
+    bias = np.zeros(tree.leaf_values.shape[1])
+    max_m = 0
+    for leaf in range(n_leaves):
+        entries = {}  # column -> (z_d, [(node, went_left)])
+        for node, went_left in by_leaf.get(leaf, []):
+            d = int(tree.column[node])
+            zero, steps = entries.get(d, (1.0, []))
+            entries[d] = (zero * cover_ratio(tree, node_cover, node, went_left),
+                          steps + [(node, went_left)])
+        product = 1.0
+        for d, (zero, steps) in entries.items():
+            path_column.append(d)
+            path_zero.append(zero)
+            product *= zero
+            step_node.extend(node for node, _ in steps)
+            step_left.extend(went_left for _, went_left in steps)
+            step_start.append(len(step_node))
+        bias += tree.leaf_values[leaf] * product
+        path_start.append(len(path_column))
+        max_m = max(max_m, len(entries))
+    weights = np.zeros((max_m + 1, max_m))
+    for m in range(1, max_m + 1):
+        for s in range(m):
+            weights[m, s] = factorial(s) * factorial(m - 1 - s) / factorial(m)
+    return (np.asarray(path_start, dtype=np.intp), np.asarray(path_column, dtype=np.intp),
+            np.asarray(path_zero, dtype=np.float64), np.asarray(step_start, dtype=np.intp),
+            np.asarray(step_node, dtype=np.intp), np.asarray(step_left, dtype=bool), bias,
+            weights)
+
+
 def tree_shap(tree, goes_left, n_columns):
-    """Exact path-dependent Shapley values of one tree's output for every example.
+    """Exact path-dependent Shapley values of one tree's output for every example (the
+    numba kernel ``kernels.tree_shap.tree_shap_paths``; see ``tree_shap_naive``).
+
+    Parameters and returns as ``tree_shap_naive``.
+    """
+    from confboost.kernels.tree_shap import tree_shap_paths
+
+    (path_start, path_column, path_zero, step_start, step_node, step_left, bias,
+     weights) = path_table(tree)
+    phi = np.zeros((goes_left.shape[1], tree.leaf_values.shape[1], n_columns))
+    tree_shap_paths(np.ascontiguousarray(goes_left, dtype=np.bool_), path_start, path_column,
+                    path_zero, step_start, step_node, step_left,
+                    np.ascontiguousarray(tree.leaf_values, dtype=np.float64), weights, phi)
+    return phi, bias
+
+
+def tree_shap_naive(tree, goes_left, n_columns):
+    """Exact path-dependent Shapley values of one tree's output for every example
+    (NumPy, vectorised over the examples: the kernel's twin).
 
     Parameters
     ----------
