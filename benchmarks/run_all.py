@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import bench_binning
+import bench_dask
 import bench_predict
 import bench_rounds
 import bench_startup
@@ -65,6 +66,10 @@ def main():
     for beta, (seconds, accuracy, kept) in trim.items():
         extra.append(f"| binary 1M x 50, trim={beta} (s/round, acc, examples read) | "
                      f"{fmt(seconds)}, {accuracy:.4f}, {kept:.0%} | | | |")
+    for name, (seconds, whole, accuracy, overhead) in bench_dask.run().items():
+        extra.append(f"| Dask, binary {bench_dask.ROWS:,} x 50, {bench_dask.ROUNDS} rounds, "
+                     f"{name} (s/round, whole fit s, acc, overhead share) | {fmt(seconds)}, "
+                     f"{whole:.2f}, {accuracy:.4f}, {overhead:.0%} | | | |")
     extra.append("")
     extra.append(f"Total benchmark time {time.perf_counter() - started:.0f} s.")
     print("\n".join(extra), flush=True)

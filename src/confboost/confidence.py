@@ -38,8 +38,13 @@ def default_smoothing(sample_weight, n_labels):
     sample_weight : ndarray of shape (n_samples,)
     n_labels : int
     """
-    n_examples = max(float(np.sum(sample_weight)), float(np.count_nonzero(sample_weight)))
-    return 1.0 / (2.0 * n_examples * n_labels)
+    return smoothing_from_totals(float(np.sum(sample_weight)),
+                                 int(np.count_nonzero(sample_weight)), n_labels)
+
+
+def smoothing_from_totals(total_weight, n_positive, n_labels):
+    """``default_smoothing`` from Σ w_i and #{w_i > 0} (a distributed fit adds them up)."""
+    return 1.0 / (2.0 * max(float(total_weight), float(n_positive)) * n_labels)
 
 
 def block_confidences(weight_pos, weight_neg, abstaining, mode, smoothing):

@@ -7,6 +7,8 @@ values by the confidence rule (``confidence.py``). Under the abstaining modes bl
 abstaining block.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from confboost._dtypes import MISSING_BIN, WEIGHT_DTYPE
@@ -103,6 +105,33 @@ class StumpHypothesis(PartitionHypothesis):
         return cls(feature, threshold, saved_values(data, 3))
 
 
+@dataclass
+class StumpSplit:
+    """The best stump of a histogram, before its training blocks are known.
+
+    Attributes
+    ----------
+    hypothesis : StumpHypothesis
+    feature_row : int
+        Row of ``Dataset.codes`` tested (the hypothesis names its table position).
+    threshold_bin : int
+        Codes ``<= threshold_bin`` are block 0 (``kernels.update.stump_blocks``).
+    weight_pos, weight_neg : ndarray of shape (3, k)
+        W+ and W- of the three blocks.
+    values : ndarray of shape (3, k)
+    criterion : float
+        The stump's Z.
+    """
+
+    hypothesis: StumpHypothesis
+    feature_row: int
+    threshold_bin: int
+    weight_pos: np.ndarray
+    weight_neg: np.ndarray
+    values: np.ndarray
+    criterion: float
+
+
 class StumpLearner:
     """Finds the stump of least Z under the given weights.
 
@@ -142,37 +171,18 @@ class StumpLearner:
         """
         if not dataset.has_numeric:
             return None
-        n_features, n_samples = dataset.codes.shape
+        n_samples = dataset.codes.shape[1]
         k = weights.shape[1]
-        if self._hist is None or self._hist.shape != (n_features, N_HIST_BINS, k, 2):
-            self._hist = np.empty((n_features, N_HIST_BINS, k, 2), dtype=WEIGHT_DTYPE)
-        hist = self._hist
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
         sign_index = labels.sign_index
         rows = self._trimmed_rows(weights) if self.trim > 0 else None
-        if k == 1:
-            if rows is None:
-                build_histogram_binary(dataset.codes, weights[:, 0], sign_index[:, 0], hist)
-            else:
-                build_histogram_binary_rows(dataset.codes, rows, weights[rows, 0],
-                                            sign_index[rows, 0], hist)
-        elif rows is None:
-            build_histogram(dataset.codes, weights, sign_index, hist)
-        else:
-            build_histogram_rows(dataset.codes, rows, weights[rows], sign_index[rows], hist)
+        hist = self.histogram(dataset, weights, labels, rows, out=self._hist)
+        self._hist = hist
         self.kept_.append(n_samples if rows is None else rows.shape[0])
-        best_z = np.empty(n_features, dtype=np.float64)
-        best_bin = np.empty(n_features, dtype=np.intp)
-        # every example lies in one bin of feature 0: the histogram's total mass
-        total = float(hist[0].sum())
-        best_thresholds(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
-        feature = int(np.argmin(best_z))
-        threshold_bin = int(best_bin[feature])
+        split = self.best_split(hist, dataset)
+        feature, threshold_bin = split.feature_row, split.threshold_bin
+        weight_pos, weight_neg, values = split.weight_pos, split.weight_neg, split.values
         train_blocks = np.empty(n_samples, dtype=np.uint8)
-        weight_pos, weight_neg = self._block_stats(hist[feature], dataset.n_bins[feature],
-                                                   threshold_bin)
-        values = block_confidences(weight_pos, weight_neg, STUMP_ABSTAINING, self.mode,
-                                   self.smoothing)
         if rows is None:
             stump_blocks(dataset.codes[feature], threshold_bin, MISSING_BIN, train_blocks)
         else:
@@ -190,14 +200,79 @@ class StumpLearner:
                 # (the kept set can get stuck on one stump): this round, use every example
                 self.kept_.pop()
                 return self._fit_untrimmed(dataset, weights, labels)
-        threshold = dataset.raw_threshold(feature, threshold_bin)
         return PartitionFit(
-            hypothesis=StumpHypothesis(dataset.numeric_columns[feature], threshold, values),
+            hypothesis=split.hypothesis,
             train_blocks=train_blocks,
             weight_pos=weight_pos,
             weight_neg=weight_neg,
-            criterion=float(best_z[feature]),
+            criterion=split.criterion,
         )
+
+    @staticmethod
+    def histogram(dataset, weights, labels, rows=None, out=None):
+        """The W+/W- histogram of every numeric feature, shape (n_features, 256, k, 2).
+
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k), float64, C-contiguous
+        labels : LabelSigns
+        rows : ndarray of shape (n_kept,), uint32, optional
+            Only these examples (weight trimming); None for all.
+        out : ndarray, optional
+            Reused when it has the histogram's shape.
+
+        Histograms of disjoint row sets add up to the histogram of their union: the
+        distributed fit (``confboost.dask``) sums its partitions' histograms.
+        """
+        n_features = dataset.codes.shape[0]
+        k = weights.shape[1]
+        shape = (n_features, N_HIST_BINS, k, 2)
+        hist = out if out is not None and out.shape == shape else np.empty(
+            shape, dtype=WEIGHT_DTYPE)
+        sign_index = labels.sign_index
+        if k == 1:
+            if rows is None:
+                build_histogram_binary(dataset.codes, weights[:, 0], sign_index[:, 0], hist)
+            else:
+                build_histogram_binary_rows(dataset.codes, rows, weights[rows, 0],
+                                            sign_index[rows, 0], hist)
+        elif rows is None:
+            build_histogram(dataset.codes, weights, sign_index, hist)
+        else:
+            build_histogram_rows(dataset.codes, rows, weights[rows], sign_index[rows], hist)
+        return hist
+
+    def best_split(self, hist, dataset):
+        """The stump of least Z from a histogram (``histogram``'s output).
+
+        Parameters
+        ----------
+        hist : ndarray of shape (n_features, 256, k, 2)
+        dataset : Dataset
+            Its bins and columns (``n_bins``, ``numeric_columns``, ``bin_mapper``); its
+            rows are not read, so a Dataset of no rows with the same bins will do.
+
+        Returns
+        -------
+        StumpSplit
+        """
+        n_features = hist.shape[0]
+        best_z = np.empty(n_features, dtype=np.float64)
+        best_bin = np.empty(n_features, dtype=np.intp)
+        # every example lies in one bin of feature 0: the histogram's total mass
+        total = float(hist[0].sum())
+        best_thresholds(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
+        feature = int(np.argmin(best_z))
+        threshold_bin = int(best_bin[feature])
+        weight_pos, weight_neg = self._block_stats(hist[feature], dataset.n_bins[feature],
+                                                   threshold_bin)
+        values = block_confidences(weight_pos, weight_neg, STUMP_ABSTAINING, self.mode,
+                                   self.smoothing)
+        threshold = dataset.raw_threshold(feature, threshold_bin)
+        hypothesis = StumpHypothesis(dataset.numeric_columns[feature], threshold, values)
+        return StumpSplit(hypothesis, feature, threshold_bin, weight_pos, weight_neg, values,
+                          float(best_z[feature]))
 
     def _fit_untrimmed(self, dataset, weights, labels):
         trim, self.trim = self.trim, 0.0

@@ -24,7 +24,7 @@ from confboost.kernels.update import LOSS_ARGMAX, LOSS_PAIRS, apply_partition
 INITS = ("uniform", "balanced")
 
 
-def initial_weights(signs, sample_weight, init):
+def initial_weights(signs, sample_weight, init, total_weight=None):
     """D_1 of Figure 2, or the balanced start of §7.2 for single-label data.
 
     Parameters
@@ -34,13 +34,18 @@ def initial_weights(signs, sample_weight, init):
     init : {"uniform", "balanced"}
         "balanced": D_1(i, y_i) = 1/(2m), D_1(i, l) = 1/(2m(k-1)) for l ≠ y_i (each scaled
         by the example's sample weight); only for single-label data with k >= 2.
+    total_weight : float, optional
+        The sum of the sample weights of the whole training set, when these examples are
+        one part of it (a partition of a distributed fit); default ``sample_weight.sum()``.
 
     Returns
     -------
     weights : ndarray of shape (n_samples, k), summing to 1
     """
     k = signs.shape[1]
-    per_example = sample_weight / sample_weight.sum()
+    if total_weight is None:
+        total_weight = sample_weight.sum()
+    per_example = sample_weight / total_weight
     if init == "uniform" or k == 1:
         weights = np.repeat(per_example[:, None] / k, k, axis=1)
     elif init == "balanced":
@@ -62,16 +67,23 @@ class MHScheme:
         Whether every example has exactly one label (then the loss is the error of the
         argmax rule H_1).
     init : {"uniform", "balanced"}
+    total_weight : float, optional
+        The sum of the sample weights of the whole training set when ``signs`` are one
+        partition of it (``confboost.dask``): D, the losses and the Z_t returned by ``update``
+        are then this partition's share of the whole set's, and the shares add up.
     """
 
     name = "mh"
 
-    def __init__(self, signs, sample_weight, single_label, init="uniform"):
+    def __init__(self, signs, sample_weight, single_label, init="uniform", total_weight=None):
         self.labels = LabelSigns.from_signs(signs)
         self.single_label = single_label and signs.shape[1] > 1
         self.init = init if self.single_label else "uniform"
-        self.weights = initial_weights(self.labels.signs, sample_weight, self.init)
-        self.example_weights = sample_weight / sample_weight.sum()
+        if total_weight is None:
+            total_weight = sample_weight.sum()
+        self.weights = initial_weights(self.labels.signs, sample_weight, self.init,
+                                       total_weight)
+        self.example_weights = sample_weight / total_weight
         self.pair_weights = self.weights.copy()
         self.scores = np.zeros(self.weights.shape, dtype=np.float64)
         if self.single_label:
@@ -124,12 +136,7 @@ class MHScheme:
 
     def bound(self, product_z):
         """The theorem's bound on ``train_loss`` given Π_{s<=t} Z_s."""
-        if not self.single_label:
-            return product_z
-        k = self.weights.shape[1]
-        if self.init == "balanced":
-            return np.sqrt(k - 1) * product_z
-        return 0.5 * k * product_z
+        return mh_bound(product_z, self.single_label, self.init, self.weights.shape[1])
 
 
 class MHOutputs:
@@ -183,3 +190,13 @@ class MHOutputs:
         totals = per_label.sum(axis=1, keepdims=True)
         return np.where(totals > 0, per_label / np.where(totals > 0, totals, 1.0),
                         1.0 / scores.shape[1])
+
+
+def mh_bound(product_z, single_label, init, k):
+    """The bound of AdaBoost.MH's training loss given Π_{s<=t} Z_s (see the module doc):
+    Π Z_t (binary, multi-label), (k/2) Π Z_t, or sqrt(k - 1) Π Z_t with the balanced start."""
+    if not single_label:
+        return product_z
+    if init == "balanced":
+        return np.sqrt(k - 1) * product_z
+    return 0.5 * k * product_z

@@ -1,0 +1,72 @@
+"""Distributed fit on Dask against the local fit: seconds per round, whole fit, overhead.
+
+Binary stumps on ``common.synthetic`` data (default 2M x 50, ``BENCH_DASK_ROWS``), 20 rounds
+(``BENCH_DASK_ROUNDS``): ``BoostClassifier`` on ``THREADS`` threads, then
+``DaskBoostClassifier`` on a process ``LocalCluster`` of 1 worker (``THREADS`` threads) and of
+2 workers (``THREADS // 2`` threads each, at least 1), the data in 8 partitions persisted on
+the workers before the clock starts. Per round = (fit of R rounds - fit of 1 round) / (R - 1),
+which leaves out binning and start-up; "overhead" is the share of a distributed round not
+spent in the local engine's work, 1 - local s/round / distributed s/round (scheduling,
+moving histograms and shares, the reduction). Run alone:
+``python benchmarks/bench_dask.py``.
+"""
+
+import os
+import time
+
+import common
+
+ROWS = int(os.environ.get("BENCH_DASK_ROWS", "2000000"))
+ROUNDS = int(os.environ.get("BENCH_DASK_ROUNDS", "20"))
+
+
+def _timed(fit):
+    start = time.perf_counter()
+    model = fit()
+    return time.perf_counter() - start, model
+
+
+def _per_round(fit):
+    """(seconds per round, whole fit of ROUNDS rounds, accuracy model)."""
+    one, _ = _timed(lambda: fit(1))
+    whole, model = _timed(lambda: fit(ROUNDS))
+    return (whole - one) / (ROUNDS - 1), whole, model
+
+
+def run():
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    from confboost import BoostClassifier
+    from confboost.dask import DaskBoostClassifier
+
+    X, y, Xt, yt = common.synthetic(ROWS)
+    def local_fit(rounds):
+        return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS).fit(X, y)
+
+    local_fit(2)  # compile
+    local_round, local_whole, local_model = _per_round(local_fit)
+    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0)}
+    for n_workers in (1, 2):
+        threads = max(1, common.THREADS // n_workers)
+        with LocalCluster(n_workers=n_workers, threads_per_worker=threads, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            chunk = -(-ROWS // 8)
+            Xd = da.from_array(X, chunks=(chunk, X.shape[1])).persist()
+            yd = da.from_array(y, chunks=(chunk,)).persist()
+
+            def fit(rounds, Xd=Xd, yd=yd, client=client):
+                return DaskBoostClassifier(n_estimators=rounds, client=client).fit(Xd, yd)
+
+            fit(2)  # compile on the workers
+            seconds, whole, model = _per_round(fit)
+            rows[f"{n_workers} worker(s) x {threads} thread(s)"] = (
+                seconds, whole, model.to_local().score(Xt, yt), 1.0 - local_round / seconds)
+    return rows
+
+
+if __name__ == "__main__":
+    print(f"| {ROWS:,} x 50 binary stumps, {ROUNDS} rounds | s/round | whole fit (s) | "
+          "test acc | overhead share |\n|---|---|---|---|---|")
+    for name, (seconds, whole, accuracy, overhead) in run().items():
+        print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} |")

@@ -1,0 +1,501 @@
+"""Distributed training on Dask: the local engine run per partition, histograms summed.
+
+A thin layer in the shape of LightGBM's ``dask.py``: it never re-implements the algorithm.
+Each partition of the training data becomes a *shard* on the worker that holds it: the
+partition's rows binned with the common bins (a ``Dataset``) and an ``MHScheme`` over its
+rows whose weights are normalised by the whole training set's total, so that every
+partition's D, training loss and Z_t are its share of the whole set's. The boosting loop is
+``boosting.run_boosting`` itself, on the client, with two stand-ins:
+
+- ``ShardedStumpLearner``: every shard builds the W+/W- histograms of its rows with the
+  local kernel (``StumpLearner.histogram``); the histograms are summed by a reduction tree
+  of pairwise additions on the workers; the client picks the stump from the sum with the
+  local split search (``StumpLearner.best_split``). Only histograms travel.
+- ``ShardedMHScheme``: α is chosen on the client from the block statistics (§3); every shard
+  applies α h_t to its own weights with the local ``MHScheme.update`` and returns its share
+  of Z_t, of the training loss and of the round's training cover, which the client adds up.
+
+Bins come from a sample of at most ``BinMapper``'s 200,000 rows drawn from every partition
+in proportion to its size, and fitted on a worker: the client receives the thresholds, never
+rows. On data of at most that many rows the sample is the data, so the bins, and hence the
+hypotheses, are those of ``BoostClassifier`` on the gathered data (equal to rounding: the
+partitions' sums are added in another order).
+
+Supported: binary data and AdaBoost.MH (multiclass and multi-label), stumps, numeric
+columns. Shards are immutable (each round makes new ones), so a worker lost in the middle of
+training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
+the input partitions and the rounds replayed, and after ``max_retries`` failures (or a round
+that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
+
+Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
+"""
+
+import copy
+import sys
+
+import numpy as np
+from sklearn.utils.multiclass import type_of_target
+
+from confboost._dtypes import MISSING_BIN
+from confboost.boosting import ProgressPrinter, run_boosting
+from confboost.confidence import smoothing_from_totals
+from confboost.data.binning import BinMapper
+from confboost.data.dataset import Dataset
+from confboost.estimators import BoostClassifier
+from confboost.kernels.update import stump_blocks
+from confboost.learners.base import PartitionFit
+from confboost.learners.stump import StumpLearner
+from confboost.model import BoostedModel
+from confboost.schemes.mh import MHScheme, mh_bound
+
+try:
+    import dask.array as da
+    from dask import delayed
+    from distributed import default_client, wait
+except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
+    raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
+                      "(dask[distributed])") from error
+
+__all__ = ["DaskBoostClassifier"]
+
+
+def _is_dask_frame(X, kinds=("DataFrame",)):
+    """Whether X is a dask DataFrame (or Series); dask.dataframe is not imported for it:
+    a user who has one has imported it (it needs pyarrow, which dask arrays do not)."""
+    frames = sys.modules.get("dask.dataframe")
+    return frames is not None and any(isinstance(X, getattr(frames, kind)) for kind in kinds)
+
+#: Rows drawn from the partitions to find the bins (``BinMapper``'s own subsample size).
+BIN_SAMPLE = 200_000
+
+
+class Shard:
+    """One partition's training state, on the worker that holds it.
+
+    Attributes
+    ----------
+    dataset : Dataset
+        The partition's rows, binned with the common bins.
+    scheme : MHScheme
+        D, f and the labels of the partition's rows, normalised by the whole set's weight.
+    sample_weight : ndarray of shape (n_rows,)
+    """
+
+    def __init__(self, dataset, scheme, sample_weight):
+        self.dataset = dataset
+        self.scheme = scheme
+        self.sample_weight = sample_weight
+
+
+def _partition_summary(X, y, sample_weight):
+    """Rows, label values (or label count), Σ w, #{w > 0} of one partition; ValueError on
+    values ``BoostClassifier.fit`` refuses (infinite X, bad weights, a non-0/1 indicator)."""
+    if np.isinf(X).any():
+        raise ValueError("X holds infinite values (NaN is a missing value; inf is refused)")
+    if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
+        raise ValueError("sample_weight must be finite and non-negative")
+    if y.ndim == 2 and not np.isin(y, (0, 1)).all():
+        raise ValueError("a 2-D y is a multi-label indicator matrix and must hold only 0 and 1")
+    labels = y.shape[1] if y.ndim == 2 else np.unique(y)
+    return X.shape[0], labels, float(np.sum(sample_weight)), int(np.count_nonzero(sample_weight))
+
+
+def _bin_sample(X, sample_weight, n_rows, seed):
+    """``n_rows`` rows of the partition drawn without replacement (all when fewer)."""
+    if n_rows >= X.shape[0]:
+        return X, sample_weight
+    rows = np.sort(np.random.default_rng(seed).choice(X.shape[0], n_rows, replace=False))
+    return X[rows], sample_weight[rows]
+
+
+def _fit_bins(max_bins, *samples):
+    """A ``BinMapper`` fitted on the concatenated samples (run on a worker)."""
+    X = np.concatenate([sample[0] for sample in samples])
+    weights = np.concatenate([sample[1] for sample in samples])
+    return BinMapper(max_bins=max_bins, subsample=None).fit(X, weights)
+
+
+def _make_shard(X, y, sample_weight, mapper, classes, multilabel, init, total_weight):
+    """The shard of one partition: bin its rows, encode its labels, start D."""
+    if multilabel:
+        signs = np.where(np.asarray(y) > 0, 1, -1).astype(np.int8)
+        single_label = False
+    else:
+        encoded = np.searchsorted(classes, y)
+        if classes.size == 2:
+            signs = np.where(encoded == 1, 1, -1).astype(np.int8)[:, None]
+        else:
+            signs = -np.ones((encoded.size, classes.size), dtype=np.int8)
+            signs[np.arange(encoded.size), encoded] = 1
+        single_label = classes.size > 2
+    codes = np.ascontiguousarray(mapper.transform(X))
+    dataset = Dataset(codes=codes, n_bins=mapper.n_bins_, bin_mapper=mapper,
+                      numeric_columns=np.arange(codes.shape[0], dtype=np.intp),
+                      n_samples=codes.shape[1], n_columns=codes.shape[0])
+    scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
+    return Shard(dataset, scheme, sample_weight)
+
+
+def _shard_histogram(shard):
+    return StumpLearner.histogram(shard.dataset, shard.scheme.learner_weights,
+                                  shard.scheme.labels)
+
+
+def _add(first, second):
+    return first + second
+
+
+def _advance(shard, split, alpha):
+    """The shard after the round's α h_t (a new object: the old one stays valid for Dask's
+    recomputation), with its shares of Z_t, of the loss and of the training cover."""
+    scheme = copy.copy(shard.scheme)
+    scheme.weights = shard.scheme.weights.copy()
+    scheme.scores = shard.scheme.scores.copy()
+    blocks = np.empty(shard.dataset.n_samples, dtype=np.uint8)
+    stump_blocks(shard.dataset.codes[split["feature_row"]], split["threshold_bin"],
+                 split["missing_bin"], blocks)
+    fit = PartitionFit(split["hypothesis"], blocks, split["weight_pos"], split["weight_neg"],
+                       split["criterion"])
+    z_share = scheme.update(fit, alpha)
+    cover = np.bincount(blocks, weights=shard.sample_weight, minlength=3)
+    return Shard(shard.dataset, scheme, shard.sample_weight), (z_share, scheme.train_loss(),
+                                                               cover)
+
+
+def _collect(*values):
+    return list(values)
+
+
+def _first(pair):
+    return pair[0]
+
+
+def _second(pair):
+    return pair[1]
+
+
+class Shards:
+    """The client's handles on the shards, with what it takes to rebuild them.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    build : callable
+        ``build()`` -> list of shard futures, from the input partitions.
+    timeout : float
+        Seconds one round's results may take.
+    max_retries : int
+    """
+
+    def __init__(self, client, build, timeout, max_retries):
+        self.client = client
+        self.build = build
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.futures = build()
+        self.rounds = []  # (split, alpha) of every round applied, to replay after a rebuild
+
+    def run(self, step):
+        """``step(futures)`` -> (new futures or None, result future); the result, retrying
+        from rebuilt shards when a worker was lost."""
+        for attempt in range(self.max_retries + 1):
+            try:
+                new_futures, result = step(self.futures)
+                value = result.result(timeout=self.timeout)
+                if new_futures is not None:
+                    self.futures = new_futures
+                return value
+            except Exception as error:  # noqa: BLE001 - any failure of the cluster
+                if attempt == self.max_retries:
+                    raise RuntimeError(f"distributed fit failed after {attempt + 1} tries: "
+                                       f"{type(error).__name__}: {error}") from error
+                self._rebuild()
+        raise AssertionError("unreachable")
+
+    def _rebuild(self):
+        """Fresh shards from the input partitions, brought to the current round."""
+        futures = self.build()
+        for split, alpha in self.rounds:
+            futures = [self.client.submit(_first, self.client.submit(_advance, f, split, alpha,
+                                                                    pure=False), pure=False)
+                       for f in futures]
+        wait(futures, timeout=self.timeout)
+        self.futures = futures
+
+
+def _tree_sum(client, futures):
+    """Sum of the futures' values by pairwise additions on the workers (a reduction tree:
+    no worker receives more than two histograms)."""
+    while len(futures) > 1:
+        paired = [client.submit(_add, futures[i], futures[i + 1], pure=False)
+                  for i in range(0, len(futures) - 1, 2)]
+        futures = paired + futures[len(futures) - len(futures) % 2:]
+    return futures[0]
+
+
+class ShardedStumpLearner(StumpLearner):
+    """The stump learner over shards: histograms per shard, summed, one split search."""
+
+    def __init__(self, mode, smoothing, shards):
+        super().__init__(mode, smoothing)
+        self.shards = shards
+
+    def fit(self, dataset, weights, labels):
+        """``dataset`` is the header (the bins, no rows); weights and labels are the shards'."""
+        client = self.shards.client
+
+        def step(futures):
+            return None, _tree_sum(client, [client.submit(_shard_histogram, f, pure=False)
+                                            for f in futures])
+
+        hist = self.shards.run(step)
+        split = self.best_split(hist, dataset)
+        fit = PartitionFit(split.hypothesis, None, split.weight_pos, split.weight_neg,
+                           split.criterion)
+        fit.split = {"hypothesis": split.hypothesis, "feature_row": split.feature_row,
+                     "threshold_bin": split.threshold_bin, "missing_bin": MISSING_BIN,
+                     "weight_pos": split.weight_pos, "weight_neg": split.weight_neg,
+                     "criterion": split.criterion}
+        return fit
+
+
+class ShardedMHScheme:
+    """AdaBoost.MH over shards: α on the client, the update on every shard, shares summed."""
+
+    choose_alpha = MHScheme.choose_alpha
+
+    def __init__(self, shards, n_labels, single_label, init):
+        self.shards = shards
+        self.n_labels = n_labels
+        self.single_label = single_label and n_labels > 1
+        self.init = init if self.single_label else "uniform"
+        self.learner_weights = None  # the shards hold them
+        self.labels = None
+        self._loss = None
+
+    def update(self, fit, alpha):
+        client = self.shards.client
+
+        def step(futures):
+            pairs = [client.submit(_advance, f, fit.split, alpha, pure=False) for f in futures]
+            new = [client.submit(_first, p, pure=False) for p in pairs]
+            shares = client.submit(_collect, *[client.submit(_second, p, pure=False)
+                                               for p in pairs], pure=False)
+            return new, shares
+
+        shares = self.shards.run(step)
+        self.shards.rounds.append((fit.split, alpha))
+        fit.hypothesis.cover = np.sum([share[2] for share in shares], axis=0)
+        self._loss = float(sum(share[1] for share in shares))
+        return float(sum(share[0] for share in shares))
+
+    def train_loss(self):
+        return self._loss
+
+    def bound(self, product_z):
+        return mh_bound(product_z, self.single_label, self.init, self.n_labels)
+
+
+class DaskBoostClassifier(BoostClassifier):
+    """``BoostClassifier`` trained on a Dask cluster; the same model as one machine.
+
+    Takes every parameter of ``BoostClassifier`` and, in addition:
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        The cluster to train on; default: ``distributed.default_client()``.
+    timeout : float, default=600
+        Seconds one round's results may take before the round is retried.
+    max_retries : int, default=2
+        Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
+
+    Supported: binary data and ``scheme="mh"`` (multiclass, multi-label), ``weak_learner=
+    "stump"``, numeric columns (a dask array, or a dask DataFrame of numeric columns),
+    ``trim=0``. Anything else is refused at ``fit`` with a ValueError naming it.
+    ``predict``, ``predict_proba`` and ``decision_function`` of a dask collection return a
+    dask array computed partition by partition (of a NumPy array, a NumPy array);
+    ``to_local()`` is the plain ``BoostClassifier``.
+    """
+
+    def __init__(self, n_estimators=100, *, client=None, timeout=600.0, max_retries=2,
+                 **params):
+        super().__init__(n_estimators, **params)
+        self.client = client
+        self.timeout = timeout
+        self.max_retries = max_retries
+
+    @classmethod
+    def _get_param_names(cls):
+        return sorted(set(BoostClassifier._get_param_names())
+                      | {"client", "timeout", "max_retries"})
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        return tags
+
+    def fit(self, X, y, sample_weight=None, callbacks=None):
+        """Boost on dask collections (X: n_samples × n_features; y: labels or indicator rows).
+
+        The rows stay on the workers (see the module docstring); the fit is all or nothing as
+        ``BoostClassifier.fit``'s.
+        """
+        return super().fit(X, y, sample_weight, callbacks)
+
+    def _fit(self, X, y, sample_weight, callbacks):
+        mode = self._validate_params_once()
+        self._check_supported()
+        client = self.client if self.client is not None else default_client()
+        parts, n_features, names = _partitions(X, y, sample_weight)
+        summaries = client.gather(client.compute(
+            [delayed(_partition_summary)(*part) for part in parts]))
+        n_samples = sum(summary[0] for summary in summaries)
+        multilabel = np.ndim(summaries[0][1]) == 0
+        if multilabel:
+            classes = np.arange(summaries[0][1])
+        else:
+            classes = np.unique(np.concatenate([summary[1] for summary in summaries]))
+            if type_of_target(classes) not in ("binary", "multiclass"):
+                raise ValueError(f"y must hold class labels; found {classes[:5].tolist()}")
+            if classes.size < 2:
+                raise ValueError(f"y has only one class ({classes[0]}); a classifier needs "
+                                 "at least two")
+        total_weight = sum(summary[2] for summary in summaries)
+        if not total_weight > 0:
+            raise ValueError("sample_weight sums to zero; at least one example needs weight")
+        k = classes.size if multilabel or classes.size > 2 else 1
+        smoothing = (smoothing_from_totals(total_weight, sum(s[3] for s in summaries), k)
+                     if self.smoothing == "auto" else float(self.smoothing))
+        mapper = client.compute(delayed(_fit_bins)(self.max_bins, *[
+            delayed(_bin_sample)(part[0], part[2],
+                                 int(np.ceil(BIN_SAMPLE * summary[0] / n_samples)), index)
+            for index, (part, summary) in enumerate(zip(parts, summaries, strict=True))]))
+        mapper = mapper.result(timeout=self.timeout)
+
+        def build():
+            return client.compute([delayed(_make_shard)(*part, mapper, classes, multilabel,
+                                                        self.init, total_weight)
+                                   for part in parts])
+
+        shards = Shards(client, build, float(self.timeout), int(self.max_retries))
+        try:
+            header = Dataset(codes=np.empty((n_features, 0), dtype=np.uint8),
+                             n_bins=mapper.n_bins_, bin_mapper=mapper,
+                             numeric_columns=np.arange(n_features, dtype=np.intp),
+                             n_samples=n_samples, n_columns=n_features)
+            scheme = ShardedMHScheme(shards, k, not multilabel and classes.size > 2, self.init)
+            learner = ShardedStumpLearner(mode, smoothing, shards)
+            callbacks = list(callbacks or ())
+            if self.verbose:
+                callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
+            hypotheses, alphas, history = run_boosting(
+                header, scheme, learner, self.n_estimators, self.alpha, mode, smoothing,
+                callbacks, float(self.learning_rate))
+        finally:
+            client.cancel(shards.futures)
+        self.classes_ = classes
+        self._multilabel = multilabel
+        self.n_features_in_ = n_features
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.smoothing_ = smoothing
+        self.model_ = BoostedModel(hypotheses, alphas, k)
+        self.history_ = history
+        self.n_estimators_ = len(hypotheses)
+
+    def _check_supported(self):
+        unsupported = [(self.weak_learner != "stump", f"weak_learner={self.weak_learner!r}"),
+                       (self.scheme != "mh", f"scheme={self.scheme!r}"),
+                       (self.trim != 0, f"trim={self.trim!r}")]
+        named = [text for bad, text in unsupported if bad]
+        if named:
+            raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
+                             "it trains weak_learner='stump' with scheme='mh' (binary, "
+                             "multiclass and multi-label data) and trim=0; train the others "
+                             "with BoostClassifier on gathered data")
+
+    def to_local(self):
+        """The fitted model as a plain ``BoostClassifier`` (same parameters and model)."""
+        local = BoostClassifier(**{key: value for key, value in self.get_params().items()
+                                   if key not in ("client", "timeout", "max_retries")})
+        for key, value in self.__dict__.items():
+            if key.endswith("_") or key == "_multilabel":
+                setattr(local, key, value)
+        return local
+
+    def _map(self, X, method, n_outputs, dtype=np.float64):
+        """``method`` of the local model on every partition of a dask collection."""
+        local = self.to_local()
+        if _is_dask_frame(X):
+            X = X.to_dask_array(lengths=True)
+        if not isinstance(X, da.Array):
+            return getattr(local, method)(X)
+        X = X.rechunk({1: -1})
+        if n_outputs is None:
+            return X.map_blocks(getattr(local, method), drop_axis=1, dtype=dtype)
+        return X.map_blocks(getattr(local, method), chunks=(X.chunks[0], (n_outputs,)),
+                            dtype=dtype)
+
+    def decision_function(self, X):
+        k = self.model_.n_labels
+        return self._map(X, "decision_function", None if k == 1 else k)
+
+    def predict_proba(self, X):
+        return self._map(X, "predict_proba", self.classes_.size)
+
+    def predict(self, X):
+        if self._multilabel:
+            return self._map(X, "predict", self.classes_.size, np.int64)
+        return self._map(X, "predict", None, self.classes_.dtype)
+
+    @classmethod
+    def load(cls, path):
+        """A model saved by ``save`` (this class's or ``BoostClassifier``'s), for Dask."""
+        from confboost.persistence import load
+
+        local = load(path)
+        model = cls(**local.get_params())
+        model.__dict__.update({key: value for key, value in local.__dict__.items()
+                               if key.endswith("_") or key == "_multilabel"})
+        return model
+
+    def save(self, path):
+        """Write the model as ``BoostClassifier.save`` does (``confboost.load`` reads it)."""
+        self.to_local().save(path)
+
+
+def _partitions(X, y, sample_weight):
+    """Aligned (X, y, w) delayed partitions, the number of columns and the column names."""
+    names = None
+    if _is_dask_frame(X):
+        bad = [str(column) for column, dtype in X.dtypes.items() if dtype.kind not in "biuf"]
+        if bad:
+            raise ValueError(f"DaskBoostClassifier trains on numeric columns only; these are "
+                             f"not numeric: {bad[:5]}. Encode categorical columns as numbers "
+                             "or train BoostClassifier on the gathered table")
+        names = [str(column) for column in X.columns]
+        X = X.to_dask_array(lengths=True)
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise ValueError("X must be a 2-D dask array or a dask DataFrame, got "
+                         f"{type(X).__name__}; use BoostClassifier for in-memory data")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+    X = X.astype(X.dtype if X.dtype in (np.float32, np.float64) else np.float64)
+    X = X.rechunk({1: -1})
+    if _is_dask_frame(y, ("Series", "DataFrame")):
+        y = y.to_dask_array(lengths=True)
+    y = da.asarray(y)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+    y = y.rechunk({0: X.chunks[0], **({1: -1} if y.ndim == 2 else {})})
+    if sample_weight is None:
+        sample_weight = da.ones(X.shape[0], chunks=(X.chunks[0],), dtype=np.float64)
+    else:
+        sample_weight = da.asarray(sample_weight).astype(np.float64).rechunk({0: X.chunks[0]})
+        if sample_weight.shape != (X.shape[0],):
+            raise ValueError(f"sample_weight must have shape ({X.shape[0]},), got "
+                             f"{sample_weight.shape}")
+    parts = list(zip(X.to_delayed().ravel(), y.to_delayed().ravel(),
+                     sample_weight.to_delayed().ravel(), strict=True))
+    return parts, X.shape[1], names

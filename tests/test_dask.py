@@ -1,0 +1,153 @@
+"""The distributed fit (``confboost.dask``) against the local one, on LocalClusters.
+
+The same bins give the same hypotheses (features and thresholds exactly, values to 1e-12)
+as ``BoostClassifier`` on the gathered data, for 1, 2 and 3 workers and unevenly sized
+partitions; a worker killed in the middle of training does not change the model.
+"""
+
+import os
+import signal
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_multilabel_classification
+
+from confboost import BoostClassifier, load
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+from confboost.dask import DaskBoostClassifier  # noqa: E402
+
+CHUNKS = (37, 150, 13, 200)  # uneven partitions, 400 rows
+
+
+def _cluster(n_workers, processes=False):
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                    processes=processes, dashboard_address=None)
+
+
+@pytest.fixture(scope="module", params=[1, 2, 3], ids=lambda n: f"{n}-workers")
+def client(request):
+    with _cluster(request.param) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def _data(kind):
+    if kind == "multilabel":
+        X, y = make_multilabel_classification(400, 6, n_classes=4, random_state=1)
+        X = X.astype(np.float64)
+    else:
+        X, y = make_classification(400, 6, n_informative=4, n_redundant=0,
+                                   n_classes=2 if kind == "binary" else 4, random_state=2)
+    X[::9, 1] = np.nan  # the missing-value block
+    return X, y
+
+
+def _dask(X, y, sample_weight=None):
+    Xd = da.from_array(X, chunks=(CHUNKS, X.shape[1]))
+    yd = da.from_array(y, chunks=(CHUNKS,) + ((y.shape[1],) if y.ndim == 2 else ()))
+    wd = None if sample_weight is None else da.from_array(sample_weight, chunks=(CHUNKS,))
+    return Xd, yd, wd
+
+
+def _assert_same_model(distributed_fit, local_fit):
+    assert distributed_fit.n_estimators_ == local_fit.n_estimators_
+    for mine, theirs in zip(distributed_fit.model_.hypotheses, local_fit.model_.hypotheses,
+                            strict=True):
+        assert (mine.feature, mine.threshold) == (theirs.feature, theirs.threshold)
+        np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(mine.cover, theirs.cover, rtol=1e-12)
+    for key in ("alpha", "z", "train_loss", "bound"):
+        np.testing.assert_allclose(distributed_fit.history_[key], local_fit.history_[key],
+                                   rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("binary", {}),
+    ("binary", {"confidence": "discrete"}),
+    ("multiclass", {}),
+    ("multiclass", {"init": "balanced", "confidence": "abstain"}),
+    ("multilabel", {"learning_rate": 0.5}),
+])
+def test_same_hypotheses_as_one_machine(client, kind, params):
+    X, y = _data(kind)
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, X.shape[0])
+    Xd, yd, wd = _dask(X, y, weights)
+    mine = DaskBoostClassifier(n_estimators=15, client=client, **params).fit(Xd, yd, wd)
+    theirs = BoostClassifier(n_estimators=15, **params).fit(X, y, sample_weight=weights)
+    _assert_same_model(mine, theirs)
+    predicted = mine.predict(Xd)
+    assert isinstance(predicted, da.Array)
+    np.testing.assert_array_equal(predicted.compute(), theirs.predict(X))
+    np.testing.assert_allclose(mine.predict_proba(Xd).compute(), theirs.predict_proba(X),
+                               atol=1e-12)
+    np.testing.assert_allclose(mine.decision_function(Xd).compute(),
+                               theirs.decision_function(X), atol=1e-12)
+
+
+def test_to_local_save_and_load(client, tmp_path):
+    X, y = _data("multiclass")
+    Xd, yd, _ = _dask(X, y)
+    model = DaskBoostClassifier(n_estimators=5, client=client).fit(Xd, yd)
+    local = model.to_local()
+    assert type(local) is BoostClassifier
+    np.testing.assert_array_equal(local.predict(X), model.predict(Xd).compute())
+    model.save(tmp_path / "model.json")
+    np.testing.assert_array_equal(load(tmp_path / "model.json").predict(X), local.predict(X))
+    again = DaskBoostClassifier.load(tmp_path / "model.json")
+    np.testing.assert_array_equal(again.predict(Xd).compute(), local.predict(X))
+
+
+def test_dataframe_columns_by_name(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y = _data("binary")
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    Xd = dd.from_pandas(frame, npartitions=3)
+    yd = dd.from_pandas(pd.Series(y), npartitions=3)
+    model = DaskBoostClassifier(n_estimators=5, client=client).fit(Xd, yd)
+    assert list(model.feature_names_in_) == list(frame.columns)
+    np.testing.assert_array_equal(
+        model.predict(Xd).compute(), BoostClassifier(n_estimators=5).fit(frame, y).predict(X))
+    frame["city"] = "x"
+    with pytest.raises(ValueError, match="numeric columns only.*city"):
+        DaskBoostClassifier(client=client).fit(dd.from_pandas(frame, npartitions=2), yd)
+
+
+@pytest.mark.parametrize("params, named", [({"weak_learner": "tree"}, "weak_learner='tree'"),
+                                           ({"scheme": "mr"}, "scheme='mr'"),
+                                           ({"trim": 0.1}, "trim=0.1")])
+def test_unsupported_settings_are_named(client, params, named):
+    X, y = _data("binary")
+    Xd, yd, _ = _dask(X, y)
+    with pytest.raises(ValueError, match=named.replace("(", r"\(")):
+        DaskBoostClassifier(client=client, **params).fit(Xd, yd)
+
+
+def test_bad_input_is_refused_clearly(client):
+    X, y = _data("binary")
+    with pytest.raises(ValueError, match="dask array"):
+        DaskBoostClassifier(client=client).fit(X, y)
+    X[3, 2] = np.inf
+    Xd, yd, _ = _dask(X, y)
+    with pytest.raises(ValueError, match="infinite"):
+        DaskBoostClassifier(client=client).fit(Xd, yd)
+
+
+def test_a_lost_worker_does_not_change_the_model():
+    """SIGKILL one of two worker processes at round 4: the fit finishes with the model of
+    an undisturbed fit (Dask recomputes the lost shards, or they are rebuilt and the rounds
+    replayed), within the round timeout."""
+    X, y = _data("multiclass")
+    theirs = BoostClassifier(n_estimators=8).fit(X, y)
+    with _cluster(2, processes=True) as cluster, distributed.Client(cluster) as client:
+        Xd, yd, _ = _dask(X, y)
+
+        def kill_one_worker(round_index, record):
+            if round_index == 3:
+                pids = sorted(client.run(os.getpid).values())
+                os.kill(pids[0], signal.SIGKILL)
+
+        mine = DaskBoostClassifier(n_estimators=8, client=client, timeout=120).fit(
+            Xd, yd, callbacks=[kill_one_worker])
+    _assert_same_model(mine, theirs)
