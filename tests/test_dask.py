@@ -151,3 +151,10 @@ def test_a_lost_worker_does_not_change_the_model():
         mine = DaskBoostClassifier(n_estimators=8, client=client, timeout=120).fit(
             Xd, yd, callbacks=[kill_one_worker])
     _assert_same_model(mine, theirs)
+
+
+def test_its_own_parameters_are_validated(client):
+    X, y = _data("binary")
+    Xd, yd, _ = _dask(X, y)
+    with pytest.raises(ValueError, match="timeout"):
+        DaskBoostClassifier(client=client, timeout=-1).fit(Xd, yd)

@@ -32,8 +32,10 @@ Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 
 import copy
 import sys
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
 
 from confboost._dtypes import MISSING_BIN
@@ -51,7 +53,7 @@ from confboost.schemes.mh import MHScheme, mh_bound
 try:
     import dask.array as da
     from dask import delayed
-    from distributed import default_client, wait
+    from distributed import default_client
 except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
     raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
                       "(dask[distributed])") from error
@@ -79,12 +81,19 @@ class Shard:
     scheme : MHScheme
         D, f and the labels of the partition's rows, normalised by the whole set's weight.
     sample_weight : ndarray of shape (n_rows,)
+    hist : ndarray of shape (n_features, 256, k, 2)
+        The W+/W- histogram of the rows under the current D (``StumpLearner.histogram``).
+    shares : ndarray of shape (5,)
+        This partition's share of the last round's Z_t, training loss and training cover
+        of the stump's three blocks (zeros before the first round).
     """
 
-    def __init__(self, dataset, scheme, sample_weight):
+    def __init__(self, dataset, scheme, sample_weight, shares):
         self.dataset = dataset
         self.scheme = scheme
         self.sample_weight = sample_weight
+        self.shares = shares
+        self.hist = StumpLearner.histogram(dataset, scheme.learner_weights, scheme.labels)
 
 
 def _partition_summary(X, y, sample_weight):
@@ -133,49 +142,50 @@ def _make_shard(X, y, sample_weight, mapper, classes, multilabel, init, total_we
                       numeric_columns=np.arange(codes.shape[0], dtype=np.intp),
                       n_samples=codes.shape[1], n_columns=codes.shape[0])
     scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
-    return Shard(dataset, scheme, sample_weight)
-
-
-def _shard_histogram(shard):
-    return StumpLearner.histogram(shard.dataset, shard.scheme.learner_weights,
-                                  shard.scheme.labels)
-
-
-def _add(first, second):
-    return first + second
+    return Shard(dataset, scheme, sample_weight, np.zeros(5))
 
 
 def _advance(shard, split, alpha):
-    """The shard after the round's α h_t (a new object: the old one stays valid for Dask's
-    recomputation), with its shares of Z_t, of the loss and of the training cover."""
+    """The shard after the round's α h_t, with its shares and its next histogram (a new
+    object: the old one stays valid for Dask's recomputation)."""
     scheme = copy.copy(shard.scheme)
     scheme.weights = shard.scheme.weights.copy()
     scheme.scores = shard.scheme.scores.copy()
     blocks = np.empty(shard.dataset.n_samples, dtype=np.uint8)
     stump_blocks(shard.dataset.codes[split["feature_row"]], split["threshold_bin"],
-                 split["missing_bin"], blocks)
+                 MISSING_BIN, blocks)
     fit = PartitionFit(split["hypothesis"], blocks, split["weight_pos"], split["weight_neg"],
                        split["criterion"])
     z_share = scheme.update(fit, alpha)
     cover = np.bincount(blocks, weights=shard.sample_weight, minlength=3)
-    return Shard(shard.dataset, scheme, shard.sample_weight), (z_share, scheme.train_loss(),
-                                                               cover)
+    shares = np.concatenate([[z_share, scheme.train_loss()], cover])
+    return Shard(shard.dataset, scheme, shard.sample_weight, shares)
 
 
-def _collect(*values):
-    return list(values)
+def _sum(*parts):
+    """(histogram, shares) summed over shards or partial sums (a node of the reduction)."""
+    pairs = [(part.hist, part.shares) if isinstance(part, Shard) else part for part in parts]
+    return (pairs[0][0] + sum(pair[0] for pair in pairs[1:]),
+            pairs[0][1] + sum(pair[1] for pair in pairs[1:]))
 
 
-def _first(pair):
-    return pair[0]
-
-
-def _second(pair):
-    return pair[1]
+def _tree_sum(client, futures):
+    """The shards' histograms and shares summed by pairwise additions on the workers (a
+    reduction tree: no worker receives more than two histograms)."""
+    if len(futures) == 1:
+        return client.submit(_sum, futures[0], pure=False)
+    while len(futures) > 1:
+        paired = [client.submit(_sum, futures[i], futures[i + 1], pure=False)
+                  for i in range(0, len(futures) - 1, 2)]
+        futures = paired + futures[len(futures) - len(futures) % 2:]
+    return futures[0]
 
 
 class Shards:
     """The client's handles on the shards, with what it takes to rebuild them.
+
+    Each round costs one task per shard (``_advance``: the update and the next histogram)
+    and the reduction; one result, the summed histogram and shares, comes to the client.
 
     Parameters
     ----------
@@ -192,49 +202,40 @@ class Shards:
         self.build = build
         self.timeout = timeout
         self.max_retries = max_retries
-        self.futures = build()
         self.rounds = []  # (split, alpha) of every round applied, to replay after a rebuild
+        self.futures = None
+        self.hist = self.run(lambda futures: (futures, None))[0]
 
-    def run(self, step):
-        """``step(futures)`` -> (new futures or None, result future); the result, retrying
-        from rebuilt shards when a worker was lost."""
+    def run(self, advance):
+        """``advance(futures)`` -> (new futures, round); the summed (histogram, shares) of the
+        new shards. A failure (a lost worker, ``timeout``) rebuilds the shards from the input
+        partitions, replays the rounds so far and tries again, ``max_retries`` times."""
         for attempt in range(self.max_retries + 1):
             try:
-                new_futures, result = step(self.futures)
-                value = result.result(timeout=self.timeout)
-                if new_futures is not None:
-                    self.futures = new_futures
-                return value
+                if self.futures is None:
+                    self.futures = self._replay(self.build())
+                new_futures, round_record = advance(self.futures)
+                total = _tree_sum(self.client, new_futures).result(timeout=self.timeout)
+                self.futures = new_futures
+                if round_record is not None:
+                    self.rounds.append(round_record)
+                return total
             except Exception as error:  # noqa: BLE001 - any failure of the cluster
+                self.futures = None
                 if attempt == self.max_retries:
                     raise RuntimeError(f"distributed fit failed after {attempt + 1} tries: "
                                        f"{type(error).__name__}: {error}") from error
-                self._rebuild()
         raise AssertionError("unreachable")
 
-    def _rebuild(self):
-        """Fresh shards from the input partitions, brought to the current round."""
-        futures = self.build()
+    def _replay(self, futures):
         for split, alpha in self.rounds:
-            futures = [self.client.submit(_first, self.client.submit(_advance, f, split, alpha,
-                                                                    pure=False), pure=False)
+            futures = [self.client.submit(_advance, f, split, alpha, pure=False)
                        for f in futures]
-        wait(futures, timeout=self.timeout)
-        self.futures = futures
-
-
-def _tree_sum(client, futures):
-    """Sum of the futures' values by pairwise additions on the workers (a reduction tree:
-    no worker receives more than two histograms)."""
-    while len(futures) > 1:
-        paired = [client.submit(_add, futures[i], futures[i + 1], pure=False)
-                  for i in range(0, len(futures) - 1, 2)]
-        futures = paired + futures[len(futures) - len(futures) % 2:]
-    return futures[0]
+        return futures
 
 
 class ShardedStumpLearner(StumpLearner):
-    """The stump learner over shards: histograms per shard, summed, one split search."""
+    """The stump learner over shards: the split search on the shards' summed histogram."""
 
     def __init__(self, mode, smoothing, shards):
         super().__init__(mode, smoothing)
@@ -242,20 +243,12 @@ class ShardedStumpLearner(StumpLearner):
 
     def fit(self, dataset, weights, labels):
         """``dataset`` is the header (the bins, no rows); weights and labels are the shards'."""
-        client = self.shards.client
-
-        def step(futures):
-            return None, _tree_sum(client, [client.submit(_shard_histogram, f, pure=False)
-                                            for f in futures])
-
-        hist = self.shards.run(step)
-        split = self.best_split(hist, dataset)
+        split = self.best_split(self.shards.hist, dataset)
         fit = PartitionFit(split.hypothesis, None, split.weight_pos, split.weight_neg,
                            split.criterion)
         fit.split = {"hypothesis": split.hypothesis, "feature_row": split.feature_row,
-                     "threshold_bin": split.threshold_bin, "missing_bin": MISSING_BIN,
-                     "weight_pos": split.weight_pos, "weight_neg": split.weight_neg,
-                     "criterion": split.criterion}
+                     "threshold_bin": split.threshold_bin, "weight_pos": split.weight_pos,
+                     "weight_neg": split.weight_neg, "criterion": split.criterion}
         return fit
 
 
@@ -276,18 +269,14 @@ class ShardedMHScheme:
     def update(self, fit, alpha):
         client = self.shards.client
 
-        def step(futures):
-            pairs = [client.submit(_advance, f, fit.split, alpha, pure=False) for f in futures]
-            new = [client.submit(_first, p, pure=False) for p in pairs]
-            shares = client.submit(_collect, *[client.submit(_second, p, pure=False)
-                                               for p in pairs], pure=False)
-            return new, shares
+        def advance(futures):
+            return ([client.submit(_advance, f, fit.split, alpha, pure=False) for f in futures],
+                    (fit.split, alpha))
 
-        shares = self.shards.run(step)
-        self.shards.rounds.append((fit.split, alpha))
-        fit.hypothesis.cover = np.sum([share[2] for share in shares], axis=0)
-        self._loss = float(sum(share[1] for share in shares))
-        return float(sum(share[0] for share in shares))
+        self.shards.hist, shares = self.shards.run(advance)
+        fit.hypothesis.cover = shares[2:]
+        self._loss = float(shares[1])
+        return float(shares[0])
 
     def train_loss(self):
         return self._loss
@@ -317,6 +306,13 @@ class DaskBoostClassifier(BoostClassifier):
     dask array computed partition by partition (of a NumPy array, a NumPy array);
     ``to_local()`` is the plain ``BoostClassifier``.
     """
+
+    _parameter_constraints = {
+        **BoostClassifier._parameter_constraints,
+        "client": "no_validation",
+        "timeout": [Interval(Real, 0, None, closed="neither")],
+        "max_retries": [Interval(Integral, 0, None, closed="left")],
+    }
 
     def __init__(self, n_estimators=100, *, client=None, timeout=600.0, max_retries=2,
                  **params):
@@ -393,7 +389,8 @@ class DaskBoostClassifier(BoostClassifier):
                 header, scheme, learner, self.n_estimators, self.alpha, mode, smoothing,
                 callbacks, float(self.learning_rate))
         finally:
-            client.cancel(shards.futures)
+            if shards.futures is not None:
+                client.cancel(shards.futures)
         self.classes_ = classes
         self._multilabel = multilabel
         self.n_features_in_ = n_features
