@@ -43,7 +43,7 @@ from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import smoothing_from_totals
 from confboost.data.binning import BinMapper
 from confboost.data.dataset import Dataset
-from confboost.estimators import BoostClassifier
+from confboost.estimators import BoostClassifier, numba_threads
 from confboost.kernels.update import stump_blocks
 from confboost.learners.base import PartitionFit
 from confboost.learners.stump import StumpLearner
@@ -53,7 +53,7 @@ from confboost.schemes.mh import MHScheme, mh_bound
 try:
     import dask.array as da
     from dask import delayed
-    from distributed import default_client
+    from distributed import default_client, get_worker
 except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
     raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
                       "(dask[distributed])") from error
@@ -142,12 +142,27 @@ def _make_shard(X, y, sample_weight, mapper, classes, multilabel, init, total_we
                       numeric_columns=np.arange(codes.shape[0], dtype=np.intp),
                       n_samples=codes.shape[1], n_columns=codes.shape[0])
     scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
-    return Shard(dataset, scheme, sample_weight, np.zeros(5))
+    with numba_threads(_worker_threads()):
+        return Shard(dataset, scheme, sample_weight, np.zeros(5))
+
+
+def _worker_threads():
+    """The kernels' threads in a task: the worker's own thread count (as LightGBM's Dask
+    layer sets ``num_threads``), so two workers on one machine do not each take every core."""
+    try:
+        return get_worker().state.nthreads
+    except ValueError:  # not in a worker (a local scheduler)
+        return None
 
 
 def _advance(shard, split, alpha):
     """The shard after the round's α h_t, with its shares and its next histogram (a new
     object: the old one stays valid for Dask's recomputation)."""
+    with numba_threads(_worker_threads()):
+        return _advance_here(shard, split, alpha)
+
+
+def _advance_here(shard, split, alpha):
     scheme = copy.copy(shard.scheme)
     scheme.weights = shard.scheme.weights.copy()
     scheme.scores = shard.scheme.scores.copy()
