@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import bench_binning
+import bench_busy
 import bench_dask
 import bench_predict
 import bench_rounds
@@ -70,6 +71,8 @@ def main():
         extra.append(f"| Dask, binary {bench_dask.ROWS:,} x 50, {bench_dask.ROUNDS} rounds, "
                      f"{name} (s/round, whole fit s, acc, overhead share) | {fmt(seconds)}, "
                      f"{whole:.2f}, {accuracy:.4f}, {overhead:.0%} | | | |")
+    extra += ["", "## Threads on a busy machine (`benchmarks/bench_busy.py`)", ""]
+    extra += bench_busy.table(bench_busy.run())
     extra.append("")
     extra.append(f"Total benchmark time {time.perf_counter() - started:.0f} s.")
     print("\n".join(extra), flush=True)

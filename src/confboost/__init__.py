@@ -2,11 +2,24 @@
 
 Schapire & Singer, "Improved Boosting Algorithms Using Confidence-rated Predictions" (1999):
 generalized AdaBoost, AdaBoost.MH, MR and MO, and the BoosTexter system built on them.
-``import confboost`` has no side effects and imports no optional dependency.
+``import confboost`` has no side effects and imports NumPy-free Python only: the estimator
+(scikit-learn, SciPy) and the numba kernels load when first used (DESIGN.md rule 13), so a
+command or a worker process pays only for what it runs.
 """
-
-from confboost.estimators import BoostClassifier, load
 
 __version__ = "0.1.0"
 
 __all__ = ["BoostClassifier", "load", "__version__"]
+
+
+def __getattr__(name):
+    """``confboost.BoostClassifier`` and ``confboost.load``, imported on first access."""
+    if name in ("BoostClassifier", "load"):
+        from confboost import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'confboost' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

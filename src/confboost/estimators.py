@@ -11,10 +11,8 @@ probabilities) is the scheme's (``schemes.scheme_outputs``); saving is ``persist
 """
 
 import warnings
-from contextlib import contextmanager
 from numbers import Integral, Real
 
-import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
@@ -22,6 +20,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from confboost._threads import numba_threads
 from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import default_smoothing
@@ -64,37 +63,9 @@ class _Number(Interval):
         return not isinstance(val, bool) and super().is_satisfied_by(val)
 
 
-#: Below this many example·feature·label cells a fit runs its kernels on one thread.
-SMALL_WORK = 200_000
-
-
 def _is_fitted_attribute(name):
     """Whether ``name`` is fit's state (scikit-learn's trailing underscore, or private)."""
     return (name.endswith("_") and not name.startswith("__")) or name == "_multilabel"
-
-
-@contextmanager
-def numba_threads(n_jobs, work=None):
-    """Run the kernels on ``n_jobs`` threads (None: all; negative: all but |n_jobs| - 1).
-
-    With ``n_jobs=None`` and less than ``SMALL_WORK`` cells of ``work`` (examples × features
-    × labels), one thread: a parallel region costs more than such a round, and far more on a
-    busy machine, where OpenMP's spinning threads wait for cores (measured: 1.5 ms a round
-    on one thread against 27 ms on two, 569 × 30 breast-cancer data, 2 busy cores).
-    """
-    available = numba.config.NUMBA_NUM_THREADS
-    if n_jobs is None:
-        wanted = 1 if work is not None and work < SMALL_WORK else available
-    elif n_jobs < 0:
-        wanted = max(1, available + 1 + n_jobs)
-    else:
-        wanted = min(n_jobs, available)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(wanted)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
 
 
 class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):

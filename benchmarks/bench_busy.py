@@ -1,0 +1,136 @@
+"""Threads on a busy machine: the default ``n_jobs`` against ``n_jobs=1`` with two busy
+processes on the cores (issue 18, point 1).
+
+Starts two ``while True: pass`` processes at this process's nice level, times whole fits
+(binning included) with the default threads and with one thread, interleaved, the median of
+``BUSY_REPEATS`` (default 3) runs each, then a 4-fold ``cross_val_score`` on satimage with
+``n_jobs=2`` against serial, and stops the busy processes. Run alone:
+``python benchmarks/bench_busy.py``. A ratio above 1 means the default threads were slower.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import common
+import numpy as np
+
+REPEATS = int(os.environ.get("BUSY_REPEATS", "3"))
+
+
+def shuttle_like():
+    """43.5k x 9, 7 classes: the shape of UCI shuttle, synthetic."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(43_500, 9, n_informative=6, n_redundant=2, n_classes=7,
+                               n_clusters_per_class=1, random_state=0)
+    return X.astype(np.float32), y
+
+
+def satimage():
+    from confboost.datasets import load
+
+    data = load("satimage", data_dir=common.DATA)
+    return data.X_train, data.y_train
+
+
+#: task -> (loader, estimator parameters)
+TASKS = {
+    "binary 10k x 50, 100 stumps": (lambda: common.synthetic(10_000)[:2], {"n_estimators": 100}),
+    "binary 100k x 50, 50 stumps": (lambda: common.synthetic(100_000)[:2], {"n_estimators": 50}),
+    "binary 1M x 50, 5 stumps": (lambda: common.synthetic(1_000_000)[:2], {"n_estimators": 5}),
+    "10 classes 100k x 50, 10 stumps": (lambda: common.synthetic(100_000, n_classes=10)[:2],
+                                        {"n_estimators": 10}),
+    "skin-segmentation, 100 stumps": (lambda: common.skin_segmentation()[:2],
+                                      {"n_estimators": 100}),
+    "fashion-mnist, 3 stumps": (lambda: common.fashion_mnist()[:2], {"n_estimators": 3}),
+    "satimage, 300 stumps": (satimage, {"n_estimators": 300}),
+    "shuttle-like 43.5k x 9, 50 8-leaf trees": (
+        shuttle_like, {"n_estimators": 50, "weak_learner": "tree", "max_leaves": 8}),
+}
+
+
+def _median(function):
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def _fit_times(X, y, params):
+    from confboost import BoostClassifier
+
+    small = {**params, "n_estimators": 2}
+    BoostClassifier(**small, n_jobs=1).fit(X[:2000], y[:2000])  # kernels from the cache
+    BoostClassifier(**small).fit(X[:2000], y[:2000])
+    default, single = [], []
+    for _ in range(REPEATS):  # interleaved: the load moves
+        for n_jobs, times in ((None, default), (1, single)):
+            start = time.perf_counter()
+            BoostClassifier(**params, n_jobs=n_jobs).fit(X, y)
+            times.append(time.perf_counter() - start)
+    return float(np.median(default)), float(np.median(single))
+
+
+def _cross_validation(X, y):
+    from sklearn.model_selection import cross_val_score
+
+    from confboost import BoostClassifier
+
+    times = {}
+    for n_jobs in (1, 2, 1, 2):  # the second of each: joblib's workers already started
+        start = time.perf_counter()
+        cross_val_score(BoostClassifier(100), X, y, cv=4, n_jobs=n_jobs)
+        times.setdefault(n_jobs, []).append(time.perf_counter() - start)
+    return times
+
+
+def run():
+    """Rows (task, default s, n_jobs=1 s) and the cross-validation times, under load."""
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.5)
+        rows = []
+        for task, (loader, params) in TASKS.items():
+            try:
+                X, y = loader()
+            except (OSError, ValueError) as error:  # a data set that is not here
+                print(f"skipped {task}: {error}", file=sys.stderr)
+                continue
+            rows.append((task, *_fit_times(X, y, params)))
+            print(rows[-1], flush=True)
+        try:
+            cv = _cross_validation(*satimage())
+        except (OSError, ValueError) as error:
+            print(f"skipped cross_val_score: {error}", file=sys.stderr)
+            cv = None
+        load = os.getloadavg()[0]
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    return {"rows": rows, "cv": cv, "load": load}
+
+
+def table(result):
+    """Markdown lines for ``run()``'s result."""
+    lines = [f"Two busy processes on the cores (load average {result['load']:.1f} at the end); "
+             f"whole fits, median of {REPEATS}, interleaved.", "",
+             "| task | default n_jobs (s) | n_jobs=1 (s) | default / n_jobs=1 |",
+             "|---|---|---|---|"]
+    for task, default, single in result["rows"]:
+        lines.append(f"| {task} | {default:.2f} | {single:.2f} | {default / single:.2f} |")
+    if result["cv"]:
+        serial, parallel = result["cv"][1], result["cv"][2]
+        lines.append(f"| satimage cross_val_score 4-fold, 100 stumps: n_jobs=2 vs serial "
+                     f"(first call; second) | {parallel[0]:.2f}; {parallel[1]:.2f} | "
+                     f"{serial[0]:.2f}; {serial[1]:.2f} | {parallel[0] / serial[0]:.2f}; "
+                     f"{parallel[1] / serial[1]:.2f} |")
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(table(run())))
