@@ -69,3 +69,39 @@ def test_subsample_keeps_exact_bins_for_few_distinct_values(rng):
 def test_bad_max_bins():
     with pytest.raises(ValueError, match="max_bins"):
         BinMapper(max_bins=256).fit(np.zeros((3, 1)))
+
+
+def _serial_thresholds(X, max_bins):
+    """Brute force: every feature's thresholds from its own sorted full column."""
+    from confboost.data.binning import _feature_thresholds
+
+    return [_feature_thresholds(X[~np.isnan(X[:, f]), f], max_bins) for f in range(X.shape[1])]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_thresholds_found_in_threads_equal_the_serial_ones(rng, threads):
+    import numba
+
+    X = rng.normal(size=(3000, 7))
+    X[:, 1] = rng.integers(0, 5, size=3000)  # few distinct values: exact bins
+    X[rng.random(3000) < 0.1, 2] = np.nan
+    X[:, 3] = 1.5  # constant
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        mapper = BinMapper(max_bins=32).fit(X.astype(np.float32))
+    finally:
+        numba.set_num_threads(previous)
+    expected = _serial_thresholds(X.astype(np.float32).astype(np.float64), 32)
+    assert len(mapper.thresholds_) == len(expected)
+    for ours, theirs in zip(mapper.thresholds_, expected, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_subsample_with_more_distinct_values_in_the_full_data():
+    # the subsample sees the 4 common values, the full column 14 > max_bins: the sample's
+    # distinct values give the bins (as before the parallel search)
+    X = (np.arange(5000) % 4).astype(np.float64)[:, None]
+    X[::500, 0] = 100.0 + np.arange(10)
+    mapper = BinMapper(max_bins=4, subsample=50, random_state=0).fit(X)
+    np.testing.assert_array_equal(mapper.thresholds_[0], [0.5, 1.5, 2.5])

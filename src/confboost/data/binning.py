@@ -9,11 +9,15 @@ boundary between adjacent bins is the midpoint of the largest value of the lower
 smallest value of the upper bin, so a split found on codes (``code <= b``) is the same test as
 ``x <= threshold[b]`` on raw values, and a model predicts on raw feature values.
 
-The per-value work (scanning a column for its distinct values,
-the transform) runs in the parallel kernels of ``kernels/binning.py``; this module keeps the
-NumPy logic that decides the thresholds. float32 input is binned as is (no float64 copy):
-thresholds are float64 midpoints, so the raw test is the same on either dtype.
+The per-value work (scanning a column for its distinct values, the transform) runs in the
+parallel kernels of ``kernels/binning.py``; this module keeps the NumPy logic that decides the
+thresholds, one feature per task on numba's number of threads (NumPy's sort releases the
+GIL), so finding them scales with the cores like the rest of a fit. float32 input is binned
+as is (no float64 copy): thresholds are float64 midpoints, so the raw test is the same on
+either dtype.
 """
+
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.sparse import issparse
@@ -74,6 +78,35 @@ def _thresholds_from_sorted(values, max_bins, distinct=None):
     return (distinct[upper_index - 1] + distinct[upper_index]) / 2.0
 
 
+def _sorted_values(column):
+    """The non-missing values of ``column`` sorted as float64, and their distinct values.
+
+    NumPy's SIMD sort beats a numba sort several times over and releases the GIL, so
+    ``_map_in_threads`` runs one per feature on every thread.
+    """
+    values = np.sort(column.astype(np.float64))  # NaN sorts last
+    values = values[:values.size - np.count_nonzero(np.isnan(values))]
+    keep = np.empty(values.size, dtype=bool)
+    keep[:1] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values, values[keep]
+
+
+def _map_in_threads(task, n_tasks):
+    """``[task(i) for i in range(n_tasks)]`` on numba's current number of threads.
+
+    The tasks are NumPy calls that release the GIL (sorts), so Python threads run them in
+    parallel; a thread waiting for work sleeps (no spinning). One thread: a plain loop.
+    """
+    from numba import get_num_threads
+
+    n_threads = min(get_num_threads(), n_tasks)
+    if n_threads <= 1:
+        return [task(i) for i in range(n_tasks)]
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(task, range(n_tasks)))
+
+
 class BinMapper:
     """Per-feature quantile binning with a missing-value bin.
 
@@ -126,26 +159,25 @@ class BinMapper:
         if issparse(X):
             return self._fit_sparse(X, sample)
         n_features = X.shape[1]
-        # NumPy's sort (SIMD) beats a numba sort several times over; NaN sorts last
-        columns = np.sort(sample.T.astype(np.float64), axis=1)
-        n_valid = sample.shape[0] - np.isnan(columns).sum(axis=1)
-        thresholds = [None] * n_features
-        distinct = []
-        for feature in range(n_features):
-            values = columns[feature, :n_valid[feature]]
-            keep = np.empty(values.size, dtype=bool)
-            keep[:1] = True
-            np.not_equal(values[1:], values[:-1], out=keep[1:])
-            distinct.append(values[keep])
+        exact = sample is X
+
+        def feature_task(feature):
+            values, distinct = _sorted_values(sample[:, feature])
+            if exact or distinct.size > self.max_bins:
+                return _thresholds_from_sorted(values, self.max_bins, distinct), None
+            return None, distinct
+
+        found = _map_in_threads(feature_task, n_features)
+        thresholds = [t for t, _ in found]
         # exact binning must see every distinct value of the full data, not only the
         # subsample's: rescan the columns whose subsample has few distinct values
-        few = [f for f in range(n_features) if distinct[f].size <= self.max_bins]
-        if sample is not X and few:
+        few = [f for f in range(n_features) if thresholds[f] is None]
+        if few:
             limit = self.max_bins
             known = np.zeros((len(few), limit + 1))
-            n_known = np.array([distinct[f].size for f in few], dtype=np.intp)
+            n_known = np.array([found[f][1].size for f in few], dtype=np.intp)
             for j, f in enumerate(few):
-                known[j, :n_known[j]] = distinct[f]
+                known[j, :n_known[j]] = found[f][1]
             full = np.empty_like(known)
             n_full = np.empty(len(few), dtype=np.intp)
             distinct_up_to(X, np.array(few, dtype=np.intp), known, n_known, limit, full,
@@ -154,10 +186,9 @@ class BinMapper:
                 if n_full[j] <= limit:
                     thresholds[f] = _thresholds_from_sorted(full[j, :n_full[j]], limit,
                                                             full[j, :n_full[j]])
-        for feature in range(n_features):
-            if thresholds[feature] is None:
-                thresholds[feature] = _thresholds_from_sorted(
-                    columns[feature, :n_valid[feature]], self.max_bins, distinct[feature])
+                else:  # more in the full data than bins: the sample's distinct values
+                    distinct = found[f][1]
+                    thresholds[f] = _thresholds_from_sorted(distinct, limit, distinct)
         self.thresholds_ = thresholds
         self.n_bins_ = np.array([t.size + 1 for t in self.thresholds_], dtype=np.intp)
         return self
