@@ -63,6 +63,11 @@ def main():
     extra.append(f"| start-up: import + first fits, warm numba cache (s) | "
                  f"{startup['warm_in_process']:.2f} (whole process "
                  f"{startup['warm_process']:.2f}) | | | |")
+    extra.append(f"| `import confboost` (s) | {startup['import']:.3f} | | | |")
+    if startup["train_satimage_100"]:
+        wall, cpu = startup["train_satimage_100"]
+        extra.append(f"| `confboost train -S satimage -n 100`, warm cache (s wall; CPU; load "
+                     f"{startup['load']:.1f}) | {wall:.2f}; {cpu:.2f} | | | |")
     trim = bench_trim.run()
     for beta, (seconds, accuracy, kept) in trim.items():
         extra.append(f"| binary 1M x 50, trim={beta} (s/round, acc, examples read) | "
