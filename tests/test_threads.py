@@ -52,3 +52,16 @@ def test_import_confboost_loads_nothing_heavy():
         import confboost
 
         confboost.nope  # noqa: B018
+
+
+def test_serial_below_runs_small_calls_on_one_thread():
+    import numba
+
+    from confboost._threads import SERIAL_CELLS, serial_below
+
+    threads = numba.get_num_threads()
+    with serial_below(SERIAL_CELLS - 1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == threads
+    with serial_below(SERIAL_CELLS):
+        assert numba.get_num_threads() == threads

@@ -6,7 +6,8 @@ on cores that other processes also want, a spinning worker takes the time slice 
 holding the work needs; and a round opens many short parallel regions, each ending at a
 barrier that waits for the slowest, possibly descheduled, thread. ``prefer_yielding_wait``
 makes waiting threads sleep at once (``OMP_WAIT_POLICY=PASSIVE``; ``KMP_BLOCKTIME=0`` for
-Intel's runtime); ``numba_threads`` runs small fits on one thread.
+Intel's runtime); ``numba_threads`` runs small fits on one thread, and ``serial_below`` a
+light kernel call on few cells.
 
 Measured on 2 shared cores (load 4-11; shuttle-like 43.5k x 9 data, 7 classes, 8-leaf trees,
 50 rounds; median of 3, default threads): 22.7 s spinning against 2.4 s passive; satimage
@@ -22,6 +23,11 @@ YIELDING_WAIT = {"OMP_WAIT_POLICY": "PASSIVE", "KMP_BLOCKTIME": "0"}
 
 #: Below this many example·feature·label cells a fit runs its kernels on one thread.
 SMALL_WORK = 200_000
+
+#: Below this many cells a kernel call that makes one light pass over them (the weight update:
+#: a few ns a cell) runs on one thread: less work than waking a second thread, and far less
+#: than waiting for a descheduled one on a busy machine.
+SERIAL_CELLS = 65_536
 
 
 def prefer_yielding_wait(environ=os.environ):
@@ -93,6 +99,32 @@ def numba_threads(n_jobs, work=None):
 
     previous = numba.get_num_threads()
     numba.set_num_threads(wanted_threads(n_jobs, numba.config.NUMBA_NUM_THREADS, work))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+@contextmanager
+def serial_below(cells, limit=SERIAL_CELLS):
+    """Run the kernel calls inside the block on one thread when ``cells < limit``.
+
+    The choice is made per call, in Python: a numba kernel that sets its own thread count
+    cannot be cached.
+
+    Parameters
+    ----------
+    cells : int
+        The call's work, e.g. examples × labels of a weight update.
+    limit : int, default=SERIAL_CELLS
+    """
+    if cells >= limit:
+        yield
+        return
+    import numba
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
     try:
         yield
     finally:

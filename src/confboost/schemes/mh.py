@@ -17,6 +17,7 @@ with unit sample weights they are the plain losses. A score of exactly 0 counts 
 import numpy as np
 from scipy.special import expit
 
+from confboost._threads import serial_below
 from confboost.alpha import choose_alpha
 from confboost.data.dataset import LabelSigns
 from confboost.kernels.update import LOSS_ARGMAX, LOSS_PAIRS, apply_partition
@@ -123,9 +124,10 @@ class MHScheme:
         if not (0.0 < predicted < np.inf):
             predicted = 1.0
         factors = np.ascontiguousarray(np.stack([down, up], axis=-1) / predicted)
-        total, loss = apply_partition(self.weights, self.labels.sign_index, fit.train_blocks,
-                                      steps, factors, self.scores, self._loss_kind,
-                                      self._loss_weights)
+        with serial_below(self.weights.size):
+            total, loss = apply_partition(self.weights, self.labels.sign_index,
+                                          fit.train_blocks, steps, factors, self.scores,
+                                          self._loss_kind, self._loss_weights)
         self._loss = float(loss)
         return predicted * total
 
