@@ -95,6 +95,7 @@ def numba_threads(n_jobs, work=None):
     work : int or None
         Example·feature·label cells of the call.
     """
+    prefer_yielding_wait()  # numba.set_num_threads loads OpenMP if nothing has yet
     import numba
 
     previous = numba.get_num_threads()
