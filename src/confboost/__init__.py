@@ -2,9 +2,9 @@
 
 Schapire & Singer, "Improved Boosting Algorithms Using Confidence-rated Predictions" (1999):
 generalized AdaBoost, AdaBoost.MH, MR and MO, and the BoosTexter system built on them.
-``import confboost`` has no side effects and imports NumPy-free Python only: the estimator
-(scikit-learn, SciPy) and the numba kernels load when first used (DESIGN.md rule 13), so a
-command or a worker process pays only for what it runs.
+``import confboost`` has no side effects and imports nothing but this file: NumPy, the
+estimator (scikit-learn, SciPy) and the numba kernels load when first used (DESIGN.md rule
+13), so a command or a worker process pays only for what it runs.
 """
 
 __version__ = "0.1.0"
