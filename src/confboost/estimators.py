@@ -14,6 +14,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -403,6 +404,11 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
                                  dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
                                  y_numeric=False)
+            if issparse(X) and not X.has_canonical_format:
+                # duplicate entries of a sparse matrix are one value, their sum (scipy's
+                # toarray, and so predict, reads them so)
+                X = X.copy()
+                X.sum_duplicates()
             n_samples = X.shape[0]
             targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
             make_dataset = Dataset.from_array
@@ -441,8 +447,13 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         targets = self._encode_targets(y)
         sample_weight = _check_sample_weight(sample_weight, np.empty((n_samples, 0)),
                                              dtype=np.float64, ensure_non_negative=True)
-        if not sample_weight.sum() > 0:
+        with np.errstate(over="ignore"):
+            total = sample_weight.sum()
+        if not total > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
+        if not np.isfinite(total):
+            # finite weights whose sum overflows: D_1 = w / Σ w is the same from w / max w
+            sample_weight = sample_weight / sample_weight.max()
         return targets, sample_weight
 
     def _boost(self, dataset, targets, sample_weight, mode, callbacks):

@@ -69,13 +69,21 @@ def _thresholds_from_sorted(values, max_bins, distinct=None):
     if distinct.size <= 1:
         return np.empty(0, dtype=X_DTYPE)
     if distinct.size <= max_bins:
-        return (distinct[:-1] + distinct[1:]) / 2.0
+        return _midpoints(distinct[:-1], distinct[1:])
     quantiles = np.quantile(values, np.linspace(0.0, 1.0, max_bins + 1)[1:-1], method="linear")
     # Snap each quantile to the observed values around it, then take the midpoint, so that
     # every boundary lies strictly between two observed values.
     upper_index = np.searchsorted(distinct, quantiles, side="right")
     upper_index = np.unique(np.clip(upper_index, 1, distinct.size - 1))
-    return (distinct[upper_index - 1] + distinct[upper_index]) / 2.0
+    return _midpoints(distinct[upper_index - 1], distinct[upper_index])
+
+
+def _midpoints(lower, upper):
+    """(lower + upper) / 2 without overflow: halves first where the sum leaves float64
+    (values beyond about 9e307), so lower <= midpoint <= upper always holds."""
+    with np.errstate(over="ignore"):
+        middle = (lower + upper) / 2.0
+    return np.where(np.isfinite(middle), middle, lower / 2.0 + upper / 2.0)
 
 
 def _sorted_values(column):

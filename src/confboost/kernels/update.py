@@ -9,10 +9,32 @@ For a partition hypothesis with value v[j, l] on block j, example i in block b_i
 one pass (the scheme divides the factors by the Z its block statistics predict, so no
 second pass renormalises); ``stump_blocks`` and ``stump_block_stats`` give a stump's blocks
 on the training codes.
+
+Every sum over the examples is taken in fixed chunks of ``REDUCTION_CHUNK`` rows, one
+parallel task per chunk, and the chunks' partial sums are added in chunk order: the result
+is the same to the last bit whatever the number of threads (a plain prange reduction adds
+per-thread partials, so Z_t, and through it α and the model, would depend on ``n_jobs``).
 """
 
 import numpy as np
 from numba import njit, prange
+
+#: Rows per partial sum of a reduction over the examples (fixed, so the sum's order is).
+REDUCTION_CHUNK = 1024
+
+
+@njit(cache=True, nogil=True)
+def _n_chunks(n_samples):
+    return (n_samples + REDUCTION_CHUNK - 1) // REDUCTION_CHUNK
+
+
+@njit(cache=True, nogil=True)
+def _ordered_sum(partial):
+    """Σ of the chunks' partial sums, in chunk order."""
+    total = 0.0
+    for c in range(partial.shape[0]):
+        total += partial[c]
+    return total
 
 
 @njit(cache=True, nogil=True)
@@ -118,37 +140,40 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
     loss : float
     """
     n_samples, k = weights.shape
-    total = 0.0
-    loss = 0.0
-    for i in prange(n_samples):
-        block = blocks[i]
-        row_total = 0.0
-        row_loss = 0.0
-        top = -np.inf
-        top_label = 0
-        n_top = 0
-        for l in range(k):
-            sign = sign_index[i, l]
-            score = scores[i, l] + steps[block, l]
-            scores[i, l] = score
-            w = weights[i, l] * factors[block, l, sign]
-            weights[i, l] = w
-            row_total += w
-            if loss_kind == LOSS_PAIRS:
-                if (score <= 0.0) if sign == 0 else (score >= 0.0):
-                    row_loss += loss_weights[i, l]
-            else:
-                if score > top:
-                    top = score
-                    top_label = l
-                    n_top = 1
-                elif score == top:
-                    n_top += 1
-        if loss_kind == LOSS_ARGMAX and (n_top > 1 or sign_index[i, top_label] != 0):
-            row_loss = loss_weights[i, 0]
-        total += row_total
-        loss += row_loss
-    return total, loss
+    partial_total = np.zeros(_n_chunks(n_samples))
+    partial_loss = np.zeros(_n_chunks(n_samples))
+    for c in prange(partial_total.shape[0]):
+        chunk_total = 0.0
+        chunk_loss = 0.0
+        for i in range(c * REDUCTION_CHUNK, min((c + 1) * REDUCTION_CHUNK, n_samples)):
+            block = blocks[i]
+            row_loss = 0.0
+            top = -np.inf
+            top_label = 0
+            n_top = 0
+            for l in range(k):
+                sign = sign_index[i, l]
+                score = scores[i, l] + steps[block, l]
+                scores[i, l] = score
+                w = weights[i, l] * factors[block, l, sign]
+                weights[i, l] = w
+                chunk_total += w
+                if loss_kind == LOSS_PAIRS:
+                    if (score <= 0.0) if sign == 0 else (score >= 0.0):
+                        row_loss += loss_weights[i, l]
+                else:
+                    if score > top:
+                        top = score
+                        top_label = l
+                        n_top = 1
+                    elif score == top:
+                        n_top += 1
+            if loss_kind == LOSS_ARGMAX and (n_top > 1 or sign_index[i, top_label] != 0):
+                row_loss = loss_weights[i, 0]
+            chunk_loss += row_loss
+        partial_total[c] = chunk_total
+        partial_loss[c] = chunk_loss
+    return _ordered_sum(partial_total), _ordered_sum(partial_loss)
 
 
 def apply_partition_naive(weights, sign_index, blocks, steps, factors, scores, loss_kind,
@@ -195,22 +220,25 @@ def update_pair_weights(v, signs, blocks, values, alpha, scores):
         Z_t of Figure 4 (= Figure 5's).
     """
     n_samples, k = v.shape
-    z = 0.0
-    for i in prange(n_samples):
-        block = blocks[i]
-        below = 0.0
-        above = 0.0
-        for l in range(k):
-            step = alpha * values[block, l]
-            scores[i, l] += step
-            w = v[i, l] * np.exp(-0.5 * signs[i, l] * step)
-            v[i, l] = w
-            # branch-free split into the true and false labels' totals (a branch here
-            # trips numba's parfor reduction analysis)
-            is_true = 0.5 * (signs[i, l] + 1)
-            above += is_true * w
-            below += (1.0 - is_true) * w
-        z += below * above
+    partial = np.zeros(_n_chunks(n_samples))
+    for c in prange(partial.shape[0]):
+        chunk_z = 0.0
+        for i in range(c * REDUCTION_CHUNK, min((c + 1) * REDUCTION_CHUNK, n_samples)):
+            block = blocks[i]
+            below = 0.0
+            above = 0.0
+            for l in range(k):
+                step = alpha * values[block, l]
+                scores[i, l] += step
+                w = v[i, l] * np.exp(-0.5 * signs[i, l] * step)
+                v[i, l] = w
+                if signs[i, l] > 0:
+                    above += w
+                else:
+                    below += w
+            chunk_z += below * above
+        partial[c] = chunk_z
+    z = _ordered_sum(partial)
     if z > 0.0:
         inverse = 1.0 / np.sqrt(z)
         for i in prange(n_samples):
@@ -251,19 +279,22 @@ def pair_learner_weights(v, signs, d):
         Σ d.
     """
     n_samples, k = v.shape
-    total = 0.0
-    for i in prange(n_samples):
-        below = 0.0
-        above = 0.0
-        for l in range(k):
-            is_true = 0.5 * (signs[i, l] + 1)
-            above += is_true * v[i, l]
-            below += (1.0 - is_true) * v[i, l]
-        for l in range(k):
-            is_true = 0.5 * (signs[i, l] + 1)
-            d[i, l] = 0.5 * v[i, l] * (is_true * below + (1.0 - is_true) * above)
-        total += below * above
-    return total
+    partial = np.zeros(_n_chunks(n_samples))
+    for c in prange(partial.shape[0]):
+        chunk_total = 0.0
+        for i in range(c * REDUCTION_CHUNK, min((c + 1) * REDUCTION_CHUNK, n_samples)):
+            below = 0.0
+            above = 0.0
+            for l in range(k):
+                is_true = 0.5 * (signs[i, l] + 1)
+                above += is_true * v[i, l]
+                below += (1.0 - is_true) * v[i, l]
+            for l in range(k):
+                is_true = 0.5 * (signs[i, l] + 1)
+                d[i, l] = 0.5 * v[i, l] * (is_true * below + (1.0 - is_true) * above)
+            chunk_total += below * above
+        partial[c] = chunk_total
+    return _ordered_sum(partial)
 
 
 def pair_learner_weights_naive(v, signs):
