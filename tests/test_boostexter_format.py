@@ -166,7 +166,7 @@ def _names_error(tmp_path, text):
         ("a.\nt: text:expert_length=x.\n", ":2: column 't' (1): ",
          "expert_length: expected a non-negative integer, got 'x'"),
         ("a.\nt: text:expert_length=0.\n", ":2: column 't' (1): ",
-         "length must be an integer >= 1"),
+         "length must be an integer in [1, 64]"),
         ("a.\nt: text:cutoff=-1.\n", ":2: column 't' (1): ", "cutoff: expected a non-negative"),
         ("a.\nt: text:drop=(.\n", ":2: column 't' (1): ", "not a valid regular expression"),
         ("a.\nt: text:no_unk=2.\n", ":2: column 't' (1): ", "no_unk: expected 0 or 1, got '2'"),

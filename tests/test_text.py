@@ -81,9 +81,9 @@ def test_expert_terms_are_a_set_with_drop():
     ("kwargs", "message"),
     [
         ({"kind": "bigram"}, "kind must be one of"),
-        ({"length": 0}, "length must be an integer >= 1"),
-        ({"length": 1.5}, "length must be an integer >= 1"),
-        ({"length": True}, "length must be an integer >= 1"),
+        ({"length": 0}, r"length must be an integer in \[1, 64\]"),
+        ({"length": 1.5}, r"length must be an integer in \[1, 64\]"),
+        ({"length": True}, r"length must be an integer in \[1, 64\]"),
         ({"cutoff": -1}, "cutoff must be an integer >= 0"),
         ({"drop": "("}, "not a valid regular expression"),
         ({"drop": 3}, "regular expression string"),

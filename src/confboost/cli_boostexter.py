@@ -33,7 +33,7 @@ from confboost.criterion import MODES
 from confboost.data.columns import FrameEncoder
 from confboost.formats.boostexter import BoosTexterFormatError, read_data, read_names
 from confboost.model import BoostedModel
-from confboost.persistence import load_document, save_estimator
+from confboost.persistence import check_writable, load_document, save_estimator
 
 MODEL_SUFFIX = ".model.json"
 
@@ -258,6 +258,10 @@ def train_command(arguments):
         confidence=_confidence(arguments, spec, train), alpha=arguments.alpha,
         smoothing=smoothing, n_jobs=arguments.jobs, feature_types=_feature_types(spec),
         text_expert=experts or None)
+    output = arguments.output or str(arguments.stem) + MODEL_SUFFIX
+    for path in (output, arguments.model):
+        if path:
+            check_writable(path)  # before training, not after
     single_label = _single_label(train.labels)
     printer = RoundPrinter(estimator, train, dev, test, single_label, fmeasure_class,
                            sys.stdout)
@@ -272,7 +276,6 @@ def train_command(arguments):
         if fmeasure_class is not None:
             line += f", threshold = {printer.thresholds[chosen][best]:f}"
         print(line, flush=True)
-    output = arguments.output or str(arguments.stem) + MODEL_SUFFIX
     if arguments.model and arguments.model.endswith(".shyp"):
         from confboost.formats.shyp import export_shyp
 

@@ -56,6 +56,8 @@ numbering the distinct ``(code so far, next word)`` pairs seen at fit time).
 
 import itertools
 import re
+import re._constants as re_constants
+import re._parser as re_parser
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -179,11 +181,67 @@ def expert_terms(tokens, kind, length):
     >>> expert_terms(["a", "b", "c"], "sgram", 3)
     ['a', 'b', 'c', 'a b', 'b c', 'a _ c']
     """
+    # a shape wider than the text makes no gram: the cost follows the text, not the window
     return [
         _gram_string(tokens, start, shape)
-        for shape in gram_shapes(kind, length)
+        for shape in gram_shapes(kind, min(length, len(tokens)))
+        if kind != "fgram" or length <= len(tokens)
         for start in range(len(tokens) - shape[-1])
     ]
+
+
+#: Longest text window (``TextExpert.length``; icsiboost's -W is usually 1 to 5).
+MAX_WINDOW = 64
+#: Longest ``drop`` regular expression.
+MAX_PATTERN = 1000
+
+
+def check_pattern(pattern):
+    """ValueError unless the ``drop`` regular expression runs in time linear in a term.
+
+    Python's regex engine backtracks: a quantifier over something that itself repeats or
+    branches (``(a+)+b``, ``(a|aa)*b``) or a backreference can take time exponential in
+    the term's length (as can ``(a?){30}``: any variable quantifier under a repeated one).
+    Those constructs are refused (DESIGN.md rule 12: a ``drop`` may come
+    from a model file or a ``.names`` file); character classes, anchors, literals and
+    single quantifiers are what a term filter needs.
+
+    Parameters
+    ----------
+    pattern : str
+    """
+    if len(pattern) > MAX_PATTERN:
+        raise ValueError(f"drop is longer than {MAX_PATTERN} characters")
+    try:
+        parsed = re_parser.parse(pattern)
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as error:
+        raise ValueError(f"drop is not a valid regular expression: {error}") from None
+
+    def walk(items, repeated):
+        for op, argument in items:
+            if op in (re_constants.GROUPREF, re_constants.GROUPREF_EXISTS):
+                raise ValueError(f"drop {pattern!r}: backreferences are not allowed (their "
+                                 "matching can take exponential time)")
+            if op in (re_constants.MAX_REPEAT, re_constants.MIN_REPEAT,
+                      re_constants.POSSESSIVE_REPEAT):
+                if repeated and argument[0] != argument[1]:
+                    raise ValueError(f"drop {pattern!r}: a quantifier inside a quantified "
+                                     "group (nested quantifiers can take exponential time)")
+                walk(argument[2], repeated or argument[1] > 1)
+            elif op == re_constants.BRANCH:
+                if repeated:
+                    raise ValueError(f"drop {pattern!r}: alternatives inside a quantified "
+                                     "group can take exponential time; use a character "
+                                     "class or separate terms")
+                for branch in argument[1]:
+                    walk(branch, repeated)
+            elif op in (re_constants.SUBPATTERN, re_constants.ATOMIC_GROUP):
+                walk(argument[-1], repeated)
+            elif op in (re_constants.ASSERT, re_constants.ASSERT_NOT):
+                walk(argument[1], repeated)
+
+    walk(parsed, False)
 
 
 def _is_int(value):
@@ -224,17 +282,15 @@ class TextExpert:
     def __post_init__(self):
         if self.kind not in EXPERT_KINDS:
             raise ValueError(f"text expert kind must be one of {EXPERT_KINDS}, got {self.kind!r}")
-        if not _is_int(self.length) or self.length < 1:
-            raise ValueError(f"text expert length must be an integer >= 1, got {self.length!r}")
+        if not _is_int(self.length) or not 1 <= self.length <= MAX_WINDOW:
+            raise ValueError(f"text expert length must be an integer in [1, {MAX_WINDOW}], "
+                             f"got {self.length!r}")
         if not _is_int(self.cutoff) or self.cutoff < 0:
             raise ValueError(f"text expert cutoff must be an integer >= 0, got {self.cutoff!r}")
         if self.drop is not None:
             if not isinstance(self.drop, str):
                 raise ValueError(f"drop must be a regular expression string, got {self.drop!r}")
-            try:
-                re.compile(self.drop)
-            except (re.error, RecursionError, OverflowError) as error:
-                raise ValueError(f"drop is not a valid regular expression: {error}") from None
+            check_pattern(self.drop)
         if self.order not in TERM_ORDERS:
             raise ValueError(f"term order must be one of {TERM_ORDERS}, got {self.order!r}")
         if not isinstance(self.no_unk, bool | np.bool_):

@@ -60,6 +60,7 @@ import numpy as np
 
 from confboost._dtypes import LABEL_DTYPE
 from confboost.data.text import TextExpert
+from confboost.persistence import write_atomic
 
 #: Column kinds of a ``.names`` file.
 COLUMN_KINDS = ("continuous", "text", "categorical", "ignore")
@@ -557,7 +558,7 @@ def write_names(path, spec):
         else:
             kind = column.kind
         lines.append(f"{column.name}: {kind}.")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_atomic(path, "\n".join(lines) + "\n")
 
 
 def write_data(path, spec, data):
@@ -619,5 +620,5 @@ def write_data(path, spec, data):
             label_fields.append(" ".join(spec.classes[l] for l in np.flatnonzero(row)) + ".")
         fields.append(label_fields)
     lines = [", ".join(row) for row in zip(*fields, strict=True)]
-    Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    write_atomic(path, "".join(line + "\n" for line in lines))
 

@@ -52,6 +52,7 @@ import numpy as np
 
 from confboost.learners import CategoricalHypothesis, StumpHypothesis, TermHypothesis
 from confboost.model import BoostedModel
+from confboost.persistence import write_atomic
 
 _HEADER = re.compile(r" *([^ ]+) Text:(SGRAM|THRESHOLD):([^:]+):(.*)")
 _DBL_MAX = np.finfo(np.float64).max
@@ -132,7 +133,7 @@ def export_shyp(path, model, encoder, spec, warn=None):
         else:
             raise ShypError(f"{where}: a {type(hypothesis).__name__} has no .shyp equivalent "
                             "(icsiboost has continuous thresholds, text and set tests only)")
-    Path(path).write_text(f"{count}\n\n" + "".join(parts), encoding="utf-8")
+    write_atomic(path, f"{count}\n\n" + "".join(parts))
 
 
 def _set_tests(hypothesis, declared):
