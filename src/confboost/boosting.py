@@ -55,7 +55,7 @@ class ProgressPrinter:
 
 
 def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothing,
-                 callbacks=(), learning_rate=1.0):
+                 callbacks=(), learning_rate=1.0, checkpoint=None):
     """Boost for ``n_rounds`` rounds.
 
     Parameters
@@ -78,6 +78,9 @@ def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothi
         Shrinkage ν in (0, 1]: the round's α is ν times the chosen one, and Z_t is the
         normaliser of the update with that α, so Π Z_t still bounds the training loss
         (Theorem 1 holds for any α). 1.0 is the paper's algorithm.
+    checkpoint : Checkpoint or None
+        Saves the loop's state every ``checkpoint.every`` rounds; the loop starts from the
+        state it holds, if any (``checkpoint.py``). Callbacks see the rounds run here only.
 
     Returns
     -------
@@ -88,7 +91,14 @@ def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothi
     hypotheses = []
     records = {key: [] for key in HISTORY_KEYS}
     product_z = 1.0
-    for round_index in range(n_rounds):
+    start = 0
+    resumed = None if checkpoint is None else checkpoint.restore(scheme, n_rounds)
+    if resumed is not None:
+        hypotheses, saved, product_z, start = resumed
+        if set(saved) != set(HISTORY_KEYS):
+            raise ValueError(f"{checkpoint.path}: history: must have the keys {HISTORY_KEYS}")
+        records = {key: saved[key] for key in HISTORY_KEYS}
+    for round_index in range(start, n_rounds):
         fit = learner.fit(dataset, scheme.learner_weights, scheme.labels)
         alpha, capped = scheme.choose_alpha(fit, alpha_method, mode, smoothing)
         alpha *= learning_rate
@@ -104,6 +114,8 @@ def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothi
         stop = False
         for callback in callbacks:
             stop = bool(callback(round_index, record)) or stop
+        if checkpoint is not None and (round_index + 1) % checkpoint.every == 0:
+            checkpoint.save(round_index + 1, hypotheses, records, product_z, scheme)
         if stop or abs(1.0 - z) <= 1e-12 or z == 0.0:
             break
     alphas = np.asarray(records["alpha"], dtype=np.float64)

@@ -143,7 +143,7 @@ class Checkpoint:
                 fail("model", f"must hold {start} rounds of {scheme.labels.n_labels} labels",
                      (len(model), model.n_labels))
             records = _read_lists(document.get("history"), "history", start)
-            extras = _read_lists(document.get("extras"), "extras", start)
+            extras = _read_lists(document.get("extras"), "extras", start, empty=True)
             if set(extras) != set(self._extras):
                 fail("extras", f"must be {sorted(self._extras)}", sorted(extras))
             for name in STATE_ARRAYS:
@@ -212,13 +212,14 @@ def _refuse(name):
     raise ValueError(f"the number {name} (JSON has no such literal)")
 
 
-def _read_lists(value, field, length):
-    """A dict of per-round lists, each of ``length`` finite numbers or flags."""
+def _read_lists(value, field, length, empty=False):
+    """A dict of per-round lists, each of ``length`` finite numbers or flags (or none, with
+    ``empty``: a list the run does not keep)."""
     if not isinstance(value, dict):
         fail(field, "must be an object", value)
     out = {}
     for key, entries in value.items():
-        if not isinstance(entries, list) or len(entries) != length:
+        if not isinstance(entries, list) or len(entries) not in (length, 0 if empty else length):
             fail(f"{field}[{key!r}]", f"must have {length} entries", entries)
         for entry in entries:
             if not isinstance(entry, bool):

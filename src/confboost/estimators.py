@@ -24,6 +24,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from confboost._threads import numba_threads
 from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.boosting import ProgressPrinter, run_boosting
+from confboost.checkpoint import Checkpoint, dataset_parts, run_fingerprint
 from confboost.confidence import default_smoothing
 from confboost.criterion import MODES, REAL, REAL_ABSTAIN
 from confboost.data.binning import RAW_DTYPES
@@ -366,7 +367,11 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             Non-negative weights, not all zero: the starting distribution D_1.
         callbacks : sequence of callables, optional
             Called as ``callback(round_index, record)`` after every round
-            (``boosting.run_boosting``); returning True stops the loop.
+            (``boosting.run_boosting``); returning True stops the loop. A
+            ``confboost.checkpoint.Checkpoint(path, every)`` among them saves the run every
+            ``every`` rounds, and a fit that finds its file resumes from it: a run killed
+            at any round and fitted again with the same checkpoint gives the model of an
+            uninterrupted run, bit for bit.
 
         Returns
         -------
@@ -477,12 +482,22 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         if (self.smoothing == "auto" and scheme.name == "mr" and self.alpha == "auto"
                 and self.trim == 0 and mode in (REAL, REAL_ABSTAIN)):
             self.smoothing_ = pair_smoothing(self.smoothing_)
-        callbacks = list(callbacks)
+        checkpoints = [c for c in callbacks if isinstance(c, Checkpoint)]
+        callbacks = [c for c in callbacks if not isinstance(c, Checkpoint)]
+        if len(checkpoints) > 1:
+            raise ValueError("callbacks hold more than one Checkpoint")
         # each round's training cover, which the explanations average over (explain.py)
         callbacks.insert(0, lambda round_index, record: record_cover(record["fit"],
                                                                     sample_weight))
         if self.verbose:
             callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
+        checkpoint = checkpoints[0] if checkpoints else None
+        if checkpoint is not None:
+            params = {key: value for key, value in self.get_params().items()
+                      if key not in ("n_estimators", "n_jobs", "verbose")}
+            checkpoint.bind(run_fingerprint(*dataset_parts(dataset), signs, sample_weight,
+                                            params, self.smoothing_),
+                            {"thresholds": getattr(scheme, "thresholds", [])})
         # Trimmed real confidences fit only the kept examples, so α = 1 is no longer the
         # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
         alpha_method = ("exact" if self.trim > 0 and self.alpha == "auto"
@@ -492,7 +507,8 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
                                **self._tree_params())
         hypotheses, alphas, history = run_boosting(
             dataset, scheme, learner, self.n_estimators,
-            alpha_method, mode, self.smoothing_, callbacks, float(self.learning_rate))
+            alpha_method, mode, self.smoothing_, callbacks, float(self.learning_rate),
+            checkpoint)
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
         self.n_estimators_ = len(hypotheses)

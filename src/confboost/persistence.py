@@ -60,7 +60,7 @@ def _checksum(payload):
 
 
 def write_atomic(path, text):
-    """Write ``text`` to ``path`` so that a reader sees the old file or the whole new one.
+    """Write ``text`` (str or bytes) to ``path``: a reader sees the old file or the new one.
 
     The text goes to a temporary file in the same folder, is flushed and fsynced, and
     renamed over ``path`` (an atomic step on POSIX and Windows); the folder is fsynced
@@ -71,8 +71,10 @@ def write_atomic(path, text):
     folder = path.parent
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
                                          dir=folder)
+    binary = isinstance(text, bytes)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        with (os.fdopen(handle, "wb") if binary
+              else os.fdopen(handle, "w", encoding="utf-8")) as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
