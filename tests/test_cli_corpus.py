@@ -120,3 +120,12 @@ def test_show_refuses_a_bad_model_in_one_line(tmp_path, capsys, monkeypatch):
     path.write_text(json.dumps(document))
     status, err = _run(["show", "-m", str(path)], capsys, monkeypatch)
     assert status == 2 and str(path) in err
+
+
+def test_train_checks_its_output_path_before_training(stem, capsys):
+    capsys.readouterr()
+    missing = stem.parent / "no-such-folder" / "m.json"
+    status = main(["train", "-S", str(stem), "-n", "2", "-o", str(missing)])
+    out, err = capsys.readouterr()
+    assert status == 2 and str(missing) in err and "no folder" in err
+    assert "rnd" not in out  # refused before the first round
