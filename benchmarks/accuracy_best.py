@@ -169,9 +169,9 @@ def run_lightgbm(params, data, rounds, patience):
     started = time.perf_counter()
     if y_fit.ndim == 1:
         classes, codes = np.unique(y_fit, return_inverse=True)
-        booster = _lightgbm_fit({**base, "objective": "multiclass", "num_class": len(classes),
-                                 "metric": "multi_error"}, X_fit, codes, X_valid,
-                                np.searchsorted(classes, y_valid), rounds, patience)
+        train, valid = _lightgbm_data(X_fit, codes, X_valid, np.searchsorted(classes, y_valid))
+        booster = _lightgbm_train({**base, "objective": "multiclass", "num_class": len(classes),
+                                   "metric": "multi_error"}, train, valid, rounds, patience)
         best = booster.best_iteration
         seconds = time.perf_counter() - started
         valid = loss(y_valid, booster.predict(X_valid, num_iteration=best, num_threads=1),
@@ -179,10 +179,12 @@ def run_lightgbm(params, data, rounds, patience):
         test = loss(y_test, booster.predict(X_test, num_iteration=best, num_threads=1), classes)
         return valid, best, test, seconds
     valid_scores, test_scores, bests = [], [], []
+    train, valid = _lightgbm_data(X_fit, y_fit[:, 0], X_valid, y_valid[:, 0])
     for label in range(y_fit.shape[1]):
-        booster = _lightgbm_fit({**base, "objective": "binary", "metric": "binary_error"},
-                                X_fit, y_fit[:, label], X_valid, y_valid[:, label], rounds,
-                                patience)
+        train.set_label(y_fit[:, label])
+        valid.set_label(y_valid[:, label])
+        booster = _lightgbm_train({**base, "objective": "binary", "metric": "binary_error"},
+                                  train, valid, rounds, patience)
         best = booster.best_iteration
         bests.append(best)
         valid_scores.append(booster.predict(X_valid, num_iteration=best, raw_score=True,
@@ -194,10 +196,15 @@ def run_lightgbm(params, data, rounds, patience):
             loss(y_test, np.column_stack(test_scores), None), seconds)
 
 
-def _lightgbm_fit(params, X_fit, y_fit, X_valid, y_valid, rounds, patience):
-    """A LightGBM booster early-stopped on (X_valid, y_valid); constant labels included."""
-    train = lightgbm.Dataset(X_fit, y_fit, params={"verbose": -1})
-    valid = lightgbm.Dataset(X_valid, y_valid, reference=train)
+def _lightgbm_data(X_fit, y_fit, X_valid, y_valid):
+    """LightGBM's binned training and validation sets (built once, labels can be reset)."""
+    train = lightgbm.Dataset(X_fit, y_fit, params={"verbose": -1}, free_raw_data=False)
+    valid = lightgbm.Dataset(X_valid, y_valid, reference=train, free_raw_data=False)
+    return train.construct(), valid.construct()
+
+
+def _lightgbm_train(params, train, valid, rounds, patience):
+    """A LightGBM booster early-stopped on the validation set's first metric."""
     return lightgbm.train(params, train, num_boost_round=rounds, valid_sets=[valid],
                           callbacks=[lightgbm.early_stopping(patience, first_metric_only=True,
                                                              verbose=False)])
