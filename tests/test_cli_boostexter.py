@@ -2,12 +2,15 @@
 
 import io
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from confboost.cli import main
-from confboost.formats.shyp import ShypError, import_shyp
+from confboost.formats.shyp import ShypError, export_shyp, import_shyp
+from confboost.learners import ProductHypothesis, TreeHypothesis
+from confboost.model import BoostedModel
 
 NAMES = """| a small mixed task: every column kind, missing values, multi-label rows
 spam, ham, urgent.
@@ -195,6 +198,19 @@ def test_import_shyp_errors(stem, tmp_path, capsys):
         (tmp_path / "bad.shyp").write_text(text)
         with pytest.raises(ShypError, match=message):
             import_shyp(tmp_path / "bad.shyp", encoder, spec)
+
+
+def test_export_shyp_refuses_hypotheses_icsiboost_lacks(tmp_path):
+    # icsiboost has thresholds, text and set tests only: a product or a tree is refused,
+    # naming the round and the type, and no file is written.
+    spec = SimpleNamespace(columns=[])
+    product = ProductHypothesis([0, 1], [0.5, 1.5], [False, False], np.zeros((2, 1)))
+    tree = TreeHypothesis([0], [0], [0.5], [None], [False], [-1], [-2], np.zeros((2, 1)))
+    for hypothesis, name in ((product, "ProductHypothesis"), (tree, "TreeHypothesis")):
+        model = BoostedModel([hypothesis], [1.0], 1)
+        with pytest.raises(ShypError, match=f"round 1: a {name} has no .shyp equivalent"):
+            export_shyp(tmp_path / "m.shyp", model, None, spec)
+    assert not (tmp_path / "m.shyp").exists()
 
 
 def test_shyp_of_icsiboost_reads_as_icsiboost_scores(stem, tmp_path, capsys, monkeypatch):

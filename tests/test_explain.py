@@ -9,8 +9,17 @@ import pytest
 from sklearn.datasets import load_iris
 
 from confboost import BoostClassifier
+from confboost._dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 from confboost.estimators import load
 from confboost.explain import contribution_importances
+from confboost.learners import (
+    CategoricalHypothesis,
+    HammingTreeHypothesis,
+    ProductHypothesis,
+    StumpHypothesis,
+    TermHypothesis,
+    TreeHypothesis,
+)
 from confboost.tree_shap import FlatTree, cover_ratio, tree_shap, tree_shap_naive
 from tests.test_mixed import mixed_frame
 
@@ -275,3 +284,28 @@ def test_contribution_importances(data):
     np.testing.assert_allclose(contribution_importances(contribution), per_label.sum(axis=0))
     unused = set(range(X.shape[1])) - {h.feature for h in clf.model_.hypotheses}
     assert all(per_label[:, column].sum() == 0 for column in unused)
+
+
+def test_tested_points_of_every_hypothesis_type():
+    """Each hypothesis type names the thresholds and values it tests on a column (what
+    ``plot_partial_dependence`` marks); infinite thresholds and terms are not points."""
+    values3, values2 = np.zeros((3, 1)), np.zeros((2, 1))
+    assert StumpHypothesis(2, 0.5, values3).tested_points(2) == ([0.5], [])
+    assert StumpHypothesis(2, np.inf, values3).tested_points(2) == ([], [])
+    assert StumpHypothesis(2, 0.5, values3).tested_points(1) == ([], [])
+    product = ProductHypothesis([1, 2, 1], [0.25, 3.0, np.inf], [False, True, True], values2)
+    assert product.tested_points(1) == ([0.25], [])
+    assert CategoricalHypothesis(4, "red", values3).tested_points(4) == ([], ["red"])
+    assert CategoricalHypothesis(4, "red", values3).tested_points(3) == ([], [])
+    assert TermHypothesis(5, "cheap pills", values2).tested_points(5) == ([], [])
+    structure = ([NODE_THRESHOLD, NODE_VALUE, NODE_TERM, NODE_THRESHOLD], [0, 0, 0, 0],
+                 [1.5, np.nan, np.nan, np.inf], [None, "a", "word", None],
+                 [False] * 4, [1, 2, 3, -1], [-2, -3, -4, -5])
+    tree = TreeHypothesis(*structure, np.zeros((5, 2)))
+    assert tree.tested_points(0) == ([1.5], ["a"])
+    assert tree.tested_points(1) == ([], [])
+    hamming = HammingTreeHypothesis(*structure, [1.0, -1.0], np.arange(5.0))
+    assert hamming.tested_points(0) == ([1.5], ["a"])
+    assert hamming.vote is not None and tree.vote is None
+    hamming.set_leaf_values(2.0)
+    np.testing.assert_array_equal(hamming.values, np.outer(np.full(5, 2.0), [1.0, -1.0]))

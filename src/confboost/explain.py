@@ -32,9 +32,7 @@ from math import factorial
 
 import numpy as np
 
-from confboost._dtypes import NODE_VALUE
 from confboost.data.frame import as_frame
-from confboost.learners import CategoricalHypothesis, ProductHypothesis, TermHypothesis
 from confboost.tree_shap import FlatTree, tree_shap
 
 
@@ -102,11 +100,12 @@ def contributions(model, X, n_columns):
         source = X
         columns = hypothesis.test_columns()
         values = alpha * hypothesis.values
-        if isinstance(hypothesis, ProductHypothesis) and len(set(columns.tolist())) > 1:
+        several = len(set(columns.tolist())) > 1
+        if several and hypothesis.test_layout == "product":
             phi, bias = product_shap(hypothesis, source, columns, alpha, n_columns)
             out[:, :, :n_columns] += phi
             out[:, :, -1] += bias
-        elif len(set(columns.tolist())) > 1:
+        elif several:
             tree = FlatTree(hypothesis.left, hypothesis.right, columns, values,
                             _cover(hypothesis))
             phi, bias = tree_shap(tree, hypothesis.goes_left(source), n_columns)
@@ -233,22 +232,9 @@ def tested_points(estimator, column):
     """
     thresholds, values = set(), set()
     for hypothesis in estimator.model_.hypotheses:
-        if isinstance(hypothesis, TermHypothesis):
-            continue
-        columns = hypothesis.test_columns()
-        if isinstance(hypothesis, CategoricalHypothesis):
-            if columns[0] == column:
-                values.add(hypothesis.value)
-            continue
-        node_thresholds = np.atleast_1d(hypothesis.threshold)
-        node_kinds = getattr(hypothesis, "kind", None)  # a tree's node kind column
-        for node, node_column in enumerate(columns.tolist()):
-            if node_column != column:
-                continue
-            if node_kinds is not None and node_kinds[node] == NODE_VALUE:
-                values.add(hypothesis.value[node])
-            elif np.isfinite(node_thresholds[node]):
-                thresholds.add(float(node_thresholds[node]))
+        tested_thresholds, tested_values = hypothesis.tested_points(column)
+        thresholds.update(tested_thresholds)
+        values.update(tested_values)
     return sorted(thresholds), sorted(values)
 
 

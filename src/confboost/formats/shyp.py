@@ -91,49 +91,67 @@ def export_shyp(path, model, encoder, spec, warn=None):
     """
     warn = warn or (lambda message: print(f"warning: {message}", file=sys.stderr))
     declared = {column.name: column.values for column in spec.columns}
-    parts = []
-    count = 0
     warned = set()
+
+    def warn_once(name, message):
+        if name not in warned:
+            warned.add(name)
+            warn(message)
+
+    parts = []
     for round_index, (hypothesis, alpha) in enumerate(
             zip(model.hypotheses, model.alphas, strict=True), start=1):
         where = f"round {round_index}"
-        if isinstance(hypothesis, StumpHypothesis):
-            name = encoder.names[hypothesis.feature]
-            threshold = hypothesis.threshold
-            exported = _DBL_MAX if threshold == np.inf else np.nextafter(threshold, np.inf)
-            c1, c2, c0 = hypothesis.values
-            parts.append(f"   {_number(alpha)} Text:THRESHOLD:{name}:\n\n"
-                         f"{_row(c0)}\n\n{_row(c1)}\n\n{_row(c2)}\n\n{_number(exported)}\n\n\n")
-            count += 1
-        elif isinstance(hypothesis, TermHypothesis):
-            name = encoder.names[hypothesis.column]
-            expert = encoder.experts[hypothesis.column]
-            words = hypothesis.term.split(" ")
-            if expert.kind == "sgram" and "_" in words[1:-1]:
-                raise ShypError(f"{where}: the sgram term {hypothesis.term!r} has a gap, which "
-                                "icsiboost's sparse pairs cannot express")
-            if expert.tokenizer != "whitespace" and name not in warned:
-                warned.add(name)
-                warn(f"column {name!r} uses the {expert.tokenizer!r} tokenizer; icsiboost "
-                     "splits on spaces only, so it scores the same only on pre-tokenized text")
-            present, absent = hypothesis.values
-            parts.append(f"   {_number(alpha)} Text:SGRAM:{name}:{'#'.join(words)}\n\n"
-                         f"{_row(absent)}\n\n{_row(present)}\n\n\n")
-            count += 1
-        elif isinstance(hypothesis, CategoricalHypothesis):
-            name = encoder.names[hypothesis.column]
-            values = list(declared.get(name, ()))
-            if hypothesis.value not in values:
-                raise ShypError(f"{where}: value {hypothesis.value!r} of column {name!r} is not "
-                                "declared in the .names file")
-            for value_id, present, absent in _set_tests(hypothesis, values):
-                parts.append(f"   {_number(alpha)} Text:SGRAM:{name}:{value_id}\n\n"
-                             f"{_row(absent)}\n\n{_row(present)}\n\n\n")
-                count += 1
-        else:
+        writer = _WRITERS.get(hypothesis.type_name)
+        if writer is None:
             raise ShypError(f"{where}: a {type(hypothesis).__name__} has no .shyp equivalent "
                             "(icsiboost has continuous thresholds, text and set tests only)")
-    write_atomic(path, f"{count}\n\n" + "".join(parts))
+        parts.extend(writer(hypothesis, alpha, encoder, declared, warn_once, where))
+    write_atomic(path, f"{len(parts)}\n\n" + "".join(parts))
+
+
+def _threshold_test(hypothesis, alpha, encoder, declared, warn_once, where):
+    """A stump as one THRESHOLD test (icsiboost's ``x < t`` is confboost's ``x <= θ``)."""
+    name = encoder.names[hypothesis.feature]
+    threshold = hypothesis.threshold
+    exported = _DBL_MAX if threshold == np.inf else np.nextafter(threshold, np.inf)
+    c1, c2, c0 = hypothesis.values
+    return [f"   {_number(alpha)} Text:THRESHOLD:{name}:\n\n"
+            f"{_row(c0)}\n\n{_row(c1)}\n\n{_row(c2)}\n\n{_number(exported)}\n\n\n"]
+
+
+def _term_test(hypothesis, alpha, encoder, declared, warn_once, where):
+    """A term test as one SGRAM test, its words joined with ``#``."""
+    name = encoder.names[hypothesis.column]
+    expert = encoder.experts[hypothesis.column]
+    words = hypothesis.term.split(" ")
+    if expert.kind == "sgram" and "_" in words[1:-1]:
+        raise ShypError(f"{where}: the sgram term {hypothesis.term!r} has a gap, which "
+                        "icsiboost's sparse pairs cannot express")
+    if expert.tokenizer != "whitespace":
+        warn_once(name, f"column {name!r} uses the {expert.tokenizer!r} tokenizer; icsiboost "
+                  "splits on spaces only, so it scores the same only on pre-tokenized text")
+    present, absent = hypothesis.values
+    return [f"   {_number(alpha)} Text:SGRAM:{name}:{'#'.join(words)}\n\n"
+            f"{_row(absent)}\n\n{_row(present)}\n\n\n"]
+
+
+def _value_tests(hypothesis, alpha, encoder, declared, warn_once, where):
+    """A categorical test as one set test, or one per declared value (``_set_tests``)."""
+    name = encoder.names[hypothesis.column]
+    values = list(declared.get(name, ()))
+    if hypothesis.value not in values:
+        raise ShypError(f"{where}: value {hypothesis.value!r} of column {name!r} is not "
+                        "declared in the .names file")
+    return [f"   {_number(alpha)} Text:SGRAM:{name}:{value_id}\n\n"
+            f"{_row(absent)}\n\n{_row(present)}\n\n\n"
+            for value_id, present, absent in _set_tests(hypothesis, values)]
+
+
+#: The ``.shyp`` writer of each hypothesis type icsiboost has (by ``type_name``):
+#: ``writer(hypothesis, alpha, encoder, declared, warn_once, where)`` -> the file's
+#: hypotheses as text, one string each.
+_WRITERS = {"stump": _threshold_test, "term": _term_test, "categorical": _value_tests}
 
 
 def _set_tests(hypothesis, declared):

@@ -29,11 +29,22 @@ class PartitionHypothesis:
         Training mass (sample weights) of each block, set after the round
         (``explain.record_cover``); the explanations average over it. None in a model saved
         before covers were recorded.
+    test_layout : {"single", "tree", "product"}
+        How the tests make the blocks (the explanations pick their Shapley computation by
+        it): one test, or tests of one column; a tree's nodes (``left``, ``right``,
+        ``goes_left``); a product of signed terms (``goes_left`` per term,
+        ``pattern_cover``).
+    vote : ndarray of shape (k,) or None
+        Set by a hypothesis whose values factor as ``c_j v_l``, one label vote v in
+        {-1, +1}^k and one scalar confidence c_j per block, changed through
+        ``set_leaf_values`` (a Hamming tree); None when every block has its own k values.
     """
 
     type_name = None
     values: np.ndarray
     cover = None
+    test_layout = "single"
+    vote = None
 
     def features(self):
         """Table positions of the columns the hypothesis tests, increasing."""
@@ -78,6 +89,18 @@ class PartitionHypothesis:
     def test_columns(self):
         """Table position of the column of each test, in the hypothesis' own order (a
         tree's nodes, a product's terms; one entry for a stump), shape (n_tests,), intp."""
+        raise NotImplementedError
+
+    def tested_points(self, column):
+        """The threshold and value tests on table column ``column``.
+
+        Returns
+        -------
+        thresholds : list of float
+            Finite thresholds t of the tests ``x <= t`` on the column.
+        values : list of str
+            Values v of the tests ``x == v`` on the column.
+        """
         raise NotImplementedError
 
     def to_dict(self):

@@ -60,6 +60,9 @@ class CategoricalHypothesis(PartitionHypothesis):
     def test_columns(self):
         return np.array([self.column], dtype=np.intp)
 
+    def tested_points(self, column):
+        return [], ([self.value] if self.column == column else [])
+
     def with_columns(self, position):
         return CategoricalHypothesis(position[self.column], self.value, self.values)
 

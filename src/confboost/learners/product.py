@@ -60,6 +60,7 @@ class ProductHypothesis(PartitionHypothesis):
     """
 
     type_name = "product"
+    test_layout = "product"
     #: (patterns, masses): training mass of each sign pattern seen (``explain.record_cover``).
     pattern_cover = None
 
@@ -74,6 +75,10 @@ class ProductHypothesis(PartitionHypothesis):
 
     def test_columns(self):
         return self.feature.copy()
+
+    def tested_points(self, column):
+        return [float(t) for f, t in zip(self.feature.tolist(), self.threshold, strict=True)
+                if f == column and np.isfinite(t)], []
 
     def goes_left(self, X):
         """Whether each term is +1 on each example, shape (n_terms, n_samples), bool."""

@@ -79,6 +79,10 @@ class StumpHypothesis(PartitionHypothesis):
     def test_columns(self):
         return np.array([self.feature], dtype=np.intp)
 
+    def tested_points(self, column):
+        tested = self.feature == column and np.isfinite(self.threshold)
+        return ([self.threshold] if tested else []), []
+
     @classmethod
     def add_scores(cls, hypotheses, alphas, frame, scores):
         """All the stumps in one pass of the ``predict_stumps`` kernel."""

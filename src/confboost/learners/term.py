@@ -64,6 +64,9 @@ class TermHypothesis(PartitionHypothesis):
     def test_columns(self):
         return np.array([self.column], dtype=np.intp)
 
+    def tested_points(self, column):
+        return [], []
+
     def with_columns(self, position):
         return TermHypothesis(position[self.column], self.term, self.values)
 

@@ -139,6 +139,7 @@ class TreeHypothesis(PartitionHypothesis):
     """
 
     type_name = "tree"
+    test_layout = "tree"
 
     def __init__(self, kind, column, threshold, value, missing_left, left, right, values):
         self.kind = np.asarray(kind, dtype=np.intp)
@@ -156,6 +157,15 @@ class TreeHypothesis(PartitionHypothesis):
 
     def test_columns(self):
         return self.column.copy()
+
+    def tested_points(self, column):
+        thresholds, values = [], []
+        for node in np.flatnonzero(self.column == column).tolist():
+            if self.kind[node] == NODE_VALUE:
+                values.append(self.value[node])
+            elif np.isfinite(self.threshold[node]):
+                thresholds.append(float(self.threshold[node]))
+        return thresholds, values
 
     def describe(self, names=None, classes=None, scale=1.0):
         def condition(node):
@@ -305,6 +315,11 @@ class HammingTreeHypothesis(TreeHypothesis):
 
     def _leaf_arguments(self):
         return (self.vote, self.leaf_values)
+
+    def set_leaf_values(self, leaf_values):
+        """Set every leaf's c_j (scalar or shape (n_nodes + 1,)) and the values c_j v_l."""
+        self.leaf_values[:] = leaf_values
+        self.values[:] = np.outer(self.leaf_values, self.vote)
 
     def to_dict(self):
         return {**self._structure_dict(), "vote": self.vote.tolist(),

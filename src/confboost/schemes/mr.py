@@ -48,7 +48,6 @@ from confboost.kernels.update import (
     pair_learner_weights,
     update_pair_weights,
 )
-from confboost.learners.tree import HammingTreeHypothesis
 from confboost.schemes.mh import MHOutputs
 
 
@@ -297,22 +296,22 @@ class MRScheme:
 
         ``pair_confidences`` on the round's pair-mass table, shifted per block by
         ``bound_offsets``. Under ``"real-abstain"`` the blocks the learner set to 0 on every
-        label (its abstaining block) stay 0. A Hamming tree keeps its vote v and gets per
-        leaf the c_j of Eq. 22, ½ ln((W+ + n ε)/(W- + n ε)), with W+ (W-) the leaf's mass on
-        pairs with v_l1 > v_l0 (v_l1 < v_l0), of which there are n = n+ n- kinds.
+        label (its abstaining block) stay 0. A hypothesis with one label vote v (its
+        ``vote``: a Hamming tree) keeps v and gets per block the c_j of Eq. 22,
+        ½ ln((W+ + n ε)/(W- + n ε)), with W+ (W-) the block's mass on pairs with
+        v_l1 > v_l0 (v_l1 < v_l0), of which there are n = n+ n- kinds (``set_leaf_values``).
         """
         hypothesis = fit.hypothesis
         values = hypothesis.values
         masses = self.pair_masses(fit.train_blocks, values.shape[0])
-        if isinstance(hypothesis, HammingTreeHypothesis):
+        if hypothesis.vote is not None:
             up = hypothesis.vote > 0
             rightly = masses[:, ~up][:, :, up].sum(axis=(1, 2))
             wrongly = masses[:, up][:, :, ~up].sum(axis=(1, 2))
             kinds = smoothing * up.sum() * (~up).sum()
             # a vote of one sign orders no pair: the tree then has no edge (c = 0)
-            hypothesis.leaf_values[:] = (0.5 * np.log((rightly + kinds) / (wrongly + kinds))
-                                         if kinds > 0 else 0.0)
-            values[:] = np.outer(hypothesis.leaf_values, hypothesis.vote)
+            hypothesis.set_leaf_values(0.5 * np.log((rightly + kinds) / (wrongly + kinds))
+                                       if kinds > 0 else 0.0)
             return
         fixed = np.all(values == 0, axis=1) if mode == REAL_ABSTAIN else None
         folded = pair_confidences(masses, smoothing, fixed)
