@@ -1,0 +1,223 @@
+"""The example files ``STEM.data``, ``.dev`` and ``.test``: read and written.
+
+Owns ``BoosTexterData`` (each column's values, the label matrix, each example's line),
+``read_data`` and ``write_data`` against a ``NamesSpec``. The format is described in
+``confboost.formats.boostexter``; a bad file raises ``BoosTexterFormatError``.
+"""
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from confboost._dtypes import LABEL_DTYPE
+from confboost.formats.lines import (
+    MISSING,
+    BoosTexterFormatError,
+    check_writable,
+    content_lines,
+    shown,
+)
+from confboost.persistence import write_atomic
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+@dataclass(eq=False)
+class BoosTexterData:
+    """The examples of one data file.
+
+    Parameters
+    ----------
+    columns : dict of str to (ndarray or list)
+        One entry per column that is not ``ignore``, in ``.names`` order: a continuous column
+        is a float64 ndarray of shape (n,) with NaN for missing; a categorical or text column
+        is a list of length n of str, None for missing.
+    labels : ndarray of shape (n, n_classes), dtype int8, or None
+        ``labels[i, l] = 1`` when example ``i`` has class ``l`` (a row of zeros for a line
+        without labels); None when no line carries labels (``labels_required=False``).
+    line_numbers : ndarray of shape (n,), dtype int64
+        The 1-based line of each example in its file.
+    """
+
+    columns: dict
+    labels: np.ndarray | None
+    line_numbers: np.ndarray
+
+
+def read_data(path, spec, labels_required=True, unknown_values="error"):
+    """Read a ``.data``, ``.dev`` or ``.test`` file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    spec : NamesSpec
+        The columns and classes, from ``read_names``.
+    labels_required : bool, default=True
+        If False, any line may leave out the label field (as icsiboost's ``-C`` reads them).
+    unknown_values : {"error", "missing"}, default="error"
+        What an undeclared categorical value is: an error, or a missing value.
+
+    Returns
+    -------
+    data : BoosTexterData
+
+    Raises
+    ------
+    BoosTexterFormatError
+        On any deviation from the format (see the module docstring).
+    """
+    if unknown_values not in ("error", "missing"):
+        raise ValueError(f"unknown_values must be 'error' or 'missing', got {unknown_values!r}")
+    n_columns = len(spec.columns)
+    class_index = {name: l for l, name in enumerate(spec.classes)}
+    allowed = [set(column.values) for column in spec.columns]
+    values = [[] for _ in spec.columns]
+    label_rows, line_numbers = [], []
+    first_with_labels = None
+    for line, text in content_lines(path):
+        fields = text.split(",")
+        if len(fields) == n_columns + 1:
+            first_with_labels = first_with_labels or line
+        elif len(fields) != n_columns or labels_required:
+            expected = f"{n_columns + 1}" if labels_required else f"{n_columns} or {n_columns + 1}"
+            raise BoosTexterFormatError(
+                path, line,
+                f"expected {expected} comma-separated fields ({n_columns} columns, then the "
+                f"labels), got {len(fields)} (values may not contain commas)",
+            )
+        for index, (column, raw) in enumerate(zip(spec.columns, fields, strict=False)):
+            value = raw.strip()
+            if column.kind == "ignore":
+                continue
+            if value in MISSING:
+                value = None
+            elif column.kind == "continuous":
+                value = _parse_number(path, line, value, column.name, index + 1)
+            elif column.kind == "categorical" and value not in allowed[index]:
+                if unknown_values == "error":
+                    raise BoosTexterFormatError(
+                        path, line,
+                        f"expected one of the declared values {shown(', '.join(column.values))},"
+                        f" got {shown(value)}",
+                        column.name, index + 1,
+                    )
+                value = None
+            values[index].append(value)
+        if len(fields) == n_columns + 1:
+            label_rows.append((len(line_numbers),
+                               _parse_labels(path, line, fields[-1].strip(), class_index)))
+        line_numbers.append(line)
+    columns = {}
+    for column, column_values in zip(spec.columns, values, strict=True):
+        if column.kind == "continuous":
+            columns[column.name] = np.array(
+                [np.nan if value is None else value for value in column_values], dtype=np.float64
+            )
+        elif column.kind != "ignore":
+            columns[column.name] = column_values
+    labels = np.zeros((len(line_numbers), len(spec.classes)), dtype=LABEL_DTYPE)
+    for row, label_columns in label_rows:
+        labels[row, label_columns] = 1
+    return BoosTexterData(
+        columns=columns,
+        labels=None if first_with_labels is None and not labels_required else labels,
+        line_numbers=np.array(line_numbers, dtype=np.int64),
+    )
+
+
+def _parse_number(path, line, value, name, index):
+    if not _NUMBER.fullmatch(value):
+        raise BoosTexterFormatError(
+            path, line, f"expected a number, got {shown(value)}", name, index
+        )
+    number = float(value)
+    if not math.isfinite(number):
+        raise BoosTexterFormatError(
+            path, line, f"expected a finite number, got {shown(value)}", name, index
+        )
+    return number
+
+
+def _parse_labels(path, line, text, class_index):
+    """Label columns of a label field ``LABEL [LABEL ...].``."""
+    if not text.endswith("."):
+        raise BoosTexterFormatError(
+            path, line, f"labels: expected labels ending with '.', got {shown(text)}"
+        )
+    names = text[:-1].split()
+    if not names:
+        raise BoosTexterFormatError(
+            path, line, f"labels: expected at least one label before '.', got {shown(text)}"
+        )
+    for name in names:
+        if name not in class_index:
+            raise BoosTexterFormatError(
+                path, line,
+                f"labels: expected a declared class ({shown(' '.join(class_index))}), "
+                f"got {shown(name)}",
+            )
+    return [class_index[name] for name in names]
+
+
+def write_data(path, spec, data):
+    """Write a data file that ``read_data`` reads back as ``data``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    spec : NamesSpec
+    data : BoosTexterData
+        Ignored columns may be absent and are written as ``?``; ``labels`` None writes no label
+        field.
+
+    Raises
+    ------
+    ValueError
+        If a value cannot be written so that it reads back the same (a comma or line break in
+        a value, surrounding whitespace, an empty string or ``?`` instead of None, an
+        undeclared categorical value, an infinite number, an example without labels).
+    """
+    n = len(data.line_numbers)
+    fields = []
+    for index, column in enumerate(spec.columns):
+        if column.kind == "ignore":
+            fields.append(["?"] * n)
+            continue
+        column_values = data.columns[column.name]
+        if len(column_values) != n:
+            raise ValueError(f"column {column.name!r} has {len(column_values)} values, not {n}")
+        what = f"a value of column {column.name!r}"
+        written = []
+        for value in column_values:
+            if column.kind == "continuous":
+                value = float(value)
+                if math.isnan(value):
+                    written.append("?")
+                    continue
+                if not math.isfinite(value):
+                    raise ValueError(f"{what} must be finite, got {value!r}")
+                written.append(repr(value))
+            elif value is None:
+                written.append("?")
+            elif column.kind == "categorical" and value not in column.values:
+                raise ValueError(f"{what} must be declared, got {value!r}")
+            else:
+                check_writable(value, what)
+                if index == 0 and value.startswith("|"):
+                    raise ValueError(f"{what} in the first column may not start with '|'")
+                written.append(value)
+        fields.append(written)
+    if data.labels is not None:
+        labels = np.asarray(data.labels)
+        if labels.shape != (n, len(spec.classes)):
+            raise ValueError(f"labels must have shape {(n, len(spec.classes))}, got {labels.shape}")
+        label_fields = []
+        for row in labels:
+            if not row.any():
+                raise ValueError("every example needs at least one label")
+            label_fields.append(" ".join(spec.classes[l] for l in np.flatnonzero(row)) + ".")
+        fields.append(label_fields)
+    lines = [", ".join(row) for row in zip(*fields, strict=True)]
+    write_atomic(path, "".join(line + "\n" for line in lines))
