@@ -75,6 +75,12 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path):
         Checkpoint(path, every=0)
 
 
+def test_a_loop_that_does_not_know_checkpoints_refuses_one(tmp_path):
+    # e.g. a fit that passes its callbacks straight to the loop: no silent run without them
+    with pytest.raises(ValueError, match="does not save checkpoints"):
+        Checkpoint(tmp_path / "c")(0, {})
+
+
 CHILD = textwrap.dedent("""
     import os, signal, sys
     import numpy as np

@@ -62,7 +62,10 @@ class Checkpoint:
         self._extras = {}
 
     def __call__(self, round_index, record):
-        """A Checkpoint among plain callbacks does nothing itself (the loop saves it)."""
+        """Called as a plain callback, by a fit that does not know checkpoints: refuse,
+        rather than run without the checkpoints asked for."""
+        raise ValueError("this fit does not save checkpoints: Checkpoint works with "
+                         "BoostClassifier.fit (which takes it out of the callbacks)")
 
     def bind(self, fingerprint, extras):
         """Tie the checkpoint to one run (``BoostClassifier`` does this before the loop).
