@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from confboost.data.text import EXPERT_KINDS, TextExpert
+from confboost.data.terms import EXPERT_KINDS, TextExpert
 from confboost.formats.boostexter import ColumnSpec, NamesSpec
 
 #: The text settings of ``--text``: TextExpert fields for the text columns.

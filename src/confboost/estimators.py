@@ -30,7 +30,7 @@ from confboost.criterion import MODES, REAL, REAL_ABSTAIN
 from confboost.data.binning import RAW_DTYPES
 from confboost.data.columns import FrameEncoder, column_names, infer_feature_types, is_table
 from confboost.data.dataset import Dataset
-from confboost.data.text import TextExpert
+from confboost.data.terms import TextExpert
 from confboost.explain import bound_importances, record_cover
 from confboost.interpret import InterpretMixin
 from confboost.learners import LEARNERS, MAX_LEAVES, make_learner

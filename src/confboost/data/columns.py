@@ -49,7 +49,8 @@ import numpy as np
 from confboost._dtypes import X_DTYPE
 from confboost.data.dataset import CategoricalColumn, Dataset, TextColumn
 from confboost.data.frame import Frame
-from confboost.data.text import TermVocabulary, TextExpert
+from confboost.data.terms import TextExpert
+from confboost.data.text import TermVocabulary
 from confboost.untrusted import fail, prefixed, read_list, read_str, require
 
 FEATURE_KINDS = ("continuous", "categorical", "text", "ignore")

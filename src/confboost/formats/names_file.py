@@ -9,7 +9,7 @@ line: continuous, text with its ``TextExpert``, categorical with its values, or 
 import re
 from dataclasses import dataclass, field
 
-from confboost.data.text import TextExpert
+from confboost.data.terms import TextExpert
 from confboost.formats.lines import (
     MISSING,
     BoosTexterFormatError,
