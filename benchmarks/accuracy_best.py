@@ -16,8 +16,9 @@ which is the label's share of the Hamming loss).
 
 Candidates (``CONFBOOST`` and ``LIGHTGBM`` below): real AdaBoost.MH (α = 1) with 16-leaf
 Z-trees at learning rate 1 and 0.3 on single-label sets; 8- and 16-leaf trees and 16-leaf
-Hamming trees at learning rate 0.3 on multi-label sets; LightGBM with 16 leaves, learning
-rate 0.1 or 0.5, lambda_l2 0 or 1 (its defaults otherwise).
+Hamming trees at learning rate 0.3, and 16-leaf trees at 0.1, on multi-label sets;
+LightGBM with 16 leaves, learning rate 0.1 or 0.5, lambda_l2 0 or 1 (its defaults
+otherwise).
 
 Data (``confboost.datasets``): satimage, pendigits, letter, fashion-mnist (its training set
 cut to ``--fashion-train`` examples, stratified, seed 0; ``--fashion-rounds``), yeast-ml,
@@ -52,7 +53,9 @@ CONFBOOST = {
               ("tree 16, lr 0.3", {"weak_learner": "tree", "max_leaves": 16,
                                    "learning_rate": 0.3}),
               ("hamming tree 16, lr 0.3", {"weak_learner": "hamming_tree", "max_leaves": 16,
-                                           "learning_rate": 0.3})],
+                                           "learning_rate": 0.3}),
+              ("tree 16, lr 0.1", {"weak_learner": "tree", "max_leaves": 16,
+                                   "learning_rate": 0.1})],
 }
 LIGHTGBM = [(f"lr {rate}, l2 {l2}", {"learning_rate": rate, "lambda_l2": l2})
             for rate in (0.1, 0.5) for l2 in (0, 1)]
