@@ -12,13 +12,8 @@ from confboost.learners.categorical import CategoricalHypothesis, CategoricalLea
 from confboost.learners.product import ProductHypothesis, ProductLearner
 from confboost.learners.stump import StumpHypothesis, StumpLearner
 from confboost.learners.term import TermHypothesis, TermLearner
-from confboost.learners.tree import (
-    MAX_LEAVES,
-    HammingTreeHypothesis,
-    HammingTreeLearner,
-    TreeHypothesis,
-    TreeLearner,
-)
+from confboost.learners.tree import HammingTreeLearner, TreeLearner
+from confboost.learners.tree_hypothesis import MAX_LEAVES, HammingTreeHypothesis, TreeHypothesis
 
 HYPOTHESIS_TYPES = {
     hypothesis.type_name: hypothesis
