@@ -234,7 +234,7 @@ def test_shyp_of_icsiboost_reads_as_icsiboost_scores(stem, tmp_path, capsys, mon
         [[float(v) for v in line.split()[3:]] for line in out.splitlines()], expected)
 
 
-def test_train_with_adaboost_mr_and_refuse_mo(stem, capsys):
+def test_train_with_adaboost_mr_and_refuse_mo_on_label_sets(stem, capsys):
     status, out, err = run(["train", "-S", stem, "-n", 5, "--scheme", "mr"], capsys)
     assert status == 0, err
     lines = [line for line in out.splitlines() if line.startswith("rnd")]
@@ -242,6 +242,52 @@ def test_train_with_adaboost_mr_and_refuse_mo(stem, capsys):
     assert len(lines) == 5 and all(b2 <= b1 for b1, b2 in zip(bounds, bounds[1:], strict=False))
     status, out, err = run(["test", "-S", stem], capsys)
     assert status == 0, err
-    with pytest.raises(SystemExit) as exit_info:
-        main(["train", "-S", str(stem), "-n", "2", "--scheme", "mo"])
-    assert exit_info.value.code == 2 and "invalid choice: 'mo'" in capsys.readouterr().err
+    status, out, err = run(["train", "-S", stem, "-n", 2, "--scheme", "mo"], capsys)
+    assert status == 2 and "--scheme mo needs exactly one label per example" in err
+
+
+@pytest.fixture
+def single_stem(tmp_path):
+    """The stem's task with one class per example: spam, ham or (urgent ones) other."""
+    rng = np.random.default_rng(4)
+    (tmp_path / "s.names").write_text(NAMES.replace("spam, ham, urgent.", "spam, ham, other."))
+    for suffix, n in ((".data", 150), (".dev", 40), (".test", 60)):
+        lines = [_line(rng, i).replace("ham urgent.", "other.").replace(" urgent.", ".")
+                 for i in range(n)]
+        (tmp_path / f"s{suffix}").write_text("".join(line + "\n" for line in lines))
+    return tmp_path / "s"
+
+
+@pytest.mark.parametrize("argv", [
+    ["--weak-learner", "tree", "--max-leaves", "4", "--learning-rate", "0.5"],
+    ["--weak-learner", "hamming_tree", "--max-leaves", "3"],
+    ["--scheme", "mo", "--code", "exhaustive"],
+    ["--scheme", "mo", "--code", "random", "--code-length", "5", "--decoding", "hamming",
+     "--weak-learner", "tree"],
+])
+def test_train_options_reach_the_estimator(single_stem, capsys, tmp_path, argv):
+    from confboost import load
+
+    model = tmp_path / "m.json"
+    status, out, err = run(["train", "-S", single_stem, "-n", 4, "-o", model, *argv], capsys)
+    assert status == 0, err
+    assert len([line for line in out.splitlines() if ROUND.fullmatch(line)]) == 4
+    params = load(model).get_params()
+    options = dict(zip(argv[::2], argv[1::2], strict=True))
+    assert params["weak_learner"] == options.get("--weak-learner", "stump")
+    assert params["max_leaves"] == int(options.get("--max-leaves", 8))
+    assert params["learning_rate"] == float(options.get("--learning-rate", 1.0))
+    assert params["scheme"] == options.get("--scheme", "mh")
+    if "--code-length" in options:
+        assert load(model).code_.shape == (3, 5)
+    status, out, err = run(["test", "-S", single_stem, "-m", model], capsys)
+    assert status == 0, err
+    assert "error (top class, single-label)" in out
+
+
+def test_bad_train_options_exit_2(single_stem, capsys):
+    status, out, err = run(["train", "-S", single_stem, "--learning-rate", "2"], capsys)
+    assert status == 2 and "'learning_rate' parameter of BoostClassifier must be" in err
+    with pytest.raises(SystemExit):
+        main(["train", "-S", str(single_stem), "--weak-learner", "forest"])
+    assert "invalid choice: 'forest'" in capsys.readouterr().err

@@ -32,7 +32,11 @@ def test_binary_fit_predict_and_staged(cancer):
     np.testing.assert_array_equal(staged_predictions[-1], clf.predict(X))
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-    np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-2 * decision)))
+    slope = clf.calibrator_.slope  # the temperature fitted out of fold (calibration.py)
+    np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-2 * slope * decision)))
+    raw = BoostClassifier(40, calibration=None).fit(X, y)
+    np.testing.assert_array_equal(raw.decision_function(X), decision)
+    np.testing.assert_allclose(raw.predict_proba(X)[:, 1], 1 / (1 + np.exp(-2 * decision)))
 
 
 def test_training_error_below_product_of_z_every_round(cancer):

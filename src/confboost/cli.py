@@ -141,9 +141,9 @@ def build_parser():
     from confboost.cli_boostexter import add_commands
     from confboost.estimators import SCHEMES
 
-    # BoosTexter files give every example a label set (a 0/1 indicator y); AdaBoost.MO
-    # needs one class per example, so it is offered from Python only.
-    add_commands(commands, tuple(scheme for scheme in SCHEMES if scheme != "mo"))
+    # BoosTexter files give every example a label set; AdaBoost.MO takes them when each
+    # example has exactly one (``cli_boostexter._one_class_each``).
+    add_commands(commands, SCHEMES)
     return parser
 
 

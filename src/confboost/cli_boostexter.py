@@ -29,11 +29,14 @@ import numpy as np
 from scipy.special import expit
 
 from confboost import cli_icsiboost as icsi
+from confboost.boosting import best_round
 from confboost.criterion import MODES
 from confboost.data.columns import FrameEncoder
 from confboost.formats.boostexter import BoosTexterFormatError, read_data, read_names
+from confboost.learners import LEARNERS
 from confboost.model import BoostedModel
 from confboost.persistence import check_writable, load_document, save_estimator
+from confboost.schemes.mo import CODES, DECODINGS
 
 MODEL_SUFFIX = ".model.json"
 
@@ -165,6 +168,7 @@ class RoundPrinter:
 
     def _measure(self, name, scores):
         labels = self.sets[name].labels
+        scores = _class_scores(self.estimator, scores)
         if self.fmeasure_class is None:
             return icsiboost_error(labels, scores, self.single_label), None
         from confboost.fmeasure import max_fmeasure
@@ -232,6 +236,45 @@ def _confidence(arguments, spec, train):
     return "real-abstain"
 
 
+def _learner_options(arguments):
+    """``BoostClassifier``'s learner and AdaBoost.MO options from ``train``'s flags (the
+    ``icsiboost`` command has none of them: the defaults)."""
+    return {"weak_learner": getattr(arguments, "weak_learner", "stump"),
+            "max_leaves": getattr(arguments, "max_leaves", 8),
+            "learning_rate": getattr(arguments, "learning_rate", 1.0),
+            "code": getattr(arguments, "code", "random"),
+            "code_length": getattr(arguments, "code_length", None),
+            "decoding": getattr(arguments, "decoding", "loss"),
+            "random_state": getattr(arguments, "seed", 0)}
+
+
+def _class_scores(estimator, scores, decoded=False):
+    """One score per class, shape (n, k): AdaBoost.MO's f on its code bits decoded (unless
+    ``decoded``), and the binary path's single f as [-f, f] (a 1-D y of two classes)."""
+    if not decoded and getattr(estimator, "code_", np.zeros((0, 1))).shape[1] > 1:
+        scores = estimator._outputs().decision_function(scores)  # AdaBoost.MO's decoder
+    if scores.shape[1] == 1 and not estimator._multilabel:
+        scores = np.column_stack([-scores[:, 0], scores[:, 0]])
+    return scores
+
+
+def _one_class_each(data, spec, path):
+    """AdaBoost.MO's y: each example's one class index; ValueError naming the first line
+    with another number of labels, or a class without an example."""
+    counts = data.labels.sum(axis=1)
+    wrong = np.flatnonzero(counts != 1)
+    if wrong.size:
+        row = int(wrong[0])
+        raise ValueError(f"{path}:{data.line_numbers[row]}: --scheme mo needs exactly one "
+                         f"label per example; this one has {int(counts[row])}")
+    classes = np.argmax(data.labels, axis=1)
+    absent = [spec.classes[c] for c in range(len(spec.classes)) if not (classes == c).any()]
+    if absent:
+        raise ValueError(f"{path}: --scheme mo needs an example of every class; none of "
+                         f"{', '.join(absent)}")
+    return classes
+
+
 def train_command(arguments):
     from confboost.estimators import BoostClassifier
 
@@ -257,19 +300,23 @@ def train_command(arguments):
         n_estimators=arguments.rounds or 10, scheme=arguments.scheme,
         confidence=_confidence(arguments, spec, train), alpha=arguments.alpha,
         smoothing=smoothing, n_jobs=arguments.jobs, feature_types=_feature_types(spec),
-        text_expert=experts or None)
+        text_expert=experts or None, calibration=None, early_stopping=False,
+        **_learner_options(arguments))
     output = arguments.output or str(arguments.stem) + MODEL_SUFFIX
     for path in (output, arguments.model):
         if path:
             check_writable(path)  # before training, not after
     single_label = _single_label(train.labels)
+    targets = train.labels
+    if arguments.scheme == "mo":
+        targets = _one_class_each(train, spec, train_path)
     printer = RoundPrinter(estimator, train, dev, test, single_label, fmeasure_class,
                            sys.stdout)
-    estimator.fit(train.columns, train.labels, callbacks=[printer])
+    estimator.fit(train.columns, targets, callbacks=[printer])
     if arguments.optimal_iterations:
         chosen = "dev" if dev is not None else "test"
         measures = np.asarray(printer.measures[chosen])
-        best = int(np.argmax(measures) if fmeasure_class is not None else np.argmin(measures))
+        best = best_round(measures, greater_is_better=fmeasure_class is not None) - 1
         _truncate(estimator, best + 1)
         what = "max_fmeasure" if fmeasure_class is not None else "error"
         line = f"OPTIMAL ITERATIONS: {best + 1}, {what} = {measures[best]:f}"
@@ -305,8 +352,10 @@ def test_command(arguments):
         raise ValueError(f"{path}: no examples")
     labels = data.labels
     scores = estimator.decision_function(data.columns)
-    scores = scores.reshape(len(labels), -1)
+    scores = _class_scores(estimator, scores.reshape(len(labels), -1), decoded=True)
     predicted = scores > 0
+    if estimator.scheme == "mo":  # one class per example: the decoded class is predicted
+        predicted = np.eye(scores.shape[1], dtype=bool)[np.argmax(scores, axis=1)]
     single = _single_label(labels)
     print(f"{path}: {len(labels)} examples, {len(spec.classes)} classes, "
           f"{len(estimator.model_)} rounds")
@@ -384,7 +433,8 @@ def classify_command(arguments):
     n = len(data.line_numbers)
     if n == 0:
         return 0
-    scores = estimator.decision_function(data.columns).reshape(n, -1)
+    scores = _class_scores(estimator, estimator.decision_function(data.columns).reshape(n, -1),
+                           decoded=True)
     if arguments.posteriors:
         scores = expit(2.0 * scores)
     elif not arguments.raw:
@@ -524,8 +574,22 @@ def add_commands(commands, schemes):
 
 def _train_arguments(train, schemes):
     train.add_argument("--scheme", choices=schemes, default="mh",
-                       help="multiclass scheme: AdaBoost.MH or AdaBoost.MR (AdaBoost.MO needs "
-                            "one class per example: BoostClassifier(scheme='mo') in Python)")
+                       help="multiclass scheme (default: %(default)s): AdaBoost.MH, .MR, or "
+                            ".MO (one class per example; --code, --code-length, --decoding)")
+    train.add_argument("--code", choices=CODES, default="random",
+                       help="AdaBoost.MO's output code (default: %(default)s)")
+    train.add_argument("--code-length", type=icsi.positive_int, metavar="BITS",
+                       help="bits of a random code (default: 10 log2 k, rounded up)")
+    train.add_argument("--decoding", choices=DECODINGS, default="loss",
+                       help="AdaBoost.MO's decoder (default: %(default)s)")
+    train.add_argument("--seed", type=int, default=0, metavar="S",
+                       help="seed of the random code (default: %(default)s)")
+    train.add_argument("--weak-learner", choices=sorted(LEARNERS), default="stump",
+                       help="weak learner (default: %(default)s, icsiboost's)")
+    train.add_argument("--max-leaves", type=icsi.positive_int, default=8, metavar="L",
+                       help="most leaves of a tree (default: %(default)s; trees only)")
+    train.add_argument("--learning-rate", type=icsi.positive_float, default=1.0, metavar="NU",
+                       help="shrinkage of every alpha, in (0, 1] (default: %(default)s)")
     train.add_argument("--confidence", choices=sorted(MODES), default="real",
                        help="weak hypothesis confidences (default: %(default)s); "
                             "'real-abstain' is BoosTexter's abstaining text stump")

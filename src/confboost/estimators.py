@@ -21,26 +21,22 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from confboost import fitting
 from confboost._threads import numba_threads
 from confboost.alpha import METHODS as ALPHA_METHODS
-from confboost.boosting import ProgressPrinter, run_boosting
-from confboost.checkpoint import Checkpoint, dataset_parts, run_fingerprint
-from confboost.confidence import default_smoothing
-from confboost.criterion import MODES, REAL, REAL_ABSTAIN
+from confboost.criterion import MODES
 from confboost.data.binning import RAW_DTYPES
 from confboost.data.columns import FrameEncoder, column_names, infer_feature_types, is_table
 from confboost.data.dataset import Dataset
 from confboost.data.terms import TextExpert
-from confboost.explain import bound_importances, record_cover
+from confboost.explain import bound_importances
+from confboost.holdout import class_weights, take_rows
 from confboost.interpret import InterpretMixin
-from confboost.learners import LEARNERS, MAX_LEAVES, make_learner
-from confboost.model import BoostedModel
+from confboost.learners import LEARNERS, MAX_LEAVES
 from confboost.persistence import load, save_estimator
-from confboost.schemes import SCHEMES, build_scheme, scheme_outputs
-from confboost.schemes.codes import min_distance
+from confboost.schemes import SCHEMES, scheme_outputs
 from confboost.schemes.mh import INITS
 from confboost.schemes.mo import CODES, DECODINGS
-from confboost.schemes.mr import pair_smoothing
 
 __all__ = ["BoostClassifier", "load", "numba_threads"]
 
@@ -85,8 +81,19 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     ``schemes.mo.MOOutputs``): f(x, l) and its argmax (Eq. 17) or {l : f(x, l) > 0} for
     MH; the same for MR with, on multi-label data, the cut ``threshold_`` learned on the
     training set (f has no natural zero); the decoder's class scores and their argmax for
-    MO. Only real MH's ``predict_proba`` estimates probabilities; the others are monotone
-    scores.
+    MO.
+
+    ``predict_proba`` (``calibration="temperature"``, the default): σ(a g) per label for
+    binary and multi-label data, softmax(a g) over the classes for single-label data, where
+    g is the scheme's logit (``*Outputs.logits``: 2 f for binary data and MH, real
+    AdaBoost's f estimating half the log-odds, §7 and Friedman, Hastie & Tibshirani 2000;
+    2 (f - threshold_) for multi-label MR; f for single-label MR; the decoder's class scores
+    for MO) and a > 0 is one temperature fitted by least log loss on held-out f
+    (``confboost.calibration``): the eval_set or early-stopping split when there is one;
+    otherwise out-of-fold f of 5 cross-fitted runs (one run on 1 - ``validation_fraction``
+    of the rows above 10,000 examples), which costs that many extra fits. f itself grows
+    with the rounds, so the uncalibrated σ(2 f) is far too sure; a > 0 changes no ranking
+    and no prediction. ``calibration=None`` gives the scheme's uncalibrated link.
 
     ``history_["bound"]`` is the theorem's bound on ``history_["train_loss"]``: Theorem 1
     (binary training error ≤ Π Z_t), Theorem 3 (MH multi-label Hamming loss ≤ Π Z_t),
@@ -184,6 +191,38 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         every column is continuous the numeric fast path runs, exactly as for an array.
     text_expert : TextExpert, dict of column name to TextExpert, or None, default=None
         How text columns become terms (``confboost.data.text``); None is word unigrams.
+    early_stopping : "auto" or bool, default="auto"
+        Hold out ``validation_fraction`` of the rows (stratified, seeded by
+        ``random_state``, 0 when None, as the calibration folds; or use ``fit``'s
+        ``eval_set``), score every round on them, stop when the score has not improved
+        by more than ``tol`` in ``n_iter_no_change``
+        rounds (scikit-learn's HistGradientBoosting rule) and keep the model at its best
+        round. "auto": on exactly when ``fit`` gets an ``eval_set`` (LightGBM's habit).
+        Unlike HistGradientBoosting's "auto", large data alone does not turn it on: on
+        letter (16,000 rows, 100 stumps) stopping on a tenth held out cost 1.5 points of
+        test accuracy (``benchmarks/probabilities.py``), the rounds being far from overfit.
+    validation_fraction : float, default=0.1
+        Share of the rows held out for early stopping (and for calibration above 10,000
+        examples).
+    n_iter_no_change : int, default=10
+    tol : float, default=1e-7
+    scoring : "loss", "exponential", str or callable, default="loss"
+        The held-out score (higher is better, ``history_["validation_score"]``): "loss" is
+        minus the scheme's own loss, the one its theorem bounds (error of the argmax or the
+        decoded class, Hamming loss, ranking loss; as ``--optimal-iterations``);
+        "exponential" minus the loss the scheme minimises (Σ D_1 exp(-Y f), MR's pair sum);
+        any other value a scikit-learn scorer, evaluated on the model of each round
+        (O(rounds²) predictions).
+    warm_start : bool, default=False
+        A second ``fit`` with a larger ``n_estimators`` continues the run on the same data
+        (other parameters unchanged), bit-identical to one long fit. The run state is not
+        pickled or saved: a restored model's next fit starts afresh.
+    class_weight : "balanced", dict or None, default=None
+        Single-label data only: each example's sample weight is multiplied by its class's
+        weight (scikit-learn's definition; "balanced" is n_samples / (n_classes ·
+        count(class))).
+    calibration : {"temperature", None}, default="temperature"
+        How ``predict_proba`` reads f (see above).
 
     Attributes
     ----------
@@ -195,14 +234,24 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     model_ : BoostedModel
         The weak hypotheses and their α.
     history_ : dict of str to ndarray of shape (n_rounds,)
-        Per round: "alpha", "z" (Z_t), "bound" (the theorem's bound on the training loss
-        from Π Z_t, see above), "train_loss" (weighted by the sample weights: training
-        error for binary data, MH on single-label data and MO; Hamming loss for MH on
-        multi-label data; ranking loss for MR), "criterion" (the weak learner's Z before
-        α and smoothing) and "alpha_capped" (True where α hit its cap because Z had no
-        minimum).
+        Per round run (more than the model keeps under early stopping): "alpha", "z"
+        (Z_t), "bound" (the theorem's bound on the training loss from Π Z_t, see above),
+        "train_loss" (weighted by the sample weights: training error for binary data, MH
+        on single-label data and MO; Hamming loss for MH on multi-label data; ranking loss
+        for MR), "criterion" (the weak learner's Z before α and smoothing),
+        "alpha_capped" (True where α hit its cap because Z had no minimum) and, with
+        held-out data, "validation_score" (see ``scoring``).
     n_estimators_ : int
-        Rounds actually run.
+        Rounds in the model (the best round under early stopping).
+    best_iteration_ : int or None
+        With held-out data: the round count of the best validation score (the model is cut
+        there under early stopping); None without.
+    calibrator_ : Calibrator or None
+        The fitted temperature (None with ``calibration=None`` or too little data: under 10
+        examples or a class of one).
+    feature_kinds_ : ndarray of str, shape (n_features,)
+        The kind each column was read as: "continuous", "categorical", "text", "ignore"
+        (``confboost.data.frame``).
     smoothing_ : float
         The ε used.
     code_ : ndarray of shape (k, k'), int8
@@ -256,6 +305,14 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         "learning_rate": [_Number(0.0, 1.0, closed="right")],
         "feature_types": [None, dict],
         "text_expert": [None, TextExpert, dict],
+        "early_stopping": [StrOptions({"auto"}), "boolean"],
+        "validation_fraction": [_Number(0.0, 1.0, closed="neither")],
+        "n_iter_no_change": [_Count(1, None, closed="left")],
+        "tol": [_Number(0.0, None, closed="left")],
+        "scoring": [str, callable],
+        "warm_start": ["boolean"],
+        "class_weight": [None, StrOptions({"balanced"}), dict],
+        "calibration": [None, StrOptions({"temperature"})],
     }
 
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
@@ -263,7 +320,9 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
                  decoding="loss", max_bins=255, trim=0.0, n_jobs=None, random_state=None,
                  verbose=0, weak_learner="stump", max_leaves=8, max_depth=None,
                  min_leaf_weight=0.0, product_terms=3, learning_rate=1.0, feature_types=None,
-                 text_expert=None):
+                 text_expert=None, early_stopping="auto", validation_fraction=0.1,
+                 n_iter_no_change=10, tol=1e-7, scoring="loss", warm_start=False,
+                 class_weight=None, calibration="temperature"):
         self.n_estimators = n_estimators
         self.scheme = scheme
         self.confidence = confidence
@@ -286,6 +345,14 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.feature_types = feature_types
         self.text_expert = text_expert
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.scoring = scoring
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.calibration = calibration
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -350,7 +417,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         kinds = infer_feature_types(X, self.feature_types)
         return any(kind != "continuous" for kind in kinds.values())
 
-    def fit(self, X, y, sample_weight=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, callbacks=None, eval_set=None):
         """Boost on (X, y).
 
         Parameters
@@ -367,11 +434,16 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             Non-negative weights, not all zero: the starting distribution D_1.
         callbacks : sequence of callables, optional
             Called as ``callback(round_index, record)`` after every round
-            (``boosting.run_boosting``); returning True stops the loop. A
+            (``boosting.BoostingRun.run``); returning True stops the loop. A
             ``confboost.checkpoint.Checkpoint(path, every)`` among them saves the run every
             ``every`` rounds, and a fit that finds its file resumes from it: a run killed
             at any round and fitted again with the same checkpoint gives the model of an
             uninterrupted run, bit for bit.
+        eval_set : list of one (X_val, y_val) pair, optional
+            Validation data, as LightGBM's ``fit(eval_set=...)``: every round is scored
+            on it (``history_["validation_score"]``), early stopping (on by default when
+            an eval_set is given, see ``early_stopping``) and calibration use it, and the
+            whole of X trains.
 
         Returns
         -------
@@ -386,25 +458,37 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         are set.
         """
         previous = self.__dict__
+        # warm_start continues the previous fit, so it keeps (copies of) its attributes
+        warm = self.warm_start and previous.get("_warm") is not None
         self.__dict__ = {key: value for key, value in previous.items()
-                         if not _is_fitted_attribute(key)}
+                         if warm or not _is_fitted_attribute(key)}
         done = False
         try:
-            self._fit(X, y, sample_weight, callbacks)
+            self._fit(X, y, sample_weight, callbacks, eval_set)
             done = True
         finally:
             if not done:
                 self.__dict__ = previous  # one store: every attribute as it was
         return self
 
-    def _fit(self, X, y, sample_weight, callbacks):
+    def _fit(self, X, y, sample_weight, callbacks, eval_set):
         """``fit`` on an estimator with no fitted attributes."""
         mode = self._validate_params_once()
         callbacks = list(callbacks or ())
+        state = getattr(self, "_warm", None)
+        if self.warm_start and state is not None:
+            # the threads of the first fit: a parallel sum rounds differently
+            with numba_threads(self.n_jobs, state["work"]):
+                return fitting.resume(self, state, X, callbacks)
+        self._warm = None
         if self._is_mixed(X):
             X, y, n_samples = self._encode_table(X, y)
             targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
             make_dataset = self.encoder_.fit_dataset
+            self.feature_kinds_ = np.asarray(self.encoder_.kinds, dtype=object)
+
+            def prepare(raw, validated=False):
+                return self.encoder_.transform(raw)
         else:
             X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
                                  dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
@@ -417,10 +501,22 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             n_samples = X.shape[0]
             targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
             make_dataset = Dataset.from_array
+            self.feature_kinds_ = np.full(X.shape[1], "continuous", dtype=object)
+
+            def prepare(raw, validated=False):
+                if not validated:
+                    raw = validate_data(self, raw, reset=False, ensure_all_finite="allow-nan",
+                                        dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
+                return raw.toarray() if hasattr(raw, "toarray") else raw
+
+        def build(rows, weight):
+            return make_dataset(X if rows is None else take_rows(X, rows), self.max_bins,
+                                self.random_state, weight)
+
         work = n_samples * self.n_features_in_ * targets[0].shape[1]
         with numba_threads(self.n_jobs, work):
-            dataset = make_dataset(X, self.max_bins, self.random_state, sample_weight)
-            self._boost(dataset, targets, sample_weight, mode, callbacks)
+            fitting.start(self, X, targets, sample_weight, build, prepare, mode, callbacks,
+                          eval_set, work)
 
     def _encode_table(self, X, y):
         """Fit ``encoder_`` to a table with categorical or text columns (``data/columns``);
@@ -456,66 +552,15 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             total = sample_weight.sum()
         if not total > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
+        factors = class_weights(self.class_weight, self.classes_, targets[1])
+        if factors is not None:
+            sample_weight = sample_weight * factors
+            with np.errstate(over="ignore"):
+                total = sample_weight.sum()
         if not np.isfinite(total):
             # finite weights whose sum overflows: D_1 = w / Σ w is the same from w / max w
             sample_weight = sample_weight / sample_weight.max()
         return targets, sample_weight
-
-    def _boost(self, dataset, targets, sample_weight, mode, callbacks):
-        """Build the scheme and the weak learner, run the loop and keep the model.
-
-        ``targets`` is ``_encode_targets``' result; the weak learner is built once ε is
-        known (MO's ε counts its k' code columns).
-        """
-        signs, encoded = targets
-        for fitted in ("code_", "code_distance_", "threshold_", "thresholds_"):
-            self.__dict__.pop(fitted, None)
-        scheme, code = build_scheme(self.scheme, signs, encoded, self._multilabel,
-                                    sample_weight, init=self.init, code=self.code,
-                                    code_length=self.code_length, decoding=self.decoding,
-                                    random_state=self.random_state)
-        if code is not None:
-            self.code_, self.code_distance_ = code, min_distance(code)
-        k = scheme.labels.n_labels
-        self.smoothing_ = (default_smoothing(sample_weight, k) if self.smoothing == "auto"
-                           else float(self.smoothing))
-        if (self.smoothing == "auto" and scheme.name == "mr" and self.alpha == "auto"
-                and self.trim == 0 and mode in (REAL, REAL_ABSTAIN)):
-            self.smoothing_ = pair_smoothing(self.smoothing_)
-        checkpoints = [c for c in callbacks if isinstance(c, Checkpoint)]
-        callbacks = [c for c in callbacks if not isinstance(c, Checkpoint)]
-        if len(checkpoints) > 1:
-            raise ValueError("callbacks hold more than one Checkpoint")
-        # each round's training cover, which the explanations average over (explain.py)
-        callbacks.insert(0, lambda round_index, record: record_cover(record["fit"],
-                                                                    sample_weight))
-        if self.verbose:
-            callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
-        checkpoint = checkpoints[0] if checkpoints else None
-        if checkpoint is not None:
-            params = {key: value for key, value in self.get_params().items()
-                      if key not in ("n_estimators", "n_jobs", "verbose")}
-            checkpoint.bind(run_fingerprint(*dataset_parts(dataset), signs, sample_weight,
-                                            params, self.smoothing_),
-                            {"thresholds": getattr(scheme, "thresholds", [])})
-        # Trimmed real confidences fit only the kept examples, so α = 1 is no longer the
-        # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
-        alpha_method = ("exact" if self.trim > 0 and self.alpha == "auto"
-                        and mode in (REAL, REAL_ABSTAIN) else self.alpha)
-        learner = make_learner(self.weak_learner, dataset, mode, self.smoothing_,
-                               trim=float(self.trim), n_terms=int(self.product_terms),
-                               **self._tree_params())
-        hypotheses, alphas, history = run_boosting(
-            dataset, scheme, learner, self.n_estimators,
-            alpha_method, mode, self.smoothing_, callbacks, float(self.learning_rate),
-            checkpoint)
-        self.model_ = BoostedModel(hypotheses, alphas, k)
-        self.history_ = history
-        self.n_estimators_ = len(hypotheses)
-        thresholds = getattr(scheme, "thresholds", None)  # MR on multi-label data
-        if thresholds:
-            self.thresholds_ = np.asarray(thresholds, dtype=np.float64)
-            self.threshold_ = float(self.thresholds_[-1])
 
     def _tree_params(self):
         return {"max_leaves": int(self.max_leaves),
@@ -580,20 +625,25 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             yield outputs.predict(scores, round_index)
 
     def predict_proba(self, X):
-        """Class (or label) probabilities; their meaning depends on the scheme.
+        """Class (or label) probabilities, shape (n_samples, n_classes).
 
-        Binary: σ(2 f) for the second class, columns [1 - p, p] (real AdaBoost's f
-        estimates ½ ln(P(y=+1 | x) / P(y=-1 | x)), Friedman, Hastie & Tibshirani 2000).
-        MH single-label: σ(2 f(x, l)) normalised over the classes; MH multi-label:
-        σ(2 f(x, l)) per label. MR single-label: softmax of f; MR multi-label:
-        σ(2 (f - threshold_)) per label. MO: softmax of ``decision_function``. For discrete
-        confidences, MR and MO these are scores for ranking, not calibrated probabilities.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
+        With the default calibration, σ(a g) or softmax(a g) of the scheme's logit g with
+        the fitted temperature a (see the class doc and ``confboost.calibration``). With
+        ``calibration=None``: binary σ(2 f) for the second class, columns [1 - p, p] (real
+        AdaBoost's f estimates ½ ln(P(y=+1 | x) / P(y=-1 | x)), Friedman, Hastie &
+        Tibshirani 2000); MH single-label σ(2 f(x, l)) normalised over the classes; MH
+        multi-label σ(2 f(x, l)) per label; MR single-label softmax of f; MR multi-label
+        σ(2 (f - threshold_)) per label; MO softmax of ``decision_function``.
         """
-        return self._outputs().predict_proba(self._scores(X))
+        return self._outputs().predict_proba(self._scores(X),
+                                             getattr(self, "calibrator_", None))
+
+    def __getstate__(self):
+        # the run state of warm_start holds closures over the run: not pickled (a pickled
+        # model's next warm-start fit starts afresh)
+        state = dict(super().__getstate__())
+        state.pop("_warm", None)
+        return state
 
     def save(self, path):
         """Write the fitted model to ``path`` as versioned JSON, data only, with a checksum

@@ -220,8 +220,13 @@ def model_document(estimator):
 
     params = {key: (value.tolist() if isinstance(value, np.ndarray) else value)
               for key, value in estimator.get_params().items()
-              if key != "random_state" or isinstance(value, (int, type(None)))}
+              if (key != "random_state" or isinstance(value, (int, type(None))))
+              and not callable(value)}
     params["text_expert"] = text_expert_to_json(estimator.text_expert)
+    if isinstance(estimator.class_weight, dict):  # JSON keys are strings: keep the labels
+        params["class_weight"] = [[_json_scalar(key), float(value)]
+                                  for key, value in estimator.class_weight.items()]
+    calibrator = getattr(estimator, "calibrator_", None)
     frame = estimator.encoder_.to_dict() if hasattr(estimator, "encoder_") else None
     return {
         "estimator": "BoostClassifier",
@@ -237,6 +242,10 @@ def model_document(estimator):
                        if hasattr(estimator, "thresholds_") else None),
         "history": {key: np.asarray(value).tolist()
                     for key, value in estimator.history_.items()},
+        "best_iteration": getattr(estimator, "best_iteration_", None),
+        "calibration": calibrator.to_dict() if calibrator is not None else None,
+        "feature_kinds": (estimator.feature_kinds_.tolist()
+                          if hasattr(estimator, "feature_kinds_") else None),
         "model": estimator.model_.to_dict(),
         **({"frame": frame} if frame is not None else {}),
     }
@@ -254,6 +263,11 @@ def save_estimator(estimator, path, extra=None):
         they are covered by the checksum.
     """
     save_document(path, {**model_document(estimator), **(extra or {})})
+
+
+def _json_scalar(value):
+    """A class label as JSON keeps it: numpy scalars as Python ones."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def load(path):
@@ -282,7 +296,8 @@ def load(path):
 
 def estimator_from_document(document):
     """The fitted estimator of a model document (untrusted); ValueError naming the field."""
-    from confboost.data.columns import FrameEncoder, text_expert_from_json
+    from confboost.calibration import Calibrator
+    from confboost.data.columns import FEATURE_KINDS, FrameEncoder, text_expert_from_json
     from confboost.estimators import BoostClassifier
     from confboost.model import BoostedModel
 
@@ -296,6 +311,13 @@ def estimator_from_document(document):
     if unknown:
         fail("params", "has unknown parameters", unknown)
     params["text_expert"] = text_expert_from_json(params.get("text_expert"))
+    if isinstance(params.get("class_weight"), list):  # [[label, weight], ...]
+        pairs = read_list(params["class_weight"], "params.class_weight")
+        if not all(isinstance(pair, list) and len(pair) == 2
+                   and isinstance(pair[0], str | int | float) for pair in pairs):
+            fail("params.class_weight", "must be a list of [label, weight] pairs", pairs)
+        params["class_weight"] = {label: read_float(weight, "params.class_weight", low=0.0)
+                                  for label, weight in pairs}
     estimator = BoostClassifier(**params)
     try:
         estimator._validate_params_once()
@@ -322,6 +344,21 @@ def estimator_from_document(document):
                                f"scheme {estimator.scheme!r}", model.n_labels)
     n_rounds = len(model)
     history = _read_history(require(document, "history", "document"), n_rounds)
+    n_run = len(next(iter(history.values()))) if history else n_rounds
+    best = document.get("best_iteration")
+    if best is not None:
+        best = read_int(best, "best_iteration", 1, n_run + 1)
+    calibration = document.get("calibration")
+    if calibration is not None:
+        try:
+            calibration = Calibrator.from_dict(calibration)
+        except ValueError as error:
+            raise prefixed("calibration: ", error) from None
+    kinds = document.get("feature_kinds")
+    if kinds is not None:
+        kinds = read_list(kinds, "feature_kinds", n_features)
+        if not all(kind in FEATURE_KINDS for kind in kinds):
+            fail("feature_kinds", f"must hold kinds of {FEATURE_KINDS}", kinds)
     thresholds = document.get("thresholds")
     if thresholds is not None:
         if not (multilabel and estimator.scheme == "mr"):
@@ -361,8 +398,13 @@ def estimator_from_document(document):
         estimator.threshold_ = float(thresholds[-1])
     estimator.history_ = history
     estimator.model_ = model
+    estimator.best_iteration_ = best
+    estimator.calibrator_ = calibration
     if encoder is not None:
         estimator.encoder_ = encoder
+    estimator.feature_kinds_ = np.asarray(
+        kinds if kinds is not None else (encoder.kinds if encoder is not None
+                                         else ["continuous"] * n_features), dtype=object)
     estimator.n_estimators_ = n_rounds
     return estimator
 
@@ -424,15 +466,21 @@ def _label_columns(scheme, classes, multilabel, code):
 
 
 def _read_history(value, n_rounds):
-    """``history_``: named per-round lists of finite numbers (or flags)."""
+    """``history_``: named per-round lists of finite numbers (or flags), all of one length,
+    at least the model's ``n_rounds`` (early stopping records the rounds it cut off too)."""
     if not isinstance(value, dict) or len(value) > 64:
         fail("history", "must be an object of at most 64 per-round lists", value)
     history = {}
+    length = None
     for key, entries in value.items():
         field = f"history[{key!r}]"
-        entries = read_list(entries, field, n_rounds)
+        entries = read_list(entries, field, length)
+        if length is None:
+            length = len(entries)
+            if length < n_rounds:
+                fail(field, f"must have at least the model's {n_rounds} rounds", length)
         if all(isinstance(entry, bool) for entry in entries) and entries:
             history[key] = np.asarray(entries, dtype=bool)
         else:
-            history[key] = read_floats(entries, field, (n_rounds,))
+            history[key] = read_floats(entries, field, (length,))
     return history

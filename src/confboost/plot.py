@@ -290,8 +290,10 @@ def learning_curves(clf, X_test=None, y_test=None):
     figure, (axis,) = _grid(1, panel_size=(5.6, 3.8))
     name = loss_name(clf)
     rounds = np.arange(1, clf.n_estimators_ + 1)
-    axis.plot(rounds, clf.history_["train_loss"], color="tab:blue", label=f"training {name}")
-    axis.plot(rounds, clf.history_["bound"], color="tab:blue", linestyle="--",
+    kept = clf.n_estimators_  # early stopping: history_ also holds the rounds cut off
+    axis.plot(rounds, clf.history_["train_loss"][:kept], color="tab:blue",
+              label=f"training {name}")
+    axis.plot(rounds, clf.history_["bound"][:kept], color="tab:blue", linestyle="--",
               label="its bound (from Π Z_t)")
     if X_test is not None:
         axis.plot(rounds, _staged_losses(clf, X_test, y_test), color="tab:orange",

@@ -39,9 +39,20 @@ Inference, when a column's kind is not given (``infer_feature_types``), exactly:
 
 Pass ``feature_types`` for any column where this guess is wrong. Column names must be strings
 for a model to be saved.
+
+Dates and times (a ``datetime64``/``timedelta64`` column, or Python ``date``, ``time``,
+``datetime``, ``timedelta`` or pandas ``Timestamp`` values) are refused with a message saying
+how to turn them into numbers: which number matters (seconds since 1970, the day of the
+week, the hour) is for the user to say. A ``ColumnKindWarning`` flags two guesses that are
+often wrong: a categorical guess whose values are almost all distinct (an identifier: it can
+only memorise rows) and a text guess with few distinct values (names with spaces, such as
+cities, rather than sentences). The fitted estimator shows every column's kind in
+``feature_kinds_``.
 """
 
+import datetime
 import math
+import warnings
 from dataclasses import fields
 
 import numpy as np
@@ -57,6 +68,16 @@ FEATURE_KINDS = ("continuous", "categorical", "text", "ignore")
 
 #: Most distinct values of an inferred categorical column (see the module docstring).
 MAX_INFERRED_CATEGORIES = 50
+#: An inferred categorical column with more than this share of distinct values (and at least
+#: ``MIN_ROWS_TO_WARN`` values) looks like an identifier.
+IDENTIFIER_SHARE = 0.9
+#: An inferred text column with at most this share of distinct values looks like names.
+FEW_TEXTS_SHARE = 0.1
+MIN_ROWS_TO_WARN = 20
+
+
+class ColumnKindWarning(UserWarning):
+    """A column's inferred kind is probably not what the user meant (see the module doc)."""
 
 
 def is_missing(value):
@@ -98,8 +119,31 @@ def _is_category_dtype(X, name):
     return hasattr(X, "columns") and str(X[name].dtype) == "category"
 
 
+def _is_datetime_column(X, name):
+    """Whether a column holds dates, times or durations (dtype or first present value)."""
+    dtype = X[name].dtype if hasattr(X, "columns") else np.asarray(X[name]).dtype
+    if getattr(dtype, "kind", "O") in "mM":
+        return True
+    if getattr(dtype, "kind", "O") != "O":
+        return False
+    first = next((value for value in _values(X, name) if not is_missing(value)), None)
+    return isinstance(first, datetime.date | datetime.time | datetime.timedelta | np.datetime64
+                      | np.timedelta64)
+
+
+def _refuse_datetime(name):
+    raise ValueError(
+        f"column {name!r} holds dates or times, which confboost does not turn into numbers "
+        "by itself (which number matters is yours to say): convert it first, e.g. "
+        f"X[{name!r}] = X[{name!r}].astype('int64') // 10**9 (seconds since 1970; a "
+        f"timedelta: .dt.total_seconds()), or X[{name!r}].dt.dayofweek, .dt.hour, .dt.month "
+        f"as new columns; or pass feature_types={{{name!r}: 'ignore'}}")
+
+
 def infer_kind(X, name):
     """The inferred kind of one column (rules in the module docstring)."""
+    if _is_datetime_column(X, name):
+        _refuse_datetime(name)
     if _is_numeric_column(X, name):
         return "continuous"
     if _is_category_dtype(X, name):
@@ -111,6 +155,30 @@ def infer_kind(X, name):
     if any(len(value.split()) != 1 or value != value.strip() for value in distinct):
         return "text"
     return "categorical"
+
+
+def warn_doubtful_kinds(X, kinds, feature_types=None):
+    """A ``ColumnKindWarning`` for each inferred kind that looks wrong (module docstring)."""
+    given = feature_types or {}
+    for name, kind in kinds.items():
+        if name in given or kind not in ("categorical", "text") or _is_category_dtype(X, name):
+            continue
+        present = [str(value) for value in _values(X, name) if not is_missing(value)]
+        n, distinct = len(present), len(set(present))
+        if n < MIN_ROWS_TO_WARN:
+            continue
+        if kind == "categorical" and distinct > IDENTIFIER_SHARE * n:
+            warnings.warn(
+                f"column {name!r} looks like an identifier ({distinct} distinct values in {n} "
+                "rows): as a categorical column it can only memorise rows; pass "
+                f"feature_types={{{name!r}: 'ignore'}} (or 'text' or 'categorical' to keep "
+                "it and silence this warning)", ColumnKindWarning, stacklevel=6)
+        elif kind == "text" and distinct <= FEW_TEXTS_SHARE * n:
+            warnings.warn(
+                f"column {name!r} was read as text (its values have spaces) but has only "
+                f"{distinct} distinct values in {n} rows: if they are names rather than "
+                f"sentences, pass feature_types={{{name!r}: 'categorical'}} (or 'text' to "
+                "silence this warning)", ColumnKindWarning, stacklevel=6)
 
 
 def infer_feature_types(X, feature_types=None):
@@ -135,6 +203,8 @@ def infer_feature_types(X, feature_types=None):
         kind = feature_types.get(name)
         if kind is None:
             kind = infer_kind(X, name)
+        elif kind != "ignore" and _is_datetime_column(X, name):
+            _refuse_datetime(name)
         elif kind not in FEATURE_KINDS:
             raise ValueError(f"feature_types[{name!r}] must be one of {FEATURE_KINDS}, "
                              f"got {kind!r}")
@@ -206,6 +276,7 @@ class FrameEncoder:
         """
         kinds = infer_feature_types(X, feature_types)
         names = column_names(X)
+        warn_doubtful_kinds(X, kinds, feature_types)
         if text_expert is None or isinstance(text_expert, TextExpert):
             default, per_column = text_expert or TextExpert(), {}
         elif isinstance(text_expert, dict):

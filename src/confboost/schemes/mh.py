@@ -136,6 +136,35 @@ class MHScheme:
         ``update`` (see module doc; measured in the update's pass)."""
         return self._loss
 
+    def loss_of(self, scores):
+        """The loss of ``train_loss`` for f = ``scores`` (n_samples, k) on this scheme's
+        examples: on held-out examples, early stopping's default score."""
+        if self.single_label:
+            rows = np.arange(scores.shape[0])
+            predicted = np.argmax(scores, axis=1)
+            correct = self.labels.signs[rows, predicted] > 0
+            # a tie at the top is no decision: count it as an error
+            tied = (scores == scores[rows, predicted][:, None]).sum(axis=1) > 1
+            return float(self.example_weights[~correct | tied].sum())
+        wrong = self.labels.signs * scores <= 0
+        return float((self.pair_weights * wrong).sum())
+
+    def exponential_loss(self, signs, scores, sample_weight):
+        """The loss MH minimises, Σ_i,l D_1(i, l) exp(-Y_i[l] f(x_i, l)), on other data.
+
+        On the training set it is Π Z_t (the proof of Theorem 1); on held-out data it is
+        the scheme's own validation loss (early stopping's default score).
+
+        Parameters
+        ----------
+        signs : ndarray of shape (n_samples, k), int8
+        scores : ndarray of shape (n_samples, k)
+        sample_weight : ndarray of shape (n_samples,)
+        """
+        start = initial_weights(signs, sample_weight, self.init)
+        with np.errstate(over="ignore"):
+            return float((start * np.exp(-signs * scores)).sum())
+
     def bound(self, product_z):
         """The theorem's bound on ``train_loss`` given Π_{s<=t} Z_s."""
         return mh_bound(product_z, self.single_label, self.init, self.weights.shape[1])
@@ -178,8 +207,34 @@ class MHOutputs:
             return self.classes[(scores[:, 0] > 0).astype(np.intp)]
         return self.classes[np.argmax(self.decision_function(scores), axis=1)]
 
-    def predict_proba(self, scores):
-        """Class (or label) probabilities, shape (n, n_classes)."""
+    def logits(self, scores, round_index=None):
+        """The logits g that the probabilities read, and the link: 2 f for binary data and
+        (with the threshold) multi-label data, σ per column; the single-label logits
+        (``_single_label_logits``) under a softmax. A temperature a > 0 on g
+        (``confboost.calibration``) calibrates them without changing a prediction.
+
+        Returns
+        -------
+        logits : ndarray of shape (n, n_columns)
+        kind : {"sigmoid", "softmax"}
+        """
+        if scores.shape[1] == 1 and not self.multilabel:
+            return 2.0 * scores, "sigmoid"
+        if self.multilabel:
+            return 2.0 * (scores - self.threshold(round_index)), "sigmoid"
+        return self._single_label_logits(scores), "softmax"
+
+    def _single_label_logits(self, scores):
+        return 2.0 * scores  # real AdaBoost.MH's f(x, l): half the log-odds of label l
+
+    def predict_proba(self, scores, calibrator=None):
+        """Class (or label) probabilities, shape (n, n_classes); with a ``calibrator``
+        (``confboost.calibration.Calibrator``), its link of ``logits``."""
+        if calibrator is not None:
+            proba = calibrator(self.logits(scores)[0])
+            if proba.shape[1] == 1 and not self.multilabel:
+                return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
+            return proba
         if scores.shape[1] == 1 and not self.multilabel:
             positive = expit(2.0 * scores[:, 0])
             return np.column_stack([1.0 - positive, positive])

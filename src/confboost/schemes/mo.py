@@ -126,7 +126,12 @@ class MOScheme(MHScheme):
 
     def train_loss(self):
         """Training error of the decoded class (a tie for the best class is an error)."""
-        decoded = class_scores(self.code, self.scores, self.decoding)
+        return self.loss_of(self.scores)
+
+    def loss_of(self, scores):
+        """The error of the decoded class for f = ``scores`` (n_samples, k') on this
+        scheme's examples (on held-out examples: early stopping's default score)."""
+        decoded = class_scores(self.code, scores, self.decoding)
         rows = np.arange(len(self.class_index))
         own = decoded[rows, self.class_index]
         decoded[rows, self.class_index] = -np.inf
@@ -165,3 +170,6 @@ class MOOutputs(MHOutputs):
 
     def _single_label_proba(self, scores):
         return softmax(self.decision_function(scores), axis=1)
+
+    def _single_label_logits(self, scores):
+        return self.decision_function(scores)

@@ -359,9 +359,31 @@ class MRScheme:
 
     def train_loss(self):
         """Ranking loss of f on the training set, weighted by the sample weights (Thm 6)."""
-        losses = np.empty(self.scores.shape[0], dtype=np.float64)
-        example_ranking_losses(self.labels.signs, self.scores, losses)
+        return self.loss_of(self.scores)
+
+    def loss_of(self, scores):
+        """The ranking loss of f = ``scores`` (n_samples, k) on this scheme's examples (on
+        held-out examples: early stopping's default score)."""
+        losses = np.empty(scores.shape[0], dtype=np.float64)
+        example_ranking_losses(self.labels.signs, scores, losses)
         return float(np.dot(self.example_weights, losses))
+
+    def exponential_loss(self, signs, scores, sample_weight):
+        """The loss MR minimises on other data: Σ over crucial pairs of
+        D_1(i, l0, l1) exp(½ (f(x_i, l0) - f(x_i, l1))) (Figure 4; Π Z_t on the training
+        set, Theorem 6's proof), with D_1 from the given sample weights.
+
+        Parameters
+        ----------
+        signs : ndarray of shape (n_samples, k), int8
+        scores : ndarray of shape (n_samples, k)
+        sample_weight : ndarray of shape (n_samples,)
+        """
+        v, _ = initial_pair_weights(signs, sample_weight)
+        with np.errstate(over="ignore"):
+            wrong = np.where(signs < 0, v * np.exp(0.5 * scores), 0.0).sum(axis=1)
+            right = np.where(signs > 0, v * np.exp(-0.5 * scores), 0.0).sum(axis=1)
+        return float(np.dot(wrong, right))
 
     def bound(self, product_z):
         """Theorem 6: ranking loss <= Π Z_t."""
@@ -396,3 +418,6 @@ class MROutputs(MHOutputs):
 
     def _single_label_proba(self, scores):
         return softmax(scores, axis=1)
+
+    def _single_label_logits(self, scores):
+        return scores

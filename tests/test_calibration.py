@@ -1,0 +1,101 @@
+"""Probabilities: the temperature of calibration.py, and class_weight."""
+
+import numpy as np
+import pytest
+from scipy.special import softmax
+from sklearn.datasets import load_wine
+from sklearn.metrics import log_loss
+from sklearn.utils.class_weight import compute_sample_weight
+
+from confboost import BoostClassifier, load
+from confboost.calibration import Calibrator, fit_calibrator
+from confboost.datasets import load as load_dataset
+
+
+@pytest.mark.parametrize("kind", ["softmax", "sigmoid"])
+def test_the_fitted_slope_recovers_a_known_temperature(kind):
+    rng = np.random.default_rng(0)
+    logits = 5.0 * rng.normal(size=(20000, 3))
+    true = 0.3
+    if kind == "softmax":
+        p = softmax(true * logits, axis=1)
+        targets = (rng.random(20000)[:, None] > p.cumsum(axis=1)).sum(axis=1)
+    else:
+        targets = rng.random((20000, 3)) < 1 / (1 + np.exp(-true * logits))
+    calibrator = fit_calibrator(logits, targets, kind)
+    assert calibrator.slope == pytest.approx(true, rel=0.05)
+    # and it is the minimum: a nearby slope does no better
+    def loss(slope):
+        probs = Calibrator(kind, slope)(logits)
+        if kind == "softmax":
+            return -np.log(probs[np.arange(20000), targets]).mean()
+        return -np.log(np.where(targets, probs, 1 - probs)).sum(axis=1).mean()
+    assert loss(calibrator.slope) <= min(loss(calibrator.slope * 0.9),
+                                          loss(calibrator.slope * 1.1))
+
+
+def test_calibration_keeps_predictions_and_lowers_held_out_log_loss():
+    X, y = load_wine(return_X_y=True)
+    train, test = np.arange(len(y)) % 3 != 0, np.arange(len(y)) % 3 == 0
+    raw = BoostClassifier(calibration=None).fit(X[train], y[train])
+    calibrated = BoostClassifier(random_state=0).fit(X[train], y[train])
+    np.testing.assert_array_equal(calibrated.decision_function(X), raw.decision_function(X))
+    proba = calibrated.predict_proba(X[test])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(calibrated.classes_[proba.argmax(axis=1)],
+                                  calibrated.predict(X[test]))
+    assert log_loss(y[test], proba) < 0.5 * log_loss(y[test], raw.predict_proba(X[test]))
+    assert 0 < calibrated.calibrator_.slope < 1  # real AdaBoost's f is too large (§7)
+
+
+@pytest.mark.parametrize("scheme", ["mh", "mr"])
+def test_multilabel_probabilities_agree_with_predict(scheme):
+    data = load_dataset("emotions")
+    clf = BoostClassifier(30, scheme=scheme, random_state=0).fit(data.X_train, data.y_train)
+    proba = clf.predict_proba(data.X_test)
+    assert clf.calibrator_.kind == "sigmoid"
+    np.testing.assert_array_equal((proba > 0.5).astype(int), clf.predict(data.X_test))
+
+
+def test_the_temperature_survives_save_and_load(tmp_path):
+    X, y = load_wine(return_X_y=True)
+    clf = BoostClassifier(20, random_state=0).fit(X, y)
+    clf.save(tmp_path / "m.json")
+    again = load(tmp_path / "m.json")
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    with pytest.raises(ValueError, match="slope must be finite and > 0"):
+        Calibrator.from_dict({"kind": "softmax", "slope": -1.0})
+
+
+def test_too_little_data_for_calibration_leaves_the_raw_link():
+    X = np.arange(8.0)[:, None]
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    clf = BoostClassifier(5).fit(X, y)
+    assert clf.calibrator_ is None
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1],
+                               1 / (1 + np.exp(-2 * clf.decision_function(X))))
+
+
+def test_balanced_class_weight_is_sklearns_sample_weight():
+    X, y = load_wine(return_X_y=True)
+    keep = (y != 2) | (np.arange(len(y)) % 4 == 0)  # make the classes unbalanced
+    X, y = X[keep], y[keep]
+    weighted = BoostClassifier(10, class_weight="balanced", calibration=None).fit(X, y)
+    by_hand = BoostClassifier(10, calibration=None).fit(
+        X, y, sample_weight=compute_sample_weight("balanced", y))
+    np.testing.assert_array_equal(weighted.decision_function(X), by_hand.decision_function(X))
+    unweighted = BoostClassifier(10, calibration=None).fit(X, y)
+    assert not np.array_equal(weighted.decision_function(X), unweighted.decision_function(X))
+
+    labels = np.array(["a", "b", "c"])[y]
+    as_dict = BoostClassifier(10, class_weight={"c": 3.0}, calibration=None).fit(
+        X, labels, sample_weight=np.full(len(y), 2.0))
+    by_hand = BoostClassifier(10, calibration=None).fit(
+        X, labels, sample_weight=np.where(labels == "c", 6.0, 2.0))
+    np.testing.assert_array_equal(as_dict.decision_function(X), by_hand.decision_function(X))
+
+
+def test_class_weight_is_refused_for_multilabel_y():
+    Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 5)
+    with pytest.raises(ValueError, match="class_weight is for single-label data"):
+        BoostClassifier(class_weight="balanced").fit(np.arange(20.0)[:, None], Y)

@@ -1,0 +1,78 @@
+"""warm_start: a second fit with a larger n_estimators continues the run, bit for bit."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from confboost import BoostClassifier
+
+LEARNERS = ("stump", "tree", "hamming_tree", "product")
+
+
+def _data(task, n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    if task == "binary":
+        return X, (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    if task == "multilabel":
+        return X, (X[:, :3] + 0.5 * rng.normal(size=(n, 3)) > 0).astype(int)
+    return X, np.digitize(X[:, 0] + X[:, 1], [-0.7, 0.7])
+
+
+CASES = [("binary", "mh"), ("multiclass", "mh"), ("multilabel", "mr"), ("multiclass", "mo")]
+
+
+@pytest.mark.parametrize("learner", LEARNERS)
+@pytest.mark.parametrize("task,scheme", CASES)
+def test_two_fits_equal_one_long_fit(task, scheme, learner):
+    X, y = _data(task)
+    params = {"scheme": scheme, "weak_learner": learner, "random_state": 0,
+              "max_leaves": 4, "code_length": 5}
+    long = BoostClassifier(n_estimators=8, **params).fit(X, y)
+    warm = BoostClassifier(n_estimators=3, warm_start=True, **params).fit(X, y)
+    assert len(warm.model_) == 3
+    warm.set_params(n_estimators=8).fit(X, y)
+    assert len(warm.model_) == len(long.model_) == 8
+    assert np.array_equal(warm.model_.alphas, long.model_.alphas)
+    assert warm.model_.to_dict() == long.model_.to_dict()
+    for key, values in long.history_.items():
+        assert np.array_equal(warm.history_[key], values), key
+    assert np.array_equal(warm.decision_function(X), long.decision_function(X))
+    assert np.array_equal(warm.predict_proba(X), long.predict_proba(X))
+
+
+def test_warm_start_with_early_stopping_continues_the_record():
+    X, y = _data("multiclass", n=300)
+    params = {"early_stopping": True, "n_iter_no_change": 50, "random_state": 0}
+    long = BoostClassifier(n_estimators=20, **params).fit(X, y)
+    warm = BoostClassifier(n_estimators=10, warm_start=True, **params).fit(X, y)
+    warm.set_params(n_estimators=20).fit(X, y)
+    assert np.array_equal(warm.history_["validation_score"], long.history_["validation_score"])
+    assert warm.best_iteration_ == long.best_iteration_
+    assert np.array_equal(warm.predict_proba(X), long.predict_proba(X))
+
+
+def test_warm_start_refuses_other_data_and_fewer_rounds():
+    X, y = _data("binary")
+    clf = BoostClassifier(n_estimators=4, warm_start=True).fit(X, y)
+    with pytest.raises(ValueError, match="120 examples; X has 60 rows"):
+        clf.set_params(n_estimators=6).fit(X[:60], y[:60])
+    with pytest.raises(ValueError, match="n_estimators=2 must be at least the 4 rounds"):
+        clf.set_params(n_estimators=2).fit(X, y)
+
+
+def test_without_warm_start_a_second_fit_starts_afresh():
+    X, y = _data("binary")
+    clf = BoostClassifier(n_estimators=4).fit(X, y)
+    clf.set_params(n_estimators=6).fit(X, y)
+    fresh = BoostClassifier(n_estimators=6).fit(X, y)
+    assert np.array_equal(clf.decision_function(X), fresh.decision_function(X))
+
+
+def test_a_pickled_warm_model_predicts_the_same_and_restarts():
+    X, y = _data("binary")
+    clf = BoostClassifier(n_estimators=4, warm_start=True).fit(X, y)
+    copy = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(copy.predict_proba(X), clf.predict_proba(X))
+    assert copy.set_params(n_estimators=5).fit(X, y).n_estimators_ == 5
