@@ -316,7 +316,10 @@ class DaskBoostClassifier(BoostClassifier):
 
     Supported: binary data and ``scheme="mh"`` (multiclass, multi-label), ``weak_learner=
     "stump"``, numeric columns (a dask array, or a dask DataFrame of numeric columns),
-    ``trim=0``. Anything else is refused at ``fit`` with a ValueError naming it.
+    ``trim=0``; no ``eval_set``, ``early_stopping=True``, ``warm_start`` or
+    ``class_weight`` yet. Anything else is refused at ``fit`` with a ValueError naming it.
+    ``predict_proba`` is the uncalibrated σ(2 f) (the temperature of ``calibration.py``
+    needs held-out runs, not on the cluster yet): ``calibration`` is not applied.
     ``predict``, ``predict_proba`` and ``decision_function`` of a dask collection return a
     dask array computed partition by partition (of a NumPy array, a NumPy array);
     ``to_local()`` is the plain ``BoostClassifier``.
@@ -354,9 +357,12 @@ class DaskBoostClassifier(BoostClassifier):
         """
         return super().fit(X, y, sample_weight, callbacks)
 
-    def _fit(self, X, y, sample_weight, callbacks):
+    def _fit(self, X, y, sample_weight, callbacks, eval_set=None):
         mode = self._validate_params_once()
         self._check_supported()
+        if eval_set is not None:
+            raise ValueError("DaskBoostClassifier does not take an eval_set yet; fit "
+                             "BoostClassifier on gathered data for early stopping")
         client = self.client if self.client is not None else default_client()
         parts, n_features, names = _partitions(X, y, sample_weight)
         summaries = client.gather(client.compute(
@@ -415,11 +421,17 @@ class DaskBoostClassifier(BoostClassifier):
         self.model_ = BoostedModel(hypotheses, alphas, k)
         self.history_ = history
         self.n_estimators_ = len(hypotheses)
+        # no held-out runs on the cluster yet: the uncalibrated link (calibration.py)
+        self.calibrator_ = None
+        self.best_iteration_ = None
 
     def _check_supported(self):
         unsupported = [(self.weak_learner != "stump", f"weak_learner={self.weak_learner!r}"),
                        (self.scheme != "mh", f"scheme={self.scheme!r}"),
-                       (self.trim != 0, f"trim={self.trim!r}")]
+                       (self.trim != 0, f"trim={self.trim!r}"),
+                       (self.early_stopping is True, "early_stopping=True"),
+                       (self.warm_start, "warm_start=True"),
+                       (self.class_weight is not None, f"class_weight={self.class_weight!r}")]
         named = [text for bad, text in unsupported if bad]
         if named:
             raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
