@@ -10,55 +10,32 @@ AdaBoost.MO (Figure 3). What f means to a user (decision values, predictions,
 probabilities) is the scheme's (``schemes.scheme_outputs``); saving is ``persistence.py``'s.
 """
 
-import warnings
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import DataConversionWarning
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from confboost import fitting
+from confboost._params import Count, Number
 from confboost._threads import numba_threads
 from confboost.alpha import METHODS as ALPHA_METHODS
 from confboost.criterion import MODES
 from confboost.data.binning import RAW_DTYPES
-from confboost.data.columns import FrameEncoder, column_names, infer_feature_types, is_table
+from confboost.data.columns import column_names, encode_table, is_mixed, is_table
 from confboost.data.dataset import Dataset
 from confboost.data.terms import TextExpert
 from confboost.explain import bound_importances
-from confboost.holdout import class_weights, take_rows
+from confboost.holdout import take_rows
 from confboost.interpret import InterpretMixin
 from confboost.learners import LEARNERS, MAX_LEAVES
 from confboost.persistence import load, save_estimator
 from confboost.schemes import SCHEMES, scheme_outputs
 from confboost.schemes.mh import INITS
 from confboost.schemes.mo import CODES, DECODINGS
+from confboost.targets import encode_targets, label_vector, starting_weights
 
 __all__ = ["BoostClassifier", "load", "numba_threads"]
-
-
-class _Count(Interval):
-    """An int (not a bool) in an interval."""
-
-    def __init__(self, left, right, closed="both"):
-        super().__init__(Integral, left, right, closed=closed)
-
-    def is_satisfied_by(self, val):
-        return not isinstance(val, bool) and super().is_satisfied_by(val)
-
-
-class _Number(Interval):
-    """A real number (not a bool) in an interval."""
-
-    def __init__(self, left, right, closed="both"):
-        super().__init__(Real, left, right, closed=closed)
-
-    def is_satisfied_by(self, val):
-        return not isinstance(val, bool) and super().is_satisfied_by(val)
 
 
 def _is_fitted_attribute(name):
@@ -70,205 +47,162 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     """Boosting with confidence-rated predictions (Schapire & Singer 1999).
 
     Binary data is generalized AdaBoost (Figure 1) on k = 1 label column, whatever the
-    scheme. Multiclass (1-D y with more than two classes, any label type) and multi-label
-    data (2-D 0/1 indicator y) run the named scheme: ``"mh"``, AdaBoost.MH (Figure 2), one
-    ±1 column per class, Hamming loss; ``"mr"``, AdaBoost.MR (Figure 5, O(mk)), a ranking
-    of the labels, ranking loss (on single-label data discrete MR is AdaBoost.M2; examples
-    whose label set is empty or full have no crucial pair and get no weight); ``"mo"``,
-    AdaBoost.MO (Figure 3), AdaBoost.MH on the bits of an output code, then a decoder
-    (single-label data only). What ``decision_function``, ``predict`` and ``predict_proba``
-    return under each is the scheme's (``schemes.mh.MHOutputs``, ``schemes.mr.MROutputs``,
-    ``schemes.mo.MOOutputs``): f(x, l) and its argmax (Eq. 17) or {l : f(x, l) > 0} for
-    MH; the same for MR with, on multi-label data, the cut ``threshold_`` learned on the
-    training set (f has no natural zero); the decoder's class scores and their argmax for
-    MO.
+    scheme. Multiclass (1-D y, more than two classes) and multi-label data (2-D 0/1
+    indicator y) run the named scheme: ``"mh"``, AdaBoost.MH (Figure 2), one ±1 column per
+    class, Hamming loss; ``"mr"``, AdaBoost.MR (Figure 5, O(mk)), a ranking of the labels,
+    ranking loss (discrete MR on single-label data is AdaBoost.M2; an example whose label set
+    is empty or full has no crucial pair and no weight); ``"mo"``, AdaBoost.MO (Figure 3),
+    MH on the bits of an output code, then a decoder (single-label data only). What
+    ``decision_function``, ``predict`` and ``predict_proba`` return is the scheme's
+    (``schemes.*Outputs``): f(x, l) and its argmax (Eq. 17) or {l : f(x, l) > 0} for MH; the
+    same for MR, with on multi-label data the cut ``threshold_`` learned on the training set;
+    the decoder's class scores and their argmax for MO.
 
-    ``predict_proba`` (``calibration="temperature"``, the default): σ(a g) per label for
-    binary and multi-label data, softmax(a g) over the classes for single-label data, where
-    g is the scheme's logit (``*Outputs.logits``: 2 f for binary data and MH, real
-    AdaBoost's f estimating half the log-odds, §7 and Friedman, Hastie & Tibshirani 2000;
-    2 (f - threshold_) for multi-label MR; f for single-label MR; the decoder's class scores
-    for MO) and a > 0 is one temperature fitted by least log loss on held-out f
-    (``confboost.calibration``): the eval_set or early-stopping split when there is one;
-    otherwise out-of-fold f of 5 cross-fitted runs (one run on 1 - ``validation_fraction``
-    of the rows above 10,000 examples), which costs that many extra fits. f itself grows
-    with the rounds, so the uncalibrated σ(2 f) is far too sure; a > 0 changes no ranking
-    and no prediction. ``calibration=None`` gives the scheme's uncalibrated link.
+    ``predict_proba`` (``calibration="temperature"``): σ(a g) per label (binary,
+    multi-label) or softmax(a g) over the classes (single-label), g the scheme's logit (2 f
+    for binary and MH, real AdaBoost's f estimating half the log-odds, §7; 2 (f - threshold_)
+    for multi-label MR; f for single-label MR; the class scores for MO) and a > 0 one
+    temperature fitted by least log loss on held-out f (``confboost.calibration``): the
+    eval_set or early-stopping split, else out-of-fold f of 5 cross-fitted runs (one run on
+    ``validation_fraction`` of the rows above 10,000 examples), at the cost of those fits.
+    a changes no ranking and no prediction; ``calibration=None`` is the uncalibrated link.
 
-    ``history_["bound"]`` is the theorem's bound on ``history_["train_loss"]``: Theorem 1
-    (binary training error ≤ Π Z_t), Theorem 3 (MH multi-label Hamming loss ≤ Π Z_t),
-    §7.2 (MH single-label error ≤ (k/2) Π Z_t, or √(k-1) Π Z_t with the balanced start),
-    Theorem 6 (MR ranking loss ≤ Π Z_t), Theorem 5 (MO training error ≤ (k'/ρ) Π Z_t with
-    loss decoding, ≤ (2k'/ρ) Π Z_t with Hamming decoding).
+    ``history_["bound"]`` bounds ``history_["train_loss"]``: Theorem 1 (binary error ≤ Π Z_t),
+    Theorem 3 (MH multi-label Hamming loss ≤ Π Z_t), §7.2 (MH single-label error ≤ (k/2) Π
+    Z_t, √(k-1) Π Z_t with the balanced start), Theorem 6 (MR ranking loss ≤ Π Z_t), Theorem
+    5 (MO error ≤ (k'/ρ) Π Z_t with loss decoding, (2k'/ρ) Π Z_t with Hamming decoding).
 
     Parameters
     ----------
     n_estimators : int, default=100
-        Boosting rounds T. The loop stops early if a round's hypothesis has no edge.
+        Rounds T; the loop stops early when a round's hypothesis has no edge.
     scheme : {"mh", "mr", "mo"}, default="mh"
-        The multiclass scheme (binary data is the same for every scheme).
+        The multiclass scheme (binary data is the same under all three).
     confidence : {"real", "discrete", "abstain", "real-abstain"}, default="real"
-        How a weak hypothesis sets its value on each block (see ``confboost.confidence``):
-        "real" Eq. 9 with ε smoothing; "discrete" ±1 scaled by α (§3.1); "abstain" ±1 and 0
-        on the abstaining (missing-value) block, α of §3.3; "real-abstain" Eq. 9 and 0 on
-        the abstaining block.
+        A block's value (``confboost.confidence``): Eq. 9 with ε smoothing; ±1 scaled by α
+        (§3.1); ±1 and 0 on the abstaining (missing-value) block, α of §3.3; Eq. 9 and 0 there.
     alpha : {"auto", "exact", "freund-schapire"}, default="auto"
-        How α_t is chosen (§3; see ``confboost.alpha``). "auto": the closed form where one
-        exists (α = 1 for real confidences, whose values already minimise Z). Under
-        ``scheme="mr"``: discrete hypotheses take Eq. 28; real ones have α folded into
-        their block values, which minimise MR's smoothed pair objective on each block
-        (§9 Eq. 25, Appendix A; ``confboost.schemes.mr``), and α = 1; abstaining ones,
-        and "exact", the exact minimiser of MR's pair objective (§9, Appendix A).
+        How α_t is chosen (§3, ``confboost.alpha``); "auto": the closed form where there is
+        one (α = 1 for real confidences). MR (``confboost.schemes.mr``): discrete takes Eq.
+        28; real folds α into block values minimising the smoothed pair objective (§9 Eq. 25),
+        α = 1; abstaining, and "exact", the exact minimiser of the pair objective.
     smoothing : "auto" or float, default="auto"
-        ε of §4.2; "auto" is 1/(2mk), half the initial weight of one (example, label) pair,
-        and 100/(2mk) for MR's real confidences with ``alpha="auto"``, whose ε smooths each
-        of a block's k(k - 1) label pairs (``schemes.mr.pair_smoothing``).
+        ε of §4.2; "auto": 1/(2mk), and 100/(2mk) for MR's real confidences with
+        ``alpha="auto"`` (ε smooths each of a block's k(k - 1) pairs, ``pair_smoothing``).
     init : {"uniform", "balanced"}, default="uniform"
-        Starting distribution of AdaBoost.MH on single-label multiclass data (§7.2);
-        MR and MO have their own (Figure 4; MH's uniform start on the code bits).
-        "balanced" puts half of each example's weight on its own label and tightens the
-        training-error bound from (k/2) Π Z_t to √(k-1) Π Z_t; "uniform" is the default by
-        measurement (``benchmarks/mh_init.py``: as good or better on four of five sets with
-        real confidences), is the paper's Figure 2, and keeps MO with the one-per-class code
-        equal to MH (Eq. 21).
+        MH's start on single-label multiclass data (§7.2): "balanced" puts half of each
+        example's weight on its own label (bound √(k-1) Π Z_t, not (k/2) Π Z_t); "uniform" is
+        Figure 2, keeps one-per-class MO equal to MH (Eq. 21) and measured as good or better
+        (``benchmarks/mh_init.py``). MR and MO have their own starts.
     code : {"random", "exhaustive", "one-vs-rest"} or array-like of shape (k, k'), \
             default="random"
-        AdaBoost.MO's output code (``confboost.schemes.codes``): "random" bits ±1 with
-        probability ½, seeded by ``random_state``; "exhaustive" (3 <= k <= 11 classes);
-        "one-vs-rest" (MO is then MH); or a ±1 (or 0/1) matrix, one row per class in the
-        order of ``classes_``, no two rows equal. Only for ``scheme="mo"``.
+        MO's output code (``confboost.schemes.codes``): random ±1 bits seeded by
+        ``random_state``; exhaustive (3 <= k <= 11); one-vs-rest (MO is then MH); or a ±1
+        (or 0/1) matrix, a row per class in the order of ``classes_``, no two rows equal.
     code_length : int or None, default=None
         Bits k' of a random code; None: ⌈10 log2 k⌉ (Allwein, Schapire & Singer 2000).
     decoding : {"loss", "hamming"}, default="loss"
-        AdaBoost.MO's decoder: Variant 2 (least exponential loss) or Variant 1 (nearest
-        codeword to sign f). Loss decoding uses the confidences and has the smaller bound.
+        MO's decoder: least exponential loss (Variant 2, the smaller bound) or nearest
+        codeword to sign f (Variant 1).
     max_bins : int, default=255
-        Most value bins per feature (2..255); the missing-value bin comes on top.
+        Most value bins per feature (2..255), plus the missing-value bin.
     trim : float, default=0.0
-        Weight trimming β in [0, 0.5] (Friedman, Hastie & Tibshirani 2000): each round the
-        weak learner's histograms skip the lightest examples that together hold at most β of
-        the weight mass. The chosen hypothesis' confidences, α and Z_t are still computed
-        over every example and every weight is updated, so Π Z_t still bounds the training
-        loss; with real confidences and ``alpha="auto"``, α is then found numerically
-        (the trimmed confidences are fitted to the kept examples only). 0 (the default)
-        turns it off; 0.1 is Friedman et al.'s choice.
+        Weight trimming β in [0, 0.5] (Friedman, Hastie & Tibshirani 2000; 0.1 theirs), stumps
+        only: the histograms skip the lightest examples holding at most β of the weight; the
+        chosen stump's confidences, α and Z_t use every example, so Π Z_t still bounds the
+        loss (``learners/stump.py``; with real confidences and ``alpha="auto"``, α is exact).
     n_jobs : int or None, default=None
-        Threads for the kernels (None: all cores, or one on small data, see
-        ``numba_threads``; negative: all but |n_jobs| - 1).
+        Kernel threads (None: all cores, or one on small data, ``numba_threads``; negative:
+        all but |n_jobs| - 1).
     random_state : int, RandomState or None, default=None
-        Seeds the row subsample used to find bin quantiles on large data.
+        Seeds the bin-quantile subsample, the random code and the held-out splits.
     verbose : int, default=0
         1: a progress bar on stderr; 2: one line per round.
     weak_learner : {"stump", "tree", "hamming_tree", "product"}, default="stump"
-        "stump": a threshold on one feature with a missing-value block. "tree": a decision
-        tree grown best-first by the largest drop in Z (Kearns & Mansour's criterion,
-        Eq. 10/16), a value per leaf and label. "hamming_tree": a label-independent tree
-        with one vote vector v and a scalar confidence per leaf, h(x, l) = v_l c_leaf
-        (Kégl 2014). See ``confboost.learners.tree``. "product": a product of
-        ``product_terms`` ±1 stumps whose sign splits the domain in two blocks, a value per
-        block and label (Kégl & Busa-Fekete 2009; ``confboost.learners.product``; numeric
-        features only). On a table with categorical or text columns the stump learner keeps
-        the best stump, value test or term test; a tree's nodes split on a threshold, a
-        value (``x == v`` against the rest, missing included) or a term (present against
-        absent), by the same drop in Z (``confboost.learners.splitter``).
+        A threshold on one feature with a missing-value block; a tree grown best-first by the
+        largest drop in Z (Eq. 10/16), a value per leaf and label; a label-independent tree,
+        h(x, l) = v_l c_leaf (Kégl 2014; ``confboost.learners.tree``); a product of
+        ``product_terms`` ±1 stumps, two blocks (Kégl & Busa-Fekete 2009, numeric features
+        only). On a table with categorical or text columns the stump learner keeps the best
+        stump, value test or term test, and tree nodes split on thresholds, values (``x ==
+        v``) or terms (``confboost.learners.splitter``).
     max_leaves : int, default=8
-        Most leaves of a tree (2..255); trees only.
+        Most leaves of a tree (2..255).
     max_depth : int or None, default=None
-        Most splits from a tree's root to a leaf; trees only.
+        Most splits from a tree's root to a leaf.
     min_leaf_weight : float, default=0.0
-        Least weight of a tree's leaf, as a share of the round's total weight (in [0, 0.5]);
-        trees only.
+        Least weight of a tree's leaf, as a share of the round's weight, in [0, 0.5].
     product_terms : int, default=3
-        Stumps in a product (1..16); weak_learner="product" only.
+        Stumps in a product (1..16).
     learning_rate : float, default=1.0
-        Shrinkage ν in (0, 1]: α_t ← ν α_t for every weak learner. ``history_["z"]`` is the
-        normaliser with the shrunk α, so Π Z_t stays a bound. 1.0 is the paper's algorithm.
+        Shrinkage ν in (0, 1]: α_t ← ν α_t; ``history_["z"]`` is Z_t of the shrunk α, so Π
+        Z_t stays a bound. 1.0 is the paper's algorithm.
     feature_types : dict of column name to str, or None, default=None
-        For a DataFrame (or a dict of columns) X: the kind of each column, "continuous",
-        "categorical", "text" or "ignore"; columns not named are inferred
-        (``confboost.data.columns``: numeric dtypes are continuous; other columns categorical
-        when they have few distinct values, text when their values contain spaces). When
-        every column is continuous the numeric fast path runs, exactly as for an array.
+        A table's (DataFrame, dict of columns) column kinds, "continuous", "categorical",
+        "text" or "ignore"; unnamed columns are inferred (``confboost.data.columns``). An
+        all-continuous table takes the array path.
     text_expert : TextExpert, dict of column name to TextExpert, or None, default=None
-        How text columns become terms (``confboost.data.text``); None is word unigrams.
+        How text columns become terms (``confboost.data.terms``); None: word unigrams.
     early_stopping : "auto" or bool, default="auto"
-        Hold out ``validation_fraction`` of the rows (stratified, seeded by
-        ``random_state``, 0 when None, as the calibration folds; or use ``fit``'s
-        ``eval_set``), score every round on them, stop when the score has not improved
-        by more than ``tol`` in ``n_iter_no_change``
-        rounds (scikit-learn's HistGradientBoosting rule) and keep the model at its best
-        round. "auto": on exactly when ``fit`` gets an ``eval_set`` (LightGBM's habit).
-        Unlike HistGradientBoosting's "auto", large data alone does not turn it on: on
-        letter (16,000 rows, 100 stumps) stopping on a tenth held out cost 1.5 points of
-        test accuracy (``benchmarks/probabilities.py``), the rounds being far from overfit.
+        Score every round on ``validation_fraction`` of the rows held out (stratified, seeded
+        by ``random_state``, or ``fit``'s ``eval_set``), stop after ``n_iter_no_change``
+        rounds without a gain above ``tol`` (HistGradientBoosting's rule) and keep the best
+        round. "auto": on exactly when there is an ``eval_set`` (large data alone does not
+        turn it on: on letter it cost 1.5 points, ``benchmarks/probabilities.py``).
     validation_fraction : float, default=0.1
-        Share of the rows held out for early stopping (and for calibration above 10,000
-        examples).
+        Rows held out for early stopping (and calibration above 10,000 examples).
     n_iter_no_change : int, default=10
     tol : float, default=1e-7
     scoring : "loss", "exponential", str or callable, default="loss"
-        The held-out score (higher is better, ``history_["validation_score"]``): "loss" is
-        minus the scheme's own loss, the one its theorem bounds (error of the argmax or the
-        decoded class, Hamming loss, ranking loss; as ``--optimal-iterations``);
-        "exponential" minus the loss the scheme minimises (Σ D_1 exp(-Y f), MR's pair sum);
-        any other value a scikit-learn scorer, evaluated on the model of each round
-        (O(rounds²) predictions).
+        The held-out score, higher better (``history_["validation_score"]``): minus the
+        scheme's bounded loss (error, Hamming or ranking loss; ``--optimal-iterations``);
+        minus the loss it minimises (Σ D_1 exp(-Y f), MR's pair sum); or a scikit-learn
+        scorer on each round's model (O(rounds²) predictions).
     warm_start : bool, default=False
-        A second ``fit`` with a larger ``n_estimators`` continues the run on the same data
-        (other parameters unchanged), bit-identical to one long fit. The run state is not
-        pickled or saved: a restored model's next fit starts afresh.
+        A second ``fit`` with a larger ``n_estimators`` continues the run on the same data,
+        bit-identical to one long fit (the run state is neither pickled nor saved).
     class_weight : "balanced", dict or None, default=None
-        Single-label data only: each example's sample weight is multiplied by its class's
-        weight (scikit-learn's definition; "balanced" is n_samples / (n_classes ·
-        count(class))).
+        Single-label data: sample weights times their class's weight (scikit-learn's
+        definition; "balanced": n_samples / (n_classes · count(class))).
     calibration : {"temperature", None}, default="temperature"
-        How ``predict_proba`` reads f (see above).
+        How ``predict_proba`` reads f (above).
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-        Class labels (for multi-label y, ``arange(n_labels)``).
+        Class labels (multi-label y: ``arange(n_labels)``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When X was a DataFrame with string column names.
+    feature_kinds_ : ndarray of str, shape (n_features,)
+        Each column's kind: "continuous", "categorical", "text", "ignore".
     model_ : BoostedModel
         The weak hypotheses and their α.
     history_ : dict of str to ndarray of shape (n_rounds,)
-        Per round run (more than the model keeps under early stopping): "alpha", "z"
-        (Z_t), "bound" (the theorem's bound on the training loss from Π Z_t, see above),
-        "train_loss" (weighted by the sample weights: training error for binary data, MH
-        on single-label data and MO; Hamming loss for MH on multi-label data; ranking loss
-        for MR), "criterion" (the weak learner's Z before α and smoothing),
-        "alpha_capped" (True where α hit its cap because Z had no minimum) and, with
-        held-out data, "validation_score" (see ``scoring``).
+        Per round run (early stopping keeps fewer in the model): "alpha", "z" (Z_t), "bound"
+        (above), "train_loss" (weighted: error for binary, single-label MH and MO; Hamming
+        loss for multi-label MH; ranking loss for MR), "criterion" (the learner's Z before α
+        and smoothing), "alpha_capped" (α hit its cap: Z had no minimum) and, with held-out
+        data, "validation_score".
     n_estimators_ : int
         Rounds in the model (the best round under early stopping).
     best_iteration_ : int or None
-        With held-out data: the round count of the best validation score (the model is cut
-        there under early stopping); None without.
+        The round count of the best validation score; None without held-out data.
     calibrator_ : Calibrator or None
-        The fitted temperature (None with ``calibration=None`` or too little data: under 10
-        examples or a class of one).
-    feature_kinds_ : ndarray of str, shape (n_features,)
-        The kind each column was read as: "continuous", "categorical", "text", "ignore"
-        (``confboost.data.frame``).
+        The fitted temperature (None with ``calibration=None``, under 10 examples or a class
+        of one).
     smoothing_ : float
         The ε used.
-    code_ : ndarray of shape (k, k'), int8
-        ``scheme="mo"`` only: the code matrix, rows in the order of ``classes_`` (binary
-        data: [[-1], [+1]], the binary path).
-    code_distance_ : int
-        ``scheme="mo"`` only: the code's minimum distance ρ (Theorem 5).
-    threshold_ : float
-        ``scheme="mr"`` on multi-label data only: the cut on f used by ``predict``.
-    thresholds_ : ndarray of shape (n_rounds,)
-        ``scheme="mr"`` on multi-label data only: the cut after each round (for the
-        staged predictions).
+    code_, code_distance_ : ndarray of shape (k, k'), int8; int
+        MO only: the code, rows in the order of ``classes_`` (binary data: [[-1], [+1]]), and
+        its minimum distance ρ (Theorem 5).
+    threshold_, thresholds_ : float; ndarray of shape (n_rounds,)
+        MR on multi-label data only: the cut on f used by ``predict``, and after each round.
     feature_importances_ : ndarray of shape (n_features,)
-        Share of the training-loss bound's decrease, Σ_t -ln Z_t, due to each feature.
+        Share of the bound's decrease, Σ_t -ln Z_t, due to each feature.
     rounds_, estimators_, estimator_weights_
-        The rounds as objects with their rules, h_t and α_t (``interpret.InterpretMixin``,
-        as are ``rules`` and ``explain``, the exact per-column contributions).
+        The rounds as objects with their rules, h_t and α_t (``interpret.InterpretMixin``, as
+        are ``rules`` and ``explain``, the exact per-column contributions).
 
     Examples
     --------
@@ -283,32 +217,32 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_estimators": [_Count(1, None, closed="left")],
+        "n_estimators": [Count(1, None, closed="left")],
         "scheme": [StrOptions(set(SCHEMES))],
         "confidence": [StrOptions(set(MODES))],
         "alpha": [StrOptions(set(ALPHA_METHODS))],
-        "smoothing": [StrOptions({"auto"}), _Number(0, None, closed="neither")],
+        "smoothing": [StrOptions({"auto"}), Number(0, None, closed="neither")],
         "init": [StrOptions(set(INITS))],
         "code": [StrOptions(set(CODES)), "array-like"],
-        "code_length": [None, _Count(1, None, closed="left")],
+        "code_length": [None, Count(1, None, closed="left")],
         "decoding": [StrOptions(set(DECODINGS))],
-        "max_bins": [_Count(2, 255)],
-        "trim": [_Number(0.0, 0.5)],
-        "n_jobs": [None, _Count(None, -1, closed="right"), _Count(1, None, closed="left")],
+        "max_bins": [Count(2, 255)],
+        "trim": [Number(0.0, 0.5)],
+        "n_jobs": [None, Count(None, -1, closed="right"), Count(1, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "weak_learner": [StrOptions(set(LEARNERS))],
-        "max_leaves": [_Count(2, MAX_LEAVES)],
-        "max_depth": [None, _Count(1, None, closed="left")],
-        "min_leaf_weight": [_Number(0.0, 0.5)],
-        "product_terms": [_Count(1, 16)],
-        "learning_rate": [_Number(0.0, 1.0, closed="right")],
+        "max_leaves": [Count(2, MAX_LEAVES)],
+        "max_depth": [None, Count(1, None, closed="left")],
+        "min_leaf_weight": [Number(0.0, 0.5)],
+        "product_terms": [Count(1, 16)],
+        "learning_rate": [Number(0.0, 1.0, closed="right")],
         "feature_types": [None, dict],
         "text_expert": [None, TextExpert, dict],
         "early_stopping": [StrOptions({"auto"}), "boolean"],
-        "validation_fraction": [_Number(0.0, 1.0, closed="neither")],
-        "n_iter_no_change": [_Count(1, None, closed="left")],
-        "tol": [_Number(0.0, None, closed="left")],
+        "validation_fraction": [Number(0.0, 1.0, closed="neither")],
+        "n_iter_no_change": [Count(1, None, closed="left")],
+        "tol": [Number(0.0, None, closed="left")],
         "scoring": [str, callable],
         "warm_start": ["boolean"],
         "class_weight": [None, StrOptions({"balanced"}), dict],
@@ -371,51 +305,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         return MODES[self.confidence]
 
     def _encode_targets(self, y):
-        """Label signs (n, k) and each example's class; sets ``classes_``.
-
-        Returns
-        -------
-        signs : ndarray of shape (n_samples, k), int8
-            k = 1 for binary y (Figure 1), one column per class or label otherwise.
-        encoded : ndarray of shape (n_samples,) or None
-            Class indices into ``classes_`` (None for multi-label y).
-        """
-        if np.ndim(y) == 2:
-            Y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
-            if Y.dtype.kind not in "biuf" or not np.isin(Y, (0, 1)).all():
-                found = np.unique(Y)[:10].tolist() if Y.dtype.kind in "biuf" else Y.dtype
-                raise ValueError("a 2-D y is a multi-label indicator matrix and must hold "
-                                 f"only 0 and 1; found {found}")
-            self.classes_ = np.arange(Y.shape[1])
-            self._multilabel = True
-            return np.where(Y > 0, 1, -1).astype(np.int8), None
-        y_type = type_of_target(y, input_name="y")
-        if y_type not in ("binary", "multiclass"):
-            raise ValueError(f"Unknown label type {y_type!r}: y must be binary, multiclass or "
-                             "a multi-label 0/1 indicator matrix")
-        check_classification_targets(y)
-        self._multilabel = False
-        self.classes_, encoded = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(f"y has only one class ({self.classes_[0]}); a classifier "
-                             "needs at least two")
-        if self.classes_.size == 2:
-            return np.where(encoded == 1, 1, -1).astype(np.int8)[:, None], encoded
-        signs = -np.ones((encoded.size, self.classes_.size), dtype=np.int8)
-        signs[np.arange(encoded.size), encoded] = 1
+        """Label signs (n, k) and each example's class (``targets.encode_targets``); sets
+        ``classes_``."""
+        signs, encoded, self.classes_, self._multilabel = encode_targets(y)
         return signs, encoded
-
-    def _is_mixed(self, X):
-        """Whether X goes through the mixed-type path (a table with a non-continuous column)."""
-        if not is_table(X):
-            if self.feature_types is not None:
-                raise ValueError("feature_types needs X to be a DataFrame (or a dict of "
-                                 "columns) whose column names it refers to")
-            return False
-        if not hasattr(X, "columns"):
-            return True
-        kinds = infer_feature_types(X, self.feature_types)
-        return any(kind != "continuous" for kind in kinds.values())
 
     def fit(self, X, y, sample_weight=None, callbacks=None, eval_set=None):
         """Boost on (X, y).
@@ -481,7 +374,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
             with numba_threads(self.n_jobs, state["work"]):
                 return fitting.resume(self, state, X, callbacks)
         self._warm = None
-        if self._is_mixed(X):
+        if is_mixed(X, self.feature_types):
             X, y, n_samples = self._encode_table(X, y)
             targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
             make_dataset = self.encoder_.fit_dataset
@@ -519,48 +412,22 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
                           eval_set, work)
 
     def _encode_table(self, X, y):
-        """Fit ``encoder_`` to a table with categorical or text columns (``data/columns``);
-        returns X, y as an array, and the number of rows."""
-        encoder = FrameEncoder.from_table(X, self.feature_types, self.text_expert)
-        if all(kind == "ignore" for kind in encoder.kinds):
-            raise ValueError("every column of X is ignored (feature_types): there is no "
-                             "feature to boost on")
-        n_samples = encoder._check_columns(X)
+        """Fit ``encoder_`` to a table with categorical or text columns
+        (``data.columns.encode_table``); returns X, y as an array, and the number of rows."""
+        self.encoder_, y, n_samples = encode_table(X, y, self.feature_types, self.text_expert)
         names = column_names(X)
         self.n_features_in_ = len(names)
         if all(isinstance(name, str) for name in names):
             self.feature_names_in_ = np.asarray(names, dtype=object)
         else:
             self.__dict__.pop("feature_names_in_", None)
-        y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
-        self.encoder_ = encoder
         return X, y, n_samples
 
     def _targets_and_weights(self, y, sample_weight, n_samples):
-        """``_encode_targets(y)`` and the validated sample weights (both fit paths)."""
-        if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
-                          "read as one label per example", DataConversionWarning,
-                          stacklevel=3)
-            y = y.ravel()
-        targets = self._encode_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, np.empty((n_samples, 0)),
-                                             dtype=np.float64, ensure_non_negative=True)
-        with np.errstate(over="ignore"):
-            total = sample_weight.sum()
-        if not total > 0:
-            raise ValueError("sample_weight sums to zero; at least one example needs weight")
-        factors = class_weights(self.class_weight, self.classes_, targets[1])
-        if factors is not None:
-            sample_weight = sample_weight * factors
-            with np.errstate(over="ignore"):
-                total = sample_weight.sum()
-        if not np.isfinite(total):
-            # finite weights whose sum overflows: D_1 = w / Σ w is the same from w / max w
-            sample_weight = sample_weight / sample_weight.max()
-        return targets, sample_weight
+        """``_encode_targets(y)`` and the starting weights (``targets.starting_weights``)."""
+        targets = self._encode_targets(label_vector(y, stacklevel=3))
+        return targets, starting_weights(sample_weight, n_samples, self.class_weight,
+                                         self.classes_, targets[1])
 
     def _tree_params(self):
         return {"max_leaves": int(self.max_leaves),

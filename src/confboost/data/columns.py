@@ -157,6 +157,12 @@ def infer_kind(X, name):
     return "categorical"
 
 
+#: The frame of the user's ``fit`` call, where a column-kind warning points: this function ←
+#: ``FrameEncoder.from_table`` ← ``encode_table`` ← ``BoostClassifier._encode_table`` ←
+#: ``_fit`` ← ``fit`` ← the user.
+_FIT_CALLER = 7
+
+
 def warn_doubtful_kinds(X, kinds, feature_types=None):
     """A ``ColumnKindWarning`` for each inferred kind that looks wrong (module docstring)."""
     given = feature_types or {}
@@ -172,13 +178,13 @@ def warn_doubtful_kinds(X, kinds, feature_types=None):
                 f"column {name!r} looks like an identifier ({distinct} distinct values in {n} "
                 "rows): as a categorical column it can only memorise rows; pass "
                 f"feature_types={{{name!r}: 'ignore'}} (or 'text' or 'categorical' to keep "
-                "it and silence this warning)", ColumnKindWarning, stacklevel=6)
+                "it and silence this warning)", ColumnKindWarning, stacklevel=_FIT_CALLER)
         elif kind == "text" and distinct <= FEW_TEXTS_SHARE * n:
             warnings.warn(
                 f"column {name!r} was read as text (its values have spaces) but has only "
                 f"{distinct} distinct values in {n} rows: if they are names rather than "
                 f"sentences, pass feature_types={{{name!r}: 'categorical'}} (or 'text' to "
-                "silence this warning)", ColumnKindWarning, stacklevel=6)
+                "silence this warning)", ColumnKindWarning, stacklevel=_FIT_CALLER)
 
 
 def infer_feature_types(X, feature_types=None):
@@ -418,3 +424,45 @@ def text_expert_from_json(data, field="params.text_expert"):
         return {name: expert_from_dict(expert, f"{field}.per_column[{name!r}]")
                 for name, expert in data["per_column"].items()}
     fail(field, "must be null, {'expert': ...} or {'per_column': {...}}", data)
+
+
+def is_mixed(X, feature_types=None):
+    """Whether X is fitted as a table: a table (``is_table``) with a column that is not
+    continuous (an all-continuous DataFrame takes the array path).
+
+    Raises
+    ------
+    ValueError
+        When ``feature_types`` is given and X is not a table.
+    """
+    if not is_table(X):
+        if feature_types is not None:
+            raise ValueError("feature_types needs X to be a DataFrame (or a dict of "
+                             "columns) whose column names it refers to")
+        return False
+    if not hasattr(X, "columns"):
+        return True
+    kinds = infer_feature_types(X, feature_types)
+    return any(kind != "continuous" for kind in kinds.values())
+
+
+def encode_table(X, y, feature_types=None, text_expert=None):
+    """The ``FrameEncoder`` of a table with categorical or text columns, fitted to X.
+
+    Returns
+    -------
+    encoder : FrameEncoder
+    y : ndarray
+        y as an array (a sparse y densified).
+    n_samples : int
+        Rows of X (and of y, checked).
+    """
+    encoder = FrameEncoder.from_table(X, feature_types, text_expert)
+    if all(kind == "ignore" for kind in encoder.kinds):
+        raise ValueError("every column of X is ignored (feature_types): there is no "
+                         "feature to boost on")
+    n_samples = encoder._check_columns(X)
+    y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
+    return encoder, y, n_samples
