@@ -42,7 +42,8 @@ def run():
 
     X, y, Xt, yt = common.synthetic(ROWS)
     def local_fit(rounds):
-        return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS).fit(X, y)
+        return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS,
+                              calibration=None).fit(X, y)  # as the Dask fit: one run
 
     local_fit(2)  # compile
     local_round, local_whole, local_model = _per_round(local_fit)

@@ -181,8 +181,8 @@ def test_classify_reports_stdin_errors_and_optimal_needs_dev(stem, capsys, monke
 def test_import_shyp_errors(stem, tmp_path, capsys):
     from argparse import Namespace
 
-    from confboost.cli_boostexter import _encoder
     from confboost.cli_icsiboost import experts
+    from confboost.cli_stems import _encoder
     from confboost.formats.boostexter import read_names
 
     spec = read_names(tmp_path / "t.names")

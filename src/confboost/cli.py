@@ -142,7 +142,7 @@ def build_parser():
     from confboost.estimators import SCHEMES
 
     # BoosTexter files give every example a label set; AdaBoost.MO takes them when each
-    # example has exactly one (``cli_boostexter._one_class_each``).
+    # example has exactly one (``cli_train._one_class_each``).
     add_commands(commands, SCHEMES)
     return parser
 

@@ -51,7 +51,8 @@ ICSIBOOST_FLAGS = {
     "--output-weights": (False, "the weights are not printed"),
     "--posteriors": (True, "classify prints σ(2 f)"),
     "--model": (True, "the model file; a name ending in .shyp is icsiboost's format"),
-    "--resume": (False, "no resuming yet"),
+    "--resume": (True, "training: continue the run --interruptible saved in STEM.checkpoint "
+                       "(to -n rounds in all), to the model an uninterrupted run gives"),
     "--train": (True, "training file instead of STEM.data"),
     "--dev": (True, "dev file instead of STEM.dev"),
     "--test": (True, "test file instead of STEM.test"),
@@ -60,7 +61,8 @@ ICSIBOOST_FLAGS = {
     "--ignore-regex": (True, "ignore the columns whose name the expression finds"),
     "--only": (True, "use only these comma-separated columns"),
     "--only-regex": (True, "use only the columns whose name the expression finds"),
-    "--interruptible": (False, "no checkpoints yet"),
+    "--interruptible": (True, "training: save the run's state to STEM.checkpoint after every "
+                              "round (atomic), for --resume after a crash or a kill"),
     "--optimal-iterations": (True, "keep the rounds of least dev (else test) error"),
     "--max-fmeasure": (True, "print the best F1 of a class instead of errors"),
     "--fmeasure-beta": (False, "only β = 1 (F1)"),
@@ -279,8 +281,19 @@ def add_icsiboost_arguments(parser, refused):
 
 
 #: The flags of ``icsiboost --help`` that every command refuses.
-REFUSED = ("-V", "--pack-model", "--output-weights", "--resume", "--interruptible",
+REFUSED = ("-V", "--pack-model", "--output-weights",
             "--fmeasure-beta", "--sequence", "--anti-prior", "--display-maxclass")
+
+
+#: The training flags of icsiboost that only a training command takes.
+TRAINING_ONLY = ("--resume", "--interruptible")
+
+
+def add_checkpoint_arguments(parser):
+    """icsiboost's ``--interruptible`` and ``--resume`` (a training command's)."""
+    parser.add_argument("--interruptible", action="store_true",
+                        help=ICSIBOOST_FLAGS["--interruptible"][1])
+    parser.add_argument("--resume", action="store_true", help=ICSIBOOST_FLAGS["--resume"][1])
 
 
 def warn_unreachable_terms(model, encoder, stream=None):
