@@ -65,16 +65,6 @@ def _show(arguments):
     return 0
 
 
-def _positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
 class _OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr and exit status 2."""
 
@@ -127,14 +117,16 @@ def build_parser():
     reproduce.add_argument("--no-text", action="store_true", help="leave out the text task")
     reproduce.set_defaults(handler=_reproduce)
 
+    from confboost.cli_icsiboost import positive_int
+
     show = commands.add_parser(
         "show", help="print a model's rounds as rules",
         description="Print each round of a saved model as a rule with column and class "
                     "names, its outputs multiplied by alpha (what the round adds to f).")
     show.add_argument("-m", "--model", required=True, help="model file (JSON)")
-    show.add_argument("-n", dest="rounds", type=_positive, metavar="N",
+    show.add_argument("-n", dest="rounds", type=positive_int, metavar="N",
                       help="only the first N rounds")
-    show.add_argument("--top", type=_positive, metavar="N",
+    show.add_argument("--top", type=positive_int, metavar="N",
                       help="only the N rounds of least Z_t, largest bound decrease first")
     show.set_defaults(handler=_show)
 
