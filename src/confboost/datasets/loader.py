@@ -38,7 +38,7 @@ def load(
         skin-segmentation, fashion-mnist, yeast-ml, scene, emotions, enron, medical.
     data_dir : str, path, ``"bundled"`` or None, default None
         Folder holding one sub-folder per set (the layout of ``shared/data``).  None:
-        the first of the data folder (``$CONFBOOST_DATA`` or ``<repo>/../shared/data``),
+        the first of the data folder (``$CONFBOOST_DATA`` or ``../shared/data`` (beside <repo>)),
         the download cache of ``fetch`` and the bundled copy that holds the files.
         ``"bundled"``: the copy shipped inside the package.
     fold : int, default 0

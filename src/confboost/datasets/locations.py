@@ -2,7 +2,7 @@
 
 This module owns the search order of ``load(name)`` when no ``data_dir`` is given:
 
-1. the data folder: ``$CONFBOOST_DATA`` when set, else ``<repo>/../shared/data`` (or
+1. the data folder: ``$CONFBOOST_DATA`` when set, else ``../shared/data`` (beside <repo>) (or
    ``<repo>/shared/data``) when confboost runs from a source checkout that has one;
 2. the download cache that ``fetch`` fills: ``$CONFBOOST_CACHE``, else
    ``$XDG_CACHE_HOME/confboost``, else ``~/.cache/confboost``;
@@ -53,7 +53,7 @@ def default_data_dir() -> Path | None:
     Path or None
         ``$CONFBOOST_DATA`` when that variable is set (returned even if it does not
         exist, so that loading then fails naming it); otherwise the first existing folder
-        of ``<repo>/../shared/data`` and ``<repo>/shared/data``, where ``<repo>`` is the
+        of ``../shared/data`` (beside <repo>) and ``<repo>/shared/data``, where ``<repo>`` is the
         source checkout holding ``src/confboost``; otherwise None.
     """
     env = os.environ.get(DATA_DIR_ENV, "").strip()
