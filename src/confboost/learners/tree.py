@@ -23,7 +23,7 @@ from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_hist
 from confboost.kernels.text import term_block_weights
 from confboost.kernels.tree import best_factorized_splits, node_histogram
 from confboost.learners.base import PartitionFit, label_masses, leaf_statistics
-from confboost.learners.grower import HistogramPool, grow_tree
+from confboost.learners.grower import HistogramPool, LocalRows, grow_tree
 from confboost.learners.splitter import NodeSplits
 from confboost.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
 
@@ -104,9 +104,11 @@ class TreeLearner:
         numeric = dataset if dataset.has_numeric else None
         if numeric is None and not splits:
             raise _no_feature_error()
-        return grow_tree(numeric, fill_histogram if numeric is not None else None, n_columns,
+        row_sets = LocalRows(numeric, fill_histogram if numeric is not None else None,
+                             splits or None)
+        return grow_tree(row_sets, None if numeric is None else numeric.n_bins, n_columns,
                          self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
-                         self._pool, root_hist, splits or None)
+                         self._pool, root_hist)
 
     def fit(self, dataset, weights, labels):
         """Best-first tree for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
