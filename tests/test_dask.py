@@ -2,7 +2,13 @@
 
 The same bins give the same hypotheses (features and thresholds exactly, values to 1e-12)
 as ``BoostClassifier`` on the gathered data, for 1, 2 and 3 workers and unevenly sized
-partitions; a worker killed in the middle of training does not change the model.
+partitions, with stumps, trees and Hamming trees; a worker killed in the middle of training
+does not change the model.
+
+The tree cases keep clear of exact ties between splits (``min_leaf_weight``, the balanced
+start for multiclass Hamming trees, whose first vote under the uniform start makes every
+split's gain zero): where two splits of a node have the same gain, the partitions' sums,
+added in another order, may pick the other one (the same rows go left, another test).
 """
 
 import os
@@ -17,6 +23,7 @@ from confboost import BoostClassifier, load
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 from confboost.dask import DaskBoostClassifier  # noqa: E402
+from confboost.dask_trees import tree_code_blocks  # noqa: E402
 
 CHUNKS = (37, 150, 13, 200)  # uneven partitions, 400 rows
 
@@ -50,11 +57,20 @@ def _dask(X, y, sample_weight=None):
     return Xd, yd, wd
 
 
+def _tests(hypothesis):
+    """What a hypothesis tests: a stump's feature and threshold, a tree's nodes."""
+    if hasattr(hypothesis, "feature"):
+        return hypothesis.feature, hypothesis.threshold
+    return ([np.asarray(part).tolist() for part in hypothesis._structure()],
+            np.asarray(getattr(hypothesis, "vote", [])).tolist())
+
+
 def _assert_same_model(distributed_fit, local_fit):
     assert distributed_fit.n_estimators_ == local_fit.n_estimators_
     for mine, theirs in zip(distributed_fit.model_.hypotheses, local_fit.model_.hypotheses,
                             strict=True):
-        assert (mine.feature, mine.threshold) == (theirs.feature, theirs.threshold)
+        assert type(mine) is type(theirs)
+        assert _tests(mine) == _tests(theirs)
         np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=1e-12)
         np.testing.assert_allclose(mine.cover, theirs.cover, rtol=1e-12)
     for key in ("alpha", "z", "train_loss", "bound"):
@@ -83,6 +99,29 @@ def test_same_hypotheses_as_one_machine(client, kind, params):
     np.testing.assert_array_equal(predicted.compute(), theirs.predict(X))
     np.testing.assert_allclose(mine.predict_proba(Xd).compute(), theirs.predict_proba(X),
                                atol=1e-12)
+    np.testing.assert_allclose(mine.decision_function(Xd).compute(),
+                               theirs.decision_function(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("binary", {"weak_learner": "tree", "max_leaves": 8, "min_leaf_weight": 0.02}),
+    ("multiclass", {"weak_learner": "tree", "max_depth": 2, "confidence": "discrete"}),
+    ("multilabel", {"weak_learner": "tree", "max_leaves": 4, "min_leaf_weight": 0.02}),
+    ("multiclass", {"weak_learner": "hamming_tree", "init": "balanced", "max_leaves": 4,
+                    "min_leaf_weight": 0.02}),
+    ("multilabel", {"weak_learner": "hamming_tree", "max_leaves": 4,
+                    "min_leaf_weight": 0.02}),
+])
+def test_same_trees_as_one_machine(client, kind, params):
+    """Every node (column, threshold, missing side, children) and vote equal, leaf values,
+    covers, α, Z and the losses to 1e-12."""
+    X, y = _data(kind)
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0])
+    Xd, yd, wd = _dask(X, y, weights)
+    mine = DaskBoostClassifier(n_estimators=5, client=client, **params).fit(Xd, yd, wd)
+    theirs = BoostClassifier(n_estimators=5, **params).fit(X, y, sample_weight=weights)
+    _assert_same_model(mine, theirs)
+    assert max(h.values.shape[0] for h in mine.model_.hypotheses) > 2  # trees, not stumps
     np.testing.assert_allclose(mine.decision_function(Xd).compute(),
                                theirs.decision_function(X), atol=1e-12)
 
@@ -116,7 +155,8 @@ def test_dataframe_columns_by_name(client):
         DaskBoostClassifier(client=client).fit(dd.from_pandas(frame, npartitions=2), yd)
 
 
-@pytest.mark.parametrize("params, named", [({"weak_learner": "tree"}, "weak_learner='tree'"),
+@pytest.mark.parametrize("params, named", [({"weak_learner": "product"},
+                                            "weak_learner='product'"),
                                            ({"scheme": "mr"}, "scheme='mr'"),
                                            ({"trim": 0.1}, "trim=0.1")])
 def test_unsupported_settings_are_named(client, params, named):
@@ -136,12 +176,14 @@ def test_bad_input_is_refused_clearly(client):
         DaskBoostClassifier(client=client).fit(Xd, yd)
 
 
-def test_a_lost_worker_does_not_change_the_model():
+@pytest.mark.parametrize("params", [{}, {"weak_learner": "tree", "max_leaves": 4,
+                                         "min_leaf_weight": 0.02}])
+def test_a_lost_worker_does_not_change_the_model(params):
     """SIGKILL one of two worker processes at round 4: the fit finishes with the model of
     an undisturbed fit (Dask recomputes the lost shards, or they are rebuilt and the rounds
-    replayed), within the round timeout."""
+    replayed; a tree is grown again), within the round timeout."""
     X, y = _data("multiclass")
-    theirs = BoostClassifier(n_estimators=8).fit(X, y)
+    theirs = BoostClassifier(n_estimators=8, **params).fit(X, y)
     with _cluster(2, processes=True) as cluster, distributed.Client(cluster) as client:
         Xd, yd, _ = _dask(X, y)
 
@@ -150,7 +192,7 @@ def test_a_lost_worker_does_not_change_the_model():
                 pids = sorted(client.run(os.getpid).values())
                 os.kill(pids[0], signal.SIGKILL)
 
-        mine = DaskBoostClassifier(n_estimators=8, client=client, timeout=120).fit(
+        mine = DaskBoostClassifier(n_estimators=8, client=client, timeout=120, **params).fit(
             Xd, yd, callbacks=[kill_one_worker])
     _assert_same_model(mine, theirs)
 
@@ -160,3 +202,26 @@ def test_its_own_parameters_are_validated(client):
     Xd, yd, _ = _dask(X, y)
     with pytest.raises(ValueError, match="timeout"):
         DaskBoostClassifier(client=client, timeout=-1).fit(Xd, yd)
+
+
+def test_tree_code_blocks_are_the_growths_leaves():
+    """The walk on bin codes (how every partition finds its rows' leaves) puts each row in
+    the leaf the local growth put it in, missing values included."""
+    from confboost.criterion import REAL
+    from confboost.data.dataset import Dataset, LabelSigns
+    from confboost.learners.grower import HistogramPool, LocalRows, grow_tree
+    from confboost.learners.tree import label_histograms
+
+    X, y = _data("multiclass")
+    X[::5, 3] = np.nan
+    dataset = Dataset.from_array(X, 255)
+    signs = np.where(y[:, None] == np.arange(4), 1, -1).astype(np.int8)
+    labels = LabelSigns.from_signs(signs)
+    weights = np.random.default_rng(3).uniform(0.1, 1.0, signs.shape)
+    weights /= weights.sum()
+    rows = LocalRows(dataset, label_histograms(dataset, weights, labels))
+    tree = grow_tree(rows, dataset.n_bins, 4, REAL, 12, None, 0.0, HistogramPool())
+    assert tree.n_leaves == 12
+    blocks = tree_code_blocks(dataset.codes, tree.feature, tree.threshold_bin,
+                              tree.missing_left, tree.left, tree.right)
+    np.testing.assert_array_equal(blocks, tree.train_blocks)

@@ -41,6 +41,7 @@ from sklearn.utils.multiclass import type_of_target
 from confboost._dtypes import MISSING_BIN
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import smoothing_from_totals
+from confboost.dask_trees import ShardedHammingTreeLearner, ShardedTreeLearner, tree_code_blocks
 from confboost.data.binning import BinMapper
 from confboost.data.dataset import Dataset
 from confboost.estimators import BoostClassifier, numba_threads
@@ -66,6 +67,9 @@ def _is_dask_frame(X, kinds=("DataFrame",)):
     a user who has one has imported it (it needs pyarrow, which dask arrays do not)."""
     frames = sys.modules.get("dask.dataframe")
     return frames is not None and any(isinstance(X, getattr(frames, kind)) for kind in kinds)
+
+#: The tree learners over shards, by ``weak_learner``.
+SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
 
 #: Rows drawn from the partitions to find the bins (``BinMapper``'s own subsample size).
 BIN_SAMPLE = 200_000
@@ -155,6 +159,12 @@ def _worker_threads():
         return None
 
 
+def _in_worker(function, *args):
+    """``function(*args)`` with the kernels on the worker's threads (a task's body)."""
+    with numba_threads(_worker_threads()):
+        return function(*args)
+
+
 def _advance(shard, split, alpha):
     """The shard after the round's α h_t, with its shares and its next histogram (a new
     object: the old one stays valid for Dask's recomputation)."""
@@ -162,17 +172,26 @@ def _advance(shard, split, alpha):
         return _advance_here(shard, split, alpha)
 
 
+def _blocks(dataset, split):
+    """The block of every row of the shard under the round's stump or tree."""
+    if "tree" in split:
+        return tree_code_blocks(dataset.codes, *split["tree"])
+    blocks = np.empty(dataset.n_samples, dtype=np.uint8)
+    stump_blocks(dataset.codes[split["feature_row"]], split["threshold_bin"], MISSING_BIN,
+                 blocks)
+    return blocks
+
+
 def _advance_here(shard, split, alpha):
     scheme = copy.copy(shard.scheme)
     scheme.weights = shard.scheme.weights.copy()
     scheme.scores = shard.scheme.scores.copy()
-    blocks = np.empty(shard.dataset.n_samples, dtype=np.uint8)
-    stump_blocks(shard.dataset.codes[split["feature_row"]], split["threshold_bin"],
-                 MISSING_BIN, blocks)
+    blocks = _blocks(shard.dataset, split)
     fit = PartitionFit(split["hypothesis"], blocks, split["weight_pos"], split["weight_neg"],
                        split["criterion"])
     z_share = scheme.update(fit, alpha)
-    cover = np.bincount(blocks, weights=shard.sample_weight, minlength=3)
+    cover = np.bincount(blocks, weights=shard.sample_weight,
+                        minlength=split["weight_pos"].shape[0])
     shares = np.concatenate([[z_share, scheme.train_loss()], cover])
     return Shard(shard.dataset, scheme, shard.sample_weight, shares)
 
@@ -184,13 +203,18 @@ def _sum(*parts):
             pairs[0][1] + sum(pair[1] for pair in pairs[1:]))
 
 
-def _tree_sum(client, futures):
-    """The shards' histograms and shares summed by pairwise additions on the workers (a
-    reduction tree: no worker receives more than two histograms)."""
+def _add(*arrays):
+    """Arrays of one shape summed (a node of the reduction)."""
+    return arrays[0] + sum(arrays[1:])
+
+
+def _tree_sum(client, futures, add=_sum):
+    """The shards' histograms and shares (or the arrays ``add`` sums) summed by pairwise
+    additions on the workers (a reduction tree: no worker receives more than two)."""
     if len(futures) == 1:
-        return client.submit(_sum, futures[0], pure=False)
+        return client.submit(add, futures[0], pure=False)
     while len(futures) > 1:
-        paired = [client.submit(_sum, futures[i], futures[i + 1], pure=False)
+        paired = [client.submit(add, futures[i], futures[i + 1], pure=False)
                   for i in range(0, len(futures) - 1, 2)]
         futures = paired + futures[len(futures) - len(futures) % 2:]
     return futures[0]
@@ -223,18 +247,36 @@ class Shards:
 
     def run(self, advance):
         """``advance(futures)`` -> (new futures, round); the summed (histogram, shares) of the
-        new shards. A failure (a lost worker, ``timeout``) rebuilds the shards from the input
-        partitions, replays the rounds so far and tries again, ``max_retries`` times."""
+        new shards, under ``attempt``."""
+
+        def step():
+            new_futures, round_record = advance(self.futures)
+            total = _tree_sum(self.client, new_futures).result(timeout=self.timeout)
+            self.futures = new_futures
+            if round_record is not None:
+                self.rounds.append(round_record)
+            return total
+
+        return self.attempt(step)
+
+    def each(self, function, futures, *args):
+        """One task ``function(future's value, *args)`` per future, on the worker's threads."""
+        return [self.client.submit(_in_worker, function, future, *args, pure=False)
+                for future in futures]
+
+    def total(self, futures):
+        """The sum of the arrays of ``futures``, by the reduction tree, on the client."""
+        return _tree_sum(self.client, futures, _add).result(timeout=self.timeout)
+
+    def attempt(self, step):
+        """``step()``, which reads the current shards ``futures``. A failure (a lost worker,
+        ``timeout``) rebuilds the shards from the input partitions, replays the rounds so far
+        and calls ``step`` again, ``max_retries`` times, then raises ``RuntimeError``."""
         for attempt in range(self.max_retries + 1):
             try:
                 if self.futures is None:
                     self.futures = self._replay(self.build())
-                new_futures, round_record = advance(self.futures)
-                total = _tree_sum(self.client, new_futures).result(timeout=self.timeout)
-                self.futures = new_futures
-                if round_record is not None:
-                    self.rounds.append(round_record)
-                return total
+                return step()
             except Exception as error:  # noqa: BLE001 - any failure of the cluster
                 self.futures = None
                 if attempt == self.max_retries:
@@ -402,7 +444,10 @@ class DaskBoostClassifier(BoostClassifier):
                              numeric_columns=np.arange(n_features, dtype=np.intp),
                              n_samples=n_samples, n_columns=n_features)
             scheme = ShardedMHScheme(shards, k, not multilabel and classes.size > 2, self.init)
-            learner = ShardedStumpLearner(mode, smoothing, shards)
+            learner = (ShardedStumpLearner(mode, smoothing, shards)
+                       if self.weak_learner == "stump" else
+                       SHARDED_TREES[self.weak_learner](mode, smoothing, shards,
+                                                        **self._tree_params()))
             callbacks = list(callbacks or ())
             if self.verbose:
                 callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
@@ -426,7 +471,8 @@ class DaskBoostClassifier(BoostClassifier):
         self.best_iteration_ = None
 
     def _check_supported(self):
-        unsupported = [(self.weak_learner != "stump", f"weak_learner={self.weak_learner!r}"),
+        unsupported = [(self.weak_learner not in ("stump", *SHARDED_TREES),
+                        f"weak_learner={self.weak_learner!r}"),
                        (self.scheme != "mh", f"scheme={self.scheme!r}"),
                        (self.trim != 0, f"trim={self.trim!r}"),
                        (self.early_stopping is True, "early_stopping=True"),
@@ -435,8 +481,9 @@ class DaskBoostClassifier(BoostClassifier):
         named = [text for bad, text in unsupported if bad]
         if named:
             raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
-                             "it trains weak_learner='stump' with scheme='mh' (binary, "
-                             "multiclass and multi-label data) and trim=0; train the others "
+                             "it trains weak_learner='stump', 'tree' or 'hamming_tree' with "
+                             "scheme='mh' (binary, multiclass and multi-label data) and "
+                             "trim=0; train the others "
                              "with BoostClassifier on gathered data")
 
     def to_local(self):

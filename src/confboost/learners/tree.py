@@ -132,14 +132,21 @@ class TreeLearner:
         return fit(TreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
                                   tree.right, values))
 
+    def leaf_values(self, weight_pos, weight_neg, total):
+        """The leaf values from the leaves' W+ and W-, shape (n_leaves, c) each, and the
+        tree's Z (``partition_z``; ``total``: the mass of all examples). The confidence rule
+        of §4.1 (``block_confidences``); a leaf never abstains."""
+        values = block_confidences(weight_pos, weight_neg,
+                                   np.zeros(weight_pos.shape[0], dtype=bool), self.mode,
+                                   self.smoothing)
+        return values, partition_z(weight_pos, weight_neg, None, self.mode, total)
+
     def _leaf_fit(self, tree, pos, neg):
         """The leaf values, shape (n_leaves, k), and a function of the hypothesis giving its
         ``PartitionFit``."""
         weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
-        values = block_confidences(weight_pos, weight_neg, np.zeros(tree.n_leaves, dtype=bool),
-                                   self.mode, self.smoothing)
-        criterion = partition_z(weight_pos, weight_neg, None, self.mode,
-                                float(pos.sum() + neg.sum()))
+        values, criterion = self.leaf_values(weight_pos, weight_neg,
+                                             float(pos.sum() + neg.sum()))
 
         def fit(hypothesis):
             return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
@@ -241,19 +248,16 @@ class HammingTreeLearner(TreeLearner):
         problem)."""
         leaf_agree, leaf_disagree = leaf_statistics(tree.train_blocks, tree.n_leaves, agree,
                                                     disagree)
-        leaf_values = block_confidences(leaf_agree, leaf_disagree,
-                                        np.zeros(tree.n_leaves, dtype=bool), self.mode,
-                                        self.smoothing)[:, 0]
+        leaf_values, criterion = self.leaf_values(leaf_agree, leaf_disagree,
+                                                  float(pos.sum() + neg.sum()))
         weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
-        criterion = partition_z(leaf_agree, leaf_disagree, None, self.mode,
-                                float(pos.sum() + neg.sum()))
 
         def fit(hypothesis):
             return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
                                 weight_pos=weight_pos, weight_neg=weight_neg,
                                 criterion=criterion)
 
-        return leaf_values, fit
+        return leaf_values[:, 0], fit
 
     def _pool_labels(self, n_features, k):
         """The all-label root histogram buffer, kept across rounds."""
