@@ -21,8 +21,8 @@ rows. On data of at most that many rows the sample is the data, so the bins, and
 hypotheses, are those of ``BoostClassifier`` on the gathered data (equal to rounding: the
 partitions' sums are added in another order).
 
-Supported: binary data and AdaBoost.MH (multiclass and multi-label), stumps, numeric
-columns. Shards are immutable (each round makes new ones), so a worker lost in the middle of
+Supported: binary data and AdaBoost.MH (multiclass and multi-label), stumps, trees and
+Hamming trees (``dask_trees.py``: the local grower over the shards), numeric columns. Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
 the input partitions and the rounds replayed, and after ``max_retries`` failures (or a round
 that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
@@ -357,11 +357,12 @@ class DaskBoostClassifier(BoostClassifier):
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
 
     Supported: binary data and ``scheme="mh"`` (multiclass, multi-label), ``weak_learner=
-    "stump"``, numeric columns (a dask array, or a dask DataFrame of numeric columns),
-    ``trim=0``; no ``eval_set``, ``early_stopping=True``, ``warm_start`` or
-    ``class_weight`` yet. Anything else is refused at ``fit`` with a ValueError naming it.
-    ``predict_proba`` is the uncalibrated σ(2 f) (the temperature of ``calibration.py``
-    needs held-out runs, not on the cluster yet): ``calibration`` is not applied.
+    "stump"``, ``"tree"`` and ``"hamming_tree"``, numeric columns (a dask array, or a dask
+    DataFrame of numeric columns), ``trim=0``; no ``eval_set``, ``early_stopping=True``,
+    ``warm_start`` or ``class_weight`` yet. Anything else is refused at ``fit`` with a
+    ValueError naming it. ``predict_proba`` is the uncalibrated σ(2 f) (the temperature of
+    ``calibration.py`` needs held-out runs, not on the cluster yet): ``calibration`` is not
+    applied.
     ``predict``, ``predict_proba`` and ``decision_function`` of a dask collection return a
     dask array computed partition by partition (of a NumPy array, a NumPy array);
     ``to_local()`` is the plain ``BoostClassifier``.
