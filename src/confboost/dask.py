@@ -22,7 +22,9 @@ hypotheses, are those of ``BoostClassifier`` on the gathered data (equal to roun
 partitions' sums are added in another order).
 
 Supported: binary data and AdaBoost.MH (multiclass and multi-label), stumps, trees and
-Hamming trees (``dask_trees.py``: the local grower over the shards), numeric columns. Shards are immutable (each round makes new ones), so a worker lost in the middle of
+Hamming trees (``dask_trees.py``: the local grower over the shards), numeric columns.
+
+Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
 the input partitions and the rounds replayed, and after ``max_retries`` failures (or a round
 that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
