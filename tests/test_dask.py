@@ -84,6 +84,9 @@ def _assert_same_model(distributed_fit, local_fit):
     ("multiclass", {}),
     ("multiclass", {"init": "balanced", "confidence": "abstain"}),
     ("multilabel", {"learning_rate": 0.5}),
+    ("binary", {"scheme": "mo"}),
+    ("multiclass", {"scheme": "mo", "random_state": 3}),
+    ("multiclass", {"scheme": "mo", "code": "exhaustive", "decoding": "hamming"}),
 ])
 def test_same_hypotheses_as_one_machine(client, kind, params):
     X, y = _data(kind)
@@ -94,6 +97,9 @@ def test_same_hypotheses_as_one_machine(client, kind, params):
     theirs = BoostClassifier(n_estimators=15, calibration=None, **params).fit(
         X, y, sample_weight=weights)
     _assert_same_model(mine, theirs)
+    if params.get("scheme") == "mo":
+        np.testing.assert_array_equal(mine.code_, theirs.code_)
+        assert mine.code_distance_ == theirs.code_distance_
     predicted = mine.predict(Xd)
     assert isinstance(predicted, da.Array)
     np.testing.assert_array_equal(predicted.compute(), theirs.predict(X))
@@ -111,6 +117,8 @@ def test_same_hypotheses_as_one_machine(client, kind, params):
                     "min_leaf_weight": 0.02}),
     ("multilabel", {"weak_learner": "hamming_tree", "max_leaves": 4,
                     "min_leaf_weight": 0.02}),
+    ("multiclass", {"weak_learner": "tree", "scheme": "mo", "random_state": 0,
+                    "max_leaves": 4, "min_leaf_weight": 0.02}),
 ])
 def test_same_trees_as_one_machine(client, kind, params):
     """Every node (column, threshold, missing side, children) and vote equal, leaf values,
@@ -164,6 +172,13 @@ def test_unsupported_settings_are_named(client, params, named):
     Xd, yd, _ = _dask(X, y)
     with pytest.raises(ValueError, match=named.replace("(", r"\(")):
         DaskBoostClassifier(client=client, **params).fit(Xd, yd)
+
+
+def test_mo_refuses_multilabel_data(client):
+    X, y = _data("multilabel")
+    Xd, yd, _ = _dask(X, y)
+    with pytest.raises(ValueError, match="single-label"):
+        DaskBoostClassifier(client=client, scheme="mo").fit(Xd, yd)
 
 
 def test_bad_input_is_refused_clearly(client):

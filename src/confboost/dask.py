@@ -21,7 +21,9 @@ rows. On data of at most that many rows the sample is the data, so the bins, and
 hypotheses, are those of ``BoostClassifier`` on the gathered data (equal to rounding: the
 partitions' sums are added in another order).
 
-Supported: binary data and AdaBoost.MH (multiclass and multi-label), stumps, trees and
+Supported: binary data, AdaBoost.MH (multiclass and multi-label) and AdaBoost.MO (each
+shard's ``MOScheme``: MH on its code-relabelled signs, its share of the decoded training
+error; the code from ``schemes.mo.build_code`` on the client), stumps, trees and
 Hamming trees (``dask_trees.py``: the local grower over the shards), numeric columns.
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
@@ -51,7 +53,10 @@ from confboost.kernels.update import stump_blocks
 from confboost.learners.base import PartitionFit
 from confboost.learners.stump import StumpLearner
 from confboost.model import BoostedModel
+from confboost.schemes import BINARY_CODE
+from confboost.schemes.codes import min_distance
 from confboost.schemes.mh import MHScheme, mh_bound
+from confboost.schemes.mo import MOScheme, build_code
 
 try:
     import dask.array as da
@@ -130,8 +135,10 @@ def _fit_bins(max_bins, *samples):
     return BinMapper(max_bins=max_bins, subsample=None).fit(X, weights)
 
 
-def _make_shard(X, y, sample_weight, mapper, classes, multilabel, init, total_weight):
-    """The shard of one partition: bin its rows, encode its labels, start D."""
+def _make_shard(X, y, sample_weight, mapper, classes, multilabel, init, total_weight,
+                code=None, decoding="loss"):
+    """The shard of one partition: bin its rows, encode its labels, start D (AdaBoost.MO
+    with a code of more than one bit: MH on the code-relabelled signs, ``MOScheme``)."""
     if multilabel:
         signs = np.where(np.asarray(y) > 0, 1, -1).astype(np.int8)
         single_label = False
@@ -147,7 +154,10 @@ def _make_shard(X, y, sample_weight, mapper, classes, multilabel, init, total_we
     dataset = Dataset(codes=codes, n_bins=mapper.n_bins_, bin_mapper=mapper,
                       numeric_columns=np.arange(codes.shape[0], dtype=np.intp),
                       n_samples=codes.shape[1], n_columns=codes.shape[0])
-    scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
+    if code is not None and code.shape[1] > 1:
+        scheme = MOScheme(encoded, code, decoding, sample_weight, total_weight=total_weight)
+    else:
+        scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
     with numba_threads(_worker_threads()):
         return Shard(dataset, scheme, sample_weight, np.zeros(5))
 
@@ -344,6 +354,19 @@ class ShardedMHScheme:
         return mh_bound(product_z, self.single_label, self.init, self.n_labels)
 
 
+class ShardedMOScheme(ShardedMHScheme):
+    """AdaBoost.MO over shards: MH on the code bits (each shard's ``MOScheme`` returns its
+    share of the decoded training error), Theorem 5's bound."""
+
+    bound = MOScheme.bound
+
+    def __init__(self, shards, code, decoding):
+        super().__init__(shards, code.shape[1], False, "uniform")
+        self.code = code
+        self.decoding = decoding
+        self.distance = min_distance(code)
+
+
 class DaskBoostClassifier(BoostClassifier):
     """``BoostClassifier`` trained on a Dask cluster; the same model as one machine.
 
@@ -358,13 +381,13 @@ class DaskBoostClassifier(BoostClassifier):
     max_retries : int, default=2
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
 
-    Supported: binary data and ``scheme="mh"`` (multiclass, multi-label), ``weak_learner=
-    "stump"``, ``"tree"`` and ``"hamming_tree"``, numeric columns (a dask array, or a dask
-    DataFrame of numeric columns), ``trim=0``; no ``eval_set``, ``early_stopping=True``,
-    ``warm_start`` or ``class_weight`` yet. Anything else is refused at ``fit`` with a
-    ValueError naming it. ``predict_proba`` is the uncalibrated σ(2 f) (the temperature of
-    ``calibration.py`` needs held-out runs, not on the cluster yet): ``calibration`` is not
-    applied.
+    Supported: binary data, ``scheme="mh"`` (multiclass, multi-label) and ``"mo"``,
+    ``weak_learner="stump"``, ``"tree"`` and ``"hamming_tree"``, numeric columns (a dask
+    array, or a dask DataFrame of numeric columns), ``trim=0``; no ``eval_set``,
+    ``early_stopping=True``, ``warm_start`` or ``class_weight`` yet. Anything else is
+    refused at ``fit`` with a ValueError naming it. ``predict_proba`` is the uncalibrated
+    σ(2 f) (the temperature of ``calibration.py`` needs held-out runs, not on the cluster
+    yet): ``calibration`` is not applied.
     ``predict``, ``predict_proba`` and ``decision_function`` of a dask collection return a
     dask array computed partition by partition (of a NumPy array, a NumPy array);
     ``to_local()`` is the plain ``BoostClassifier``.
@@ -427,6 +450,9 @@ class DaskBoostClassifier(BoostClassifier):
         if not total_weight > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
         k = classes.size if multilabel or classes.size > 2 else 1
+        code = self._code(classes, multilabel)
+        if code is not None:
+            k = code.shape[1]
         smoothing = (smoothing_from_totals(total_weight, sum(s[3] for s in summaries), k)
                      if self.smoothing == "auto" else float(self.smoothing))
         mapper = client.compute(delayed(_fit_bins)(self.max_bins, *[
@@ -437,7 +463,8 @@ class DaskBoostClassifier(BoostClassifier):
 
         def build():
             return client.compute([delayed(_make_shard)(*part, mapper, classes, multilabel,
-                                                        self.init, total_weight)
+                                                        self.init, total_weight, code,
+                                                        self.decoding)
                                    for part in parts])
 
         shards = Shards(client, build, float(self.timeout), int(self.max_retries))
@@ -446,7 +473,10 @@ class DaskBoostClassifier(BoostClassifier):
                              n_bins=mapper.n_bins_, bin_mapper=mapper,
                              numeric_columns=np.arange(n_features, dtype=np.intp),
                              n_samples=n_samples, n_columns=n_features)
-            scheme = ShardedMHScheme(shards, k, not multilabel and classes.size > 2, self.init)
+            scheme = (ShardedMOScheme(shards, code, self.decoding)
+                      if code is not None and code.shape[1] > 1 else
+                      ShardedMHScheme(shards, k, not multilabel and classes.size > 2,
+                                      self.init))
             learner = (ShardedStumpLearner(mode, smoothing, shards)
                        if self.weak_learner == "stump" else
                        SHARDED_TREES[self.weak_learner](mode, smoothing, shards,
@@ -462,6 +492,10 @@ class DaskBoostClassifier(BoostClassifier):
                 client.cancel(shards.futures)
         self.classes_ = classes
         self._multilabel = multilabel
+        for fitted in ("code_", "code_distance_"):
+            self.__dict__.pop(fitted, None)
+        if code is not None:
+            self.code_, self.code_distance_ = code, min_distance(code)
         self.n_features_in_ = n_features
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
@@ -473,10 +507,22 @@ class DaskBoostClassifier(BoostClassifier):
         self.calibrator_ = None
         self.best_iteration_ = None
 
+    def _code(self, classes, multilabel):
+        """AdaBoost.MO's code matrix as ``schemes.build_scheme`` makes it (the same
+        ``random_state``, the same code); None under MH."""
+        if self.scheme != "mo":
+            return None
+        if multilabel:
+            raise ValueError("scheme='mo' (AdaBoost.MO) is for single-label data; use "
+                             "scheme='mh' for a multi-label (2-D indicator) y")
+        if classes.size == 2:
+            return BINARY_CODE
+        return build_code(self.code, classes.size, self.code_length, self.random_state)
+
     def _check_supported(self):
         unsupported = [(self.weak_learner not in ("stump", *SHARDED_TREES),
                         f"weak_learner={self.weak_learner!r}"),
-                       (self.scheme != "mh", f"scheme={self.scheme!r}"),
+                       (self.scheme == "mr", f"scheme={self.scheme!r}"),
                        (self.trim != 0, f"trim={self.trim!r}"),
                        (self.early_stopping is True, "early_stopping=True"),
                        (self.warm_start, "warm_start=True"),
@@ -485,8 +531,8 @@ class DaskBoostClassifier(BoostClassifier):
         if named:
             raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
                              "it trains weak_learner='stump', 'tree' or 'hamming_tree' with "
-                             "scheme='mh' (binary, multiclass and multi-label data) and "
-                             "trim=0; train the others "
+                             "scheme='mh' (binary, multiclass and multi-label data) or 'mo' "
+                             "and trim=0; train the others "
                              "with BoostClassifier on gathered data")
 
     def to_local(self):

@@ -111,14 +111,19 @@ class MOScheme(MHScheme):
     code : ndarray of shape (k, k'), int8
     decoding : {"loss", "hamming"}
     sample_weight : ndarray of shape (n_samples,)
+    total_weight : float, optional
+        As ``MHScheme``'s: the whole training set's Σ w when these examples are one
+        partition of it (``confboost.dask``); the training error is then this partition's
+        share.
     """
 
     name = "mo"
 
-    def __init__(self, class_index, code, decoding, sample_weight):
+    def __init__(self, class_index, code, decoding, sample_weight, total_weight=None):
         if decoding not in DECODINGS:
             raise ValueError(f"decoding must be one of {DECODINGS}, got {decoding!r}")
-        super().__init__(code[class_index], sample_weight, single_label=False)
+        super().__init__(code[class_index], sample_weight, single_label=False,
+                         total_weight=total_weight)
         self.code = code
         self.decoding = decoding
         self.class_index = class_index
