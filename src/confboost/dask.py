@@ -31,11 +31,13 @@ training is recovered by Dask from the lineage; if that fails, the shards are re
 the input partitions and the rounds replayed, and after ``max_retries`` failures (or a round
 that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
 
+The input side (aligned partitions, their summaries, the bins' sample) is
+``dask_input.py``; trees are ``dask_trees.py``.
+
 Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 """
 
 import copy
-import sys
 from numbers import Integral, Real
 
 import numpy as np
@@ -45,8 +47,15 @@ from sklearn.utils.multiclass import type_of_target
 from confboost._dtypes import MISSING_BIN
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import smoothing_from_totals
+from confboost.dask_input import (
+    BIN_SAMPLE,
+    bin_sample,
+    fit_bins,
+    is_dask_frame,
+    partition_summary,
+    partitions,
+)
 from confboost.dask_trees import ShardedHammingTreeLearner, ShardedTreeLearner, tree_code_blocks
-from confboost.data.binning import BinMapper
 from confboost.data.dataset import Dataset
 from confboost.estimators import BoostClassifier, numba_threads
 from confboost.kernels.update import stump_blocks
@@ -69,17 +78,8 @@ except ImportError as error:  # pragma: no cover - the extra is installed in the
 __all__ = ["DaskBoostClassifier"]
 
 
-def _is_dask_frame(X, kinds=("DataFrame",)):
-    """Whether X is a dask DataFrame (or Series); dask.dataframe is not imported for it:
-    a user who has one has imported it (it needs pyarrow, which dask arrays do not)."""
-    frames = sys.modules.get("dask.dataframe")
-    return frames is not None and any(isinstance(X, getattr(frames, kind)) for kind in kinds)
-
 #: The tree learners over shards, by ``weak_learner``.
 SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
-
-#: Rows drawn from the partitions to find the bins (``BinMapper``'s own subsample size).
-BIN_SAMPLE = 200_000
 
 
 class Shard:
@@ -105,34 +105,6 @@ class Shard:
         self.sample_weight = sample_weight
         self.shares = shares
         self.hist = StumpLearner.histogram(dataset, scheme.learner_weights, scheme.labels)
-
-
-def _partition_summary(X, y, sample_weight):
-    """Rows, label values (or label count), Σ w, #{w > 0} of one partition; ValueError on
-    values ``BoostClassifier.fit`` refuses (infinite X, bad weights, a non-0/1 indicator)."""
-    if np.isinf(X).any():
-        raise ValueError("X holds infinite values (NaN is a missing value; inf is refused)")
-    if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
-        raise ValueError("sample_weight must be finite and non-negative")
-    if y.ndim == 2 and not np.isin(y, (0, 1)).all():
-        raise ValueError("a 2-D y is a multi-label indicator matrix and must hold only 0 and 1")
-    labels = y.shape[1] if y.ndim == 2 else np.unique(y)
-    return X.shape[0], labels, float(np.sum(sample_weight)), int(np.count_nonzero(sample_weight))
-
-
-def _bin_sample(X, sample_weight, n_rows, seed):
-    """``n_rows`` rows of the partition drawn without replacement (all when fewer)."""
-    if n_rows >= X.shape[0]:
-        return X, sample_weight
-    rows = np.sort(np.random.default_rng(seed).choice(X.shape[0], n_rows, replace=False))
-    return X[rows], sample_weight[rows]
-
-
-def _fit_bins(max_bins, *samples):
-    """A ``BinMapper`` fitted on the concatenated samples (run on a worker)."""
-    X = np.concatenate([sample[0] for sample in samples])
-    weights = np.concatenate([sample[1] for sample in samples])
-    return BinMapper(max_bins=max_bins, subsample=None).fit(X, weights)
 
 
 def _make_shard(X, y, sample_weight, mapper, classes, multilabel, init, total_weight,
@@ -432,9 +404,9 @@ class DaskBoostClassifier(BoostClassifier):
             raise ValueError("DaskBoostClassifier does not take an eval_set yet; fit "
                              "BoostClassifier on gathered data for early stopping")
         client = self.client if self.client is not None else default_client()
-        parts, n_features, names = _partitions(X, y, sample_weight)
+        parts, n_features, names = partitions(X, y, sample_weight)
         summaries = client.gather(client.compute(
-            [delayed(_partition_summary)(*part) for part in parts]))
+            [delayed(partition_summary)(*part) for part in parts]))
         n_samples = sum(summary[0] for summary in summaries)
         multilabel = np.ndim(summaries[0][1]) == 0
         if multilabel:
@@ -455,9 +427,9 @@ class DaskBoostClassifier(BoostClassifier):
             k = code.shape[1]
         smoothing = (smoothing_from_totals(total_weight, sum(s[3] for s in summaries), k)
                      if self.smoothing == "auto" else float(self.smoothing))
-        mapper = client.compute(delayed(_fit_bins)(self.max_bins, *[
-            delayed(_bin_sample)(part[0], part[2],
-                                 int(np.ceil(BIN_SAMPLE * summary[0] / n_samples)), index)
+        mapper = client.compute(delayed(fit_bins)(self.max_bins, *[
+            delayed(bin_sample)(part[0], part[2],
+                                int(np.ceil(BIN_SAMPLE * summary[0] / n_samples)), index)
             for index, (part, summary) in enumerate(zip(parts, summaries, strict=True))]))
         mapper = mapper.result(timeout=self.timeout)
 
@@ -547,7 +519,7 @@ class DaskBoostClassifier(BoostClassifier):
     def _map(self, X, method, n_outputs, dtype=np.float64):
         """``method`` of the local model on every partition of a dask collection."""
         local = self.to_local()
-        if _is_dask_frame(X):
+        if is_dask_frame(X):
             X = X.to_dask_array(lengths=True)
         if not isinstance(X, da.Array):
             return getattr(local, method)(X)
@@ -583,39 +555,3 @@ class DaskBoostClassifier(BoostClassifier):
     def save(self, path):
         """Write the model as ``BoostClassifier.save`` does (``confboost.load`` reads it)."""
         self.to_local().save(path)
-
-
-def _partitions(X, y, sample_weight):
-    """Aligned (X, y, w) delayed partitions, the number of columns and the column names."""
-    names = None
-    if _is_dask_frame(X):
-        bad = [str(column) for column, dtype in X.dtypes.items() if dtype.kind not in "biuf"]
-        if bad:
-            raise ValueError(f"DaskBoostClassifier trains on numeric columns only; these are "
-                             f"not numeric: {bad[:5]}. Encode categorical columns as numbers "
-                             "or train BoostClassifier on the gathered table")
-        names = [str(column) for column in X.columns]
-        X = X.to_dask_array(lengths=True)
-    if not isinstance(X, da.Array) or X.ndim != 2:
-        raise ValueError("X must be a 2-D dask array or a dask DataFrame, got "
-                         f"{type(X).__name__}; use BoostClassifier for in-memory data")
-    if X.dtype.kind not in "biuf":
-        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
-    X = X.astype(X.dtype if X.dtype in (np.float32, np.float64) else np.float64)
-    X = X.rechunk({1: -1})
-    if _is_dask_frame(y, ("Series", "DataFrame")):
-        y = y.to_dask_array(lengths=True)
-    y = da.asarray(y)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
-    y = y.rechunk({0: X.chunks[0], **({1: -1} if y.ndim == 2 else {})})
-    if sample_weight is None:
-        sample_weight = da.ones(X.shape[0], chunks=(X.chunks[0],), dtype=np.float64)
-    else:
-        sample_weight = da.asarray(sample_weight).astype(np.float64).rechunk({0: X.chunks[0]})
-        if sample_weight.shape != (X.shape[0],):
-            raise ValueError(f"sample_weight must have shape ({X.shape[0]},), got "
-                             f"{sample_weight.shape}")
-    parts = list(zip(X.to_delayed().ravel(), y.to_delayed().ravel(),
-                     sample_weight.to_delayed().ravel(), strict=True))
-    return parts, X.shape[1], names

@@ -33,14 +33,13 @@ from confboost.kernels.tree import node_histogram, tree_blocks
 from confboost.learners.base import PartitionFit, label_masses, leaf_statistics
 from confboost.learners.grower import LocalRows, grow_tree
 from confboost.learners.tree import (
-    HammingTreeHypothesis,
     HammingTreeLearner,
-    TreeHypothesis,
     TreeLearner,
     agreement_masses,
     hypothesis_nodes,
     label_histograms,
 )
+from confboost.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
 
 
 def tree_code_blocks(codes, feature, threshold_bin, missing_left, left, right):
