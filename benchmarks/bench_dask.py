@@ -1,7 +1,8 @@
 """Distributed fit on Dask against the local fit: seconds per round, whole fit, overhead.
 
-Binary stumps on ``common.synthetic`` data (default 2M x 50, ``BENCH_DASK_ROWS``), 20 rounds
-(``BENCH_DASK_ROUNDS``): ``BoostClassifier`` on ``THREADS`` threads, then
+Binary stumps, then trees of 8 leaves, on ``common.synthetic`` data (default 2M x 50,
+``BENCH_DASK_ROWS``), 20 rounds (``BENCH_DASK_ROUNDS``): ``BoostClassifier`` on ``THREADS``
+threads, then
 ``DaskBoostClassifier`` on a process ``LocalCluster`` of 1 worker (``THREADS`` threads) and of
 2 workers (``THREADS // 2`` threads each, at least 1), the data in 8 partitions persisted on
 the workers before the clock starts. Per round = (fit of R rounds - fit of 1 round) / (R - 1),
@@ -33,17 +34,30 @@ def _per_round(fit):
     return (whole - one) / (ROUNDS - 1), whole, model
 
 
+#: The weak learners timed, by row name.
+LEARNERS = {"stumps": {}, "trees of 8 leaves": {"weak_learner": "tree", "max_leaves": 8}}
+
+
 def run():
+    """{row name: (s/round, whole fit s, test accuracy, overhead share)}."""
+    X, y, Xt, yt = common.synthetic(ROWS)
+    rows = {}
+    for learner, params in LEARNERS.items():
+        for name, row in _run(X, y, Xt, yt, params).items():
+            rows[f"{learner}, {name}"] = row
+    return rows
+
+
+def _run(X, y, Xt, yt, params):
     import dask.array as da
     from distributed import Client, LocalCluster
 
     from confboost import BoostClassifier
     from confboost.dask import DaskBoostClassifier
 
-    X, y, Xt, yt = common.synthetic(ROWS)
     def local_fit(rounds):
-        return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS,
-                              calibration=None).fit(X, y)  # as the Dask fit: one run
+        return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, calibration=None,
+                               **params).fit(X, y)  # as the Dask fit: one run
 
     local_fit(2)  # compile
     local_round, local_whole, local_model = _per_round(local_fit)
@@ -57,7 +71,8 @@ def run():
             yd = da.from_array(y, chunks=(chunk,)).persist()
 
             def fit(rounds, Xd=Xd, yd=yd, client=client):
-                return DaskBoostClassifier(n_estimators=rounds, client=client).fit(Xd, yd)
+                return DaskBoostClassifier(n_estimators=rounds, client=client,
+                                           **params).fit(Xd, yd)
 
             fit(2)  # compile on the workers
             seconds, whole, model = _per_round(fit)
@@ -67,7 +82,7 @@ def run():
 
 
 if __name__ == "__main__":
-    print(f"| {ROWS:,} x 50 binary stumps, {ROUNDS} rounds | s/round | whole fit (s) | "
+    print(f"| {ROWS:,} x 50 binary, {ROUNDS} rounds | s/round | whole fit (s) | "
           "test acc | overhead share |\n|---|---|---|---|---|")
     for name, (seconds, whole, accuracy, overhead) in run().items():
         print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} |")
