@@ -6,7 +6,6 @@ comparison is ``benchmarks/icsiboost_compare.py``). The rest runs anywhere.
 """
 
 import gzip
-import io
 import os
 import shutil
 from argparse import Namespace
@@ -18,6 +17,7 @@ import pytest
 from confboost.cli import main
 from confboost.cli_icsiboost import ICSIBOOST_FLAGS
 from confboost.data.text import TermVocabulary, TextExpert, expert_terms
+from tests.test_cli_boostexter import run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,14 +39,6 @@ needs_golden = pytest.mark.skipif(
 #: stem -> (rounds to train here, icsiboost's text options)
 STEMS = {"satimage": (8, []), "reuters10": (3, ["-W", "2", "-N", "ngram"]),
          "reuters-raw": (6, ["-W", "2", "-N", "ngram"])}
-
-
-def run(argv, capsys, stdin=None, monkeypatch=None):
-    if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture(scope="module")

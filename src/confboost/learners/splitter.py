@@ -21,9 +21,10 @@ with the other non-matching examples.
 
 import numpy as np
 
-from confboost._dtypes import MISSING_BIN, NODE_TERM, NODE_THRESHOLD, NODE_VALUE, WEIGHT_DTYPE
+from confboost._dtypes import MISSING_BIN, NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 from confboost.criterion import split_gain
 from confboost.kernels.tree import best_node_splits, node_term_gains
+from confboost.learners.base import leaf_statistics
 
 
 def numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
@@ -86,12 +87,7 @@ def categorical_node_gains(codes, rows, n_values, pos, neg, mode, least_mass):
     known = node_codes >= 0
     known_codes = node_codes[known]
     known_pos, known_neg = pos[rows[known]], neg[rows[known]]
-    k = pos.shape[1]
-    equal_pos = np.empty((n_values, k), dtype=WEIGHT_DTYPE)
-    equal_neg = np.empty((n_values, k), dtype=WEIGHT_DTYPE)
-    for l in range(k):
-        equal_pos[:, l] = np.bincount(known_codes, known_pos[:, l], minlength=n_values)
-        equal_neg[:, l] = np.bincount(known_codes, known_neg[:, l], minlength=n_values)
+    equal_pos, equal_neg = leaf_statistics(known_codes, n_values, known_pos, known_neg)
     gains = split_gain(node_pos, node_neg, equal_pos, equal_neg, mode)
     equal_mass = equal_pos.sum(axis=1) + equal_neg.sum(axis=1)
     rest_mass = node_pos.sum() + node_neg.sum() - equal_mass
