@@ -32,3 +32,23 @@ def test_starting_weights_with_class_weights_and_an_overflowing_sum():
     assert np.isfinite(weights.sum()) and np.allclose(weights, 1.0)  # w / max w: same D_1
     with pytest.raises(ValueError, match="at least one non-zero"):
         starting_weights(np.zeros(4), 4, None, classes, encoded)
+
+
+def test_a_column_vector_y_warns_at_the_users_fit_on_both_input_paths():
+    import warnings
+
+    import pandas as pd
+    from sklearn.exceptions import DataConversionWarning
+
+    from confboost import BoostClassifier
+
+    X = np.arange(40.0).reshape(20, 2)
+    y = (np.arange(20) % 2)[:, None]
+    table = pd.DataFrame({"a": X[:, 0], "b": [f"v{i % 3}" for i in range(20)]})
+    for data in (X, table):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            clf = BoostClassifier(3, calibration=None).fit(data, y)
+        found = [w for w in caught if issubclass(w.category, DataConversionWarning)]
+        assert len(found) == 1 and found[0].filename == __file__
+        assert clf.predict(data).shape == (20,)

@@ -1,12 +1,25 @@
-"""Constraint types of the declarative parameter tables (scikit-learn's ``_param_validation``).
+"""``BoostClassifier``'s parameter table, its one rule across parameters, and the
+constraint types of the declarative tables (scikit-learn's ``_param_validation``).
 
-``_parameter_constraints`` of ``BoostClassifier`` (DESIGN.md rule 5) uses them: a count or
-a number in an interval that refuses bools (scikit-learn's ``Interval`` takes True for 1).
+``PARAMETERS`` is the estimator's ``_parameter_constraints`` (DESIGN.md rule 5), checked
+once at ``fit`` (and by ``load``) by scikit-learn's ``_validate_params``, which raises a
+ValueError naming the parameter; ``check_params`` adds the rule the table cannot say. The
+table is built from the registries, so a new scheme, confidence mode, α method, learner,
+start or code is accepted where it is registered. ``Count`` and ``Number`` are a count or a
+number in an interval that refuses bools (scikit-learn's ``Interval`` takes True for 1).
 """
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from confboost.alpha import METHODS as ALPHA_METHODS
+from confboost.criterion import MODES
+from confboost.data.terms import TextExpert
+from confboost.learners import LEARNERS, MAX_LEAVES
+from confboost.schemes import SCHEMES
+from confboost.schemes.mh import INITS
+from confboost.schemes.mo import CODES, DECODINGS
 
 
 class Count(Interval):
@@ -27,3 +40,48 @@ class Number(Interval):
 
     def is_satisfied_by(self, val):
         return not isinstance(val, bool) and super().is_satisfied_by(val)
+
+
+#: Every parameter of ``BoostClassifier`` and what it accepts (its class docstring says what
+#: each means).
+PARAMETERS = {
+    "n_estimators": [Count(1, None, closed="left")],
+    "scheme": [StrOptions(set(SCHEMES))],
+    "confidence": [StrOptions(set(MODES))],
+    "alpha": [StrOptions(set(ALPHA_METHODS))],
+    "smoothing": [StrOptions({"auto"}), Number(0, None, closed="neither")],
+    "init": [StrOptions(set(INITS))],
+    "code": [StrOptions(set(CODES)), "array-like"],
+    "code_length": [None, Count(1, None, closed="left")],
+    "decoding": [StrOptions(set(DECODINGS))],
+    "max_bins": [Count(2, 255)],
+    "trim": [Number(0.0, 0.5)],
+    "n_jobs": [None, Count(None, -1, closed="right"), Count(1, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+    "weak_learner": [StrOptions(set(LEARNERS))],
+    "max_leaves": [Count(2, MAX_LEAVES)],
+    "max_depth": [None, Count(1, None, closed="left")],
+    "min_leaf_weight": [Number(0.0, 0.5)],
+    "product_terms": [Count(1, 16)],
+    "learning_rate": [Number(0.0, 1.0, closed="right")],
+    "feature_types": [None, dict],
+    "text_expert": [None, TextExpert, dict],
+    "early_stopping": [StrOptions({"auto"}), "boolean"],
+    "validation_fraction": [Number(0.0, 1.0, closed="neither")],
+    "n_iter_no_change": [Count(1, None, closed="left")],
+    "tol": [Number(0.0, None, closed="left")],
+    "scoring": [str, callable],
+    "warm_start": ["boolean"],
+    "class_weight": [None, StrOptions({"balanced"}), dict],
+    "calibration": [None, StrOptions({"temperature"})],
+}
+
+
+def check_params(est):
+    """The rule across parameters (weight trimming is for stumps only), after the table's
+    checks; returns the confidence mode code (``criterion.MODES``)."""
+    if est.trim != 0 and est.weak_learner != "stump":
+        raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
+                         f"{est.weak_learner!r} with trim={est.trim!r}")
+    return MODES[est.confidence]

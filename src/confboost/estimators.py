@@ -1,46 +1,31 @@
 """The scikit-learn surface: ``BoostClassifier``.
 
-It validates its parameters once, at ``fit``, from a declarative table
-(``_parameter_constraints``, DESIGN.md rule 5), turns the labels into label signs Y
-(n_samples × k), builds the Dataset (``data/``), picks the scheme and the weak learner from
-their registries (``schemes``, ``learners``) and runs the loop (``boosting.py``). Binary data
-is the case k = 1 (paper Figure 1) whatever the scheme; multiclass and multi-label data go
-through AdaBoost.MH (Figure 2), AdaBoost.MR (Figures 4-5) or, for single-label data,
-AdaBoost.MO (Figure 3). What f means to a user (decision values, predictions,
-probabilities) is the scheme's (``schemes.scheme_outputs``); saving is ``persistence.py``'s.
+Its parameters, documented in the class docstring and checked once, at ``fit``, against a
+declarative table (``_parameter_constraints``: ``_params.PARAMETERS``, DESIGN.md rule 5);
+``fit``, which hands X, y and the weights to ``inputs.py`` (checked; label signs Y,
+n_samples × k; the Dataset) and the runs to ``fitting.py`` (the scheme and the weak learner
+from their registries, ``schemes`` and ``learners``; the loop, ``boosting.py``); and the
+outputs. Binary data is the case k = 1 (paper Figure 1) whatever the scheme; multiclass and
+multi-label data go through AdaBoost.MH (Figure 2), AdaBoost.MR (Figures 4-5) or, for
+single-label data, AdaBoost.MO (Figure 3). What f means to a user (decision values,
+predictions, probabilities) is the scheme's (``schemes.scheme_outputs``); saving is
+``persistence.py``'s.
 """
 
-import numpy as np
-from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from confboost import fitting
-from confboost._params import Count, Number
+from confboost._params import PARAMETERS, check_params
 from confboost._threads import numba_threads
-from confboost.alpha import METHODS as ALPHA_METHODS
-from confboost.criterion import MODES
-from confboost.data.binning import RAW_DTYPES
-from confboost.data.columns import column_names, encode_table, is_mixed, is_table
-from confboost.data.dataset import Dataset
-from confboost.data.terms import TextExpert
 from confboost.explain import bound_importances
-from confboost.holdout import take_rows
+from confboost.inputs import prediction_data
 from confboost.interpret import InterpretMixin
-from confboost.learners import LEARNERS, MAX_LEAVES
 from confboost.persistence import load, save_estimator
-from confboost.schemes import SCHEMES, scheme_outputs
-from confboost.schemes.mh import INITS
-from confboost.schemes.mo import CODES, DECODINGS
-from confboost.targets import encode_targets, label_vector, starting_weights
+from confboost.schemes import scheme_outputs
+from confboost.targets import encode_targets
 
 __all__ = ["BoostClassifier", "load", "numba_threads"]
-
-
-def _is_fitted_attribute(name):
-    """Whether ``name`` is fit's state (scikit-learn's trailing underscore, or private)."""
-    return (name.endswith("_") and not name.startswith("__")) or name == "_multilabel"
 
 
 class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
@@ -216,38 +201,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
     True
     """
 
-    _parameter_constraints = {
-        "n_estimators": [Count(1, None, closed="left")],
-        "scheme": [StrOptions(set(SCHEMES))],
-        "confidence": [StrOptions(set(MODES))],
-        "alpha": [StrOptions(set(ALPHA_METHODS))],
-        "smoothing": [StrOptions({"auto"}), Number(0, None, closed="neither")],
-        "init": [StrOptions(set(INITS))],
-        "code": [StrOptions(set(CODES)), "array-like"],
-        "code_length": [None, Count(1, None, closed="left")],
-        "decoding": [StrOptions(set(DECODINGS))],
-        "max_bins": [Count(2, 255)],
-        "trim": [Number(0.0, 0.5)],
-        "n_jobs": [None, Count(None, -1, closed="right"), Count(1, None, closed="left")],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-        "weak_learner": [StrOptions(set(LEARNERS))],
-        "max_leaves": [Count(2, MAX_LEAVES)],
-        "max_depth": [None, Count(1, None, closed="left")],
-        "min_leaf_weight": [Number(0.0, 0.5)],
-        "product_terms": [Count(1, 16)],
-        "learning_rate": [Number(0.0, 1.0, closed="right")],
-        "feature_types": [None, dict],
-        "text_expert": [None, TextExpert, dict],
-        "early_stopping": [StrOptions({"auto"}), "boolean"],
-        "validation_fraction": [Number(0.0, 1.0, closed="neither")],
-        "n_iter_no_change": [Count(1, None, closed="left")],
-        "tol": [Number(0.0, None, closed="left")],
-        "scoring": [str, callable],
-        "warm_start": ["boolean"],
-        "class_weight": [None, StrOptions({"balanced"}), dict],
-        "calibration": [None, StrOptions({"temperature"})],
-    }
+    _parameter_constraints = PARAMETERS
 
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
                  smoothing="auto", init="uniform", code="random", code_length=None,
@@ -296,13 +250,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def _validate_params_once(self):
-        """Check every parameter against ``_parameter_constraints`` (a ValueError naming
-        it), and the one rule across parameters; returns the confidence mode code."""
+        """Check every parameter against ``_parameter_constraints`` and the rule across
+        parameters (``_params.check_params``); returns the confidence mode code."""
         self._validate_params()
-        if self.trim != 0 and self.weak_learner != "stump":
-            raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
-                             f"{self.weak_learner!r} with trim={self.trim!r}")
-        return MODES[self.confidence]
+        return check_params(self)
 
     def _encode_targets(self, y):
         """Label signs (n, k) and each example's class (``targets.encode_targets``); sets
@@ -350,84 +301,14 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
         unfitted or with its previous model. Callbacks see the new attributes as they
         are set.
         """
-        previous = self.__dict__
-        # warm_start continues the previous fit, so it keeps (copies of) its attributes
-        warm = self.warm_start and previous.get("_warm") is not None
-        self.__dict__ = {key: value for key, value in previous.items()
-                         if warm or not _is_fitted_attribute(key)}
-        done = False
-        try:
+        with fitting.all_or_nothing(self):
             self._fit(X, y, sample_weight, callbacks, eval_set)
-            done = True
-        finally:
-            if not done:
-                self.__dict__ = previous  # one store: every attribute as it was
         return self
 
     def _fit(self, X, y, sample_weight, callbacks, eval_set):
-        """``fit`` on an estimator with no fitted attributes."""
-        mode = self._validate_params_once()
-        callbacks = list(callbacks or ())
-        state = getattr(self, "_warm", None)
-        if self.warm_start and state is not None:
-            # the threads of the first fit: a parallel sum rounds differently
-            with numba_threads(self.n_jobs, state["work"]):
-                return fitting.resume(self, state, X, callbacks)
-        self._warm = None
-        if is_mixed(X, self.feature_types):
-            X, y, n_samples = self._encode_table(X, y)
-            targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
-            make_dataset = self.encoder_.fit_dataset
-            self.feature_kinds_ = np.asarray(self.encoder_.kinds, dtype=object)
-
-            def prepare(raw, validated=False):
-                return self.encoder_.transform(raw)
-        else:
-            X, y = validate_data(self, X, y, multi_output=True, ensure_all_finite="allow-nan",
-                                 dtype=RAW_DTYPES, accept_sparse=("csr", "csc"),
-                                 y_numeric=False)
-            if issparse(X) and not X.has_canonical_format:
-                # duplicate entries of a sparse matrix are one value, their sum (scipy's
-                # toarray, and so predict, reads them so)
-                X = X.copy()
-                X.sum_duplicates()
-            n_samples = X.shape[0]
-            targets, sample_weight = self._targets_and_weights(y, sample_weight, n_samples)
-            make_dataset = Dataset.from_array
-            self.feature_kinds_ = np.full(X.shape[1], "continuous", dtype=object)
-
-            def prepare(raw, validated=False):
-                if not validated:
-                    raw = validate_data(self, raw, reset=False, ensure_all_finite="allow-nan",
-                                        dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
-                return raw.toarray() if hasattr(raw, "toarray") else raw
-
-        def build(rows, weight):
-            return make_dataset(X if rows is None else take_rows(X, rows), self.max_bins,
-                                self.random_state, weight)
-
-        work = n_samples * self.n_features_in_ * targets[0].shape[1]
-        with numba_threads(self.n_jobs, work):
-            fitting.start(self, X, targets, sample_weight, build, prepare, mode, callbacks,
-                          eval_set, work)
-
-    def _encode_table(self, X, y):
-        """Fit ``encoder_`` to a table with categorical or text columns
-        (``data.columns.encode_table``); returns X, y as an array, and the number of rows."""
-        self.encoder_, y, n_samples = encode_table(X, y, self.feature_types, self.text_expert)
-        names = column_names(X)
-        self.n_features_in_ = len(names)
-        if all(isinstance(name, str) for name in names):
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        else:
-            self.__dict__.pop("feature_names_in_", None)
-        return X, y, n_samples
-
-    def _targets_and_weights(self, y, sample_weight, n_samples):
-        """``_encode_targets(y)`` and the starting weights (``targets.starting_weights``)."""
-        targets = self._encode_targets(label_vector(y, stacklevel=3))
-        return targets, starting_weights(sample_weight, n_samples, self.class_weight,
-                                         self.classes_, targets[1])
+        """``fit`` on an estimator with no fitted attributes (``fitting.fit``)."""
+        fitting.fit(self, X, y, sample_weight, callbacks, eval_set,
+                    self._validate_params_once())
 
     def _tree_params(self):
         return {"max_leaves": int(self.max_leaves),
@@ -435,16 +316,9 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator):
                 "min_leaf_weight": float(self.min_leaf_weight)}
 
     def _prepare(self, X):
-        """X as the model reads it: a validated float (or sparse) matrix, or the ``Frame``
-        of a table."""
+        """X as the model reads it (``inputs.prediction_data``)."""
         check_is_fitted(self)
-        if hasattr(self, "encoder_"):
-            if not is_table(X):
-                raise ValueError("this model was fitted on a table with categorical or text "
-                                 "columns: X must be a DataFrame (or a dict of columns)")
-            return self.encoder_.transform(X)
-        return validate_data(self, X, reset=False, ensure_all_finite="allow-nan",
-                             dtype=RAW_DTYPES, accept_sparse=("csr", "csc"))
+        return prediction_data(self, X)
 
     @property
     def feature_importances_(self):

@@ -1,18 +1,25 @@
 """One fit's boosting runs: the main run, its held-out record, the calibration folds.
 
-``start`` decides which examples train and which are held out (``holdout.py``), builds the
-main ``BoostingRun`` and, for calibration without held-out data, one run per fold;
-``resume`` runs them to ``n_estimators`` rounds (``warm_start`` calls it again on the same
-state, which continues every run bit for bit), keeps the main run's model, cut at its best
-round when early stopping is on, and fits the probability temperature on held-out f
-(``calibration.py``). The estimator (``est``) supplies the scheme, the learner and the
-link from f to probabilities; these functions set its fitted attributes.
+``all_or_nothing`` sets the previous fit's attributes aside and puts them back if the fit
+fails. ``fit`` is ``BoostClassifier.fit``'s work once the parameters are checked: a warm
+start continues the runs of the previous fit; otherwise the training data is read
+(``inputs.training_data``) and ``start`` begins afresh, on the threads the data is worth
+(``_threads.numba_threads``). ``start`` decides which examples train and which are held
+out (``holdout.py``), builds the main ``BoostingRun`` and, for calibration without
+held-out data, one run per fold; ``resume`` runs them to ``n_estimators`` rounds
+(``warm_start`` calls it again on the same state, which continues every run bit for bit),
+keeps the main run's model, cut at its best round when early stopping is on, and fits the
+probability temperature on held-out f (``calibration.py``). The estimator (``est``)
+supplies the scheme, the learner and the link from f to probabilities; these functions set
+its fitted attributes.
 """
 
 import copy
+from contextlib import contextmanager
 
 import numpy as np
 
+from confboost._threads import numba_threads
 from confboost.boosting import BoostingRun, ProgressPrinter, ValidationRecord
 from confboost.calibration import fit_calibrator
 from confboost.checkpoint import Checkpoint, dataset_parts, run_fingerprint
@@ -26,11 +33,54 @@ from confboost.holdout import (
     take_rows,
     validation_split,
 )
+from confboost.inputs import training_data
 from confboost.learners import make_learner
 from confboost.model import BoostedModel
 from confboost.schemes import build_scheme, scheme_outputs
 from confboost.schemes.codes import min_distance
 from confboost.schemes.mr import pair_smoothing
+
+
+def _is_fitted_attribute(name):
+    """Whether ``name`` is fit's state (scikit-learn's trailing underscore, or private)."""
+    return (name.endswith("_") and not name.startswith("__")) or name == "_multilabel"
+
+
+@contextmanager
+def all_or_nothing(est):
+    """A fit of ``est`` inside the block starts from its parameters alone; if the block
+    raises (KeyboardInterrupt too), every attribute is put back as it was, in one store.
+
+    The previous fitted attributes are set aside, not changed (a warm start, which
+    continues the previous fit, keeps them); the block sets the new ones.
+    """
+    previous = est.__dict__
+    warm = est.warm_start and previous.get("_warm") is not None
+    est.__dict__ = {key: value for key, value in previous.items()
+                    if warm or not _is_fitted_attribute(key)}
+    done = False
+    try:
+        yield
+        done = True
+    finally:
+        if not done:
+            est.__dict__ = previous  # one store: every attribute as it was
+
+
+def fit(est, X, y, sample_weight, callbacks, eval_set, mode):
+    """Fit ``est`` (its parameters checked, no fitted attributes but a warm start's) on
+    (X, y): ``BoostClassifier.fit``'s arguments, ``mode`` the confidence mode code."""
+    callbacks = list(callbacks or ())
+    state = getattr(est, "_warm", None)
+    if est.warm_start and state is not None:
+        # the threads of the first fit: a parallel sum rounds differently
+        with numba_threads(est.n_jobs, state["work"]):
+            return resume(est, state, X, callbacks)
+    est._warm = None
+    data = training_data(est, X, y, sample_weight)
+    with numba_threads(est.n_jobs, data.work):
+        start(est, data.X, data.targets, data.sample_weight, data.build, data.prepare, mode,
+              callbacks, eval_set, data.work)
 
 
 def held_out(est, X, targets, sample_weight, prepare, eval_set):
@@ -97,10 +147,8 @@ def held_out(est, X, targets, sample_weight, prepare, eval_set):
 def start(est, X, targets, sample_weight, build, prepare, mode, callbacks, eval_set, work):
     """Hold data out, build the runs, run them and keep the model.
 
-    ``targets`` is ``est._encode_targets``' result; ``build(rows, weight)`` the Dataset of
-    those rows (None: all); ``prepare(X, validated=False)`` held-out rows as the model reads
-    them; ``work`` the thread rule's cell count (``estimators.numba_threads``), kept so a
-    warm start runs on the same threads.
+    ``targets``, ``build``, ``prepare`` and ``work`` are those of ``inputs.TrainingData``
+    (``work`` is kept so a warm start runs on the same threads).
     """
     signs, encoded = targets
     for fitted in ("code_", "code_distance_", "threshold_", "thresholds_"):

@@ -158,9 +158,9 @@ def infer_kind(X, name):
 
 
 #: The frame of the user's ``fit`` call, where a column-kind warning points: this function ←
-#: ``FrameEncoder.from_table`` ← ``encode_table`` ← ``BoostClassifier._encode_table`` ←
-#: ``_fit`` ← ``fit`` ← the user.
-_FIT_CALLER = 7
+#: ``FrameEncoder.from_table`` ← ``encode_table`` ← ``inputs._encode_table`` ←
+#: ``inputs.training_data`` ← ``fitting.fit`` ← ``BoostClassifier._fit`` ← ``fit`` ← the user.
+_FIT_CALLER = 9
 
 
 def warn_doubtful_kinds(X, kinds, feature_types=None):
