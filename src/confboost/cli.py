@@ -131,7 +131,7 @@ def build_parser():
     show.set_defaults(handler=_show)
 
     from confboost.cli_boostexter import add_commands
-    from confboost.estimators import SCHEMES
+    from confboost.schemes import SCHEMES
 
     # BoosTexter files give every example a label set; AdaBoost.MO takes them when each
     # example has exactly one (``cli_train._one_class_each``).
