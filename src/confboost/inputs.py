@@ -88,7 +88,7 @@ def training_data(est, X, y, sample_weight):
         def prepare(raw, validated=False):
             return encoder.transform(raw)
     else:
-        X, y = _validate(est, X, y)
+        X, y = _validate_fit(est, X, y)
         n_samples = X.shape[0]
         targets, sample_weight = _targets_and_weights(est, y, sample_weight, n_samples)
         make_dataset = Dataset.from_array
@@ -120,17 +120,24 @@ def prediction_data(est, X):
     return _validate(est, X)
 
 
-def _validate(est, X, y=None):
-    """scikit-learn's ``validate_data``: at fit (with y) X and y, setting the input
-    attributes; otherwise X checked against them."""
+_CHECKS = {"ensure_all_finite": "allow-nan", "dtype": RAW_DTYPES,
+           "accept_sparse": ("csr", "csc")}
+
+
+def _validate(est, X):
+    """scikit-learn's ``validate_data``: X checked against the fitted input attributes."""
+    from sklearn.utils.validation import validate_data
+
+    return validate_data(est, X, reset=False, **_CHECKS)
+
+
+def _validate_fit(est, X, y):
+    """scikit-learn's ``validate_data`` at fit: X and y, setting the input attributes; a
+    sparse X in canonical form."""
     from scipy.sparse import issparse
     from sklearn.utils.validation import validate_data
 
-    checks = {"ensure_all_finite": "allow-nan", "dtype": RAW_DTYPES,
-              "accept_sparse": ("csr", "csc")}
-    if y is None:
-        return validate_data(est, X, reset=False, **checks)
-    X, y = validate_data(est, X, y, multi_output=True, y_numeric=False, **checks)
+    X, y = validate_data(est, X, y, multi_output=True, y_numeric=False, **_CHECKS)
     if issparse(X) and not X.has_canonical_format:
         # duplicate entries of a sparse matrix are one value, their sum (scipy's toarray,
         # and so predict, reads them so)
