@@ -58,11 +58,10 @@ def _dask(X, y, sample_weight=None):
 
 
 def _tests(hypothesis):
-    """What a hypothesis tests: a stump's feature and threshold, a tree's nodes."""
-    if hasattr(hypothesis, "feature"):
-        return hypothesis.feature, hypothesis.threshold
-    return ([np.asarray(part).tolist() for part in hypothesis._structure()],
-            np.asarray(getattr(hypothesis, "vote", [])).tolist())
+    """What a hypothesis tests: a stump's column and threshold or value, a tree's nodes and
+    a Hamming tree's vote (its saved form, less the confidences)."""
+    return {key: value for key, value in hypothesis.to_dict().items()
+            if key not in ("values", "leaf_values")}
 
 
 def _assert_same_model(distributed_fit, local_fit):
@@ -158,8 +157,8 @@ def test_dataframe_columns_by_name(client):
     assert list(model.feature_names_in_) == list(frame.columns)
     np.testing.assert_array_equal(
         model.predict(Xd).compute(), BoostClassifier(n_estimators=5).fit(frame, y).predict(X))
-    frame["city"] = "x"
-    with pytest.raises(ValueError, match="numeric columns only.*city"):
+    frame["note"] = [f"said thing {i}" for i in range(len(frame))]
+    with pytest.raises(ValueError, match="'note' is text.*numeric and categorical"):
         DaskBoostClassifier(client=client).fit(dd.from_pandas(frame, npartitions=2), yd)
 
 
@@ -220,23 +219,161 @@ def test_its_own_parameters_are_validated(client):
 
 
 def test_tree_code_blocks_are_the_growths_leaves():
-    """The walk on bin codes (how every partition finds its rows' leaves) puts each row in
-    the leaf the local growth put it in, missing values included."""
+    """The walk on bin and value codes (how every partition finds its rows' leaves) puts
+    each row in the leaf the local growth put it in, missing values included, on a table
+    whose tree splits on thresholds and on values."""
+    from confboost._dtypes import NODE_THRESHOLD, NODE_VALUE
     from confboost.criterion import REAL
-    from confboost.data.dataset import Dataset, LabelSigns
+    from confboost.data.columns import FrameEncoder
+    from confboost.data.dataset import LabelSigns
+    from confboost.learners.base import label_masses
     from confboost.learners.grower import HistogramPool, LocalRows, grow_tree
+    from confboost.learners.splitter import NodeSplits
     from confboost.learners.tree import label_histograms
 
-    X, y = _data("multiclass")
-    X[::5, 3] = np.nan
-    dataset = Dataset.from_array(X, 255)
+    frame, y = _table("multiclass")
+    dataset = FrameEncoder.from_table(frame).fit_dataset(frame, 255)
     signs = np.where(y[:, None] == np.arange(4), 1, -1).astype(np.int8)
     labels = LabelSigns.from_signs(signs)
     weights = np.random.default_rng(3).uniform(0.1, 1.0, signs.shape)
     weights /= weights.sum()
-    rows = LocalRows(dataset, label_histograms(dataset, weights, labels))
-    tree = grow_tree(rows, dataset.n_bins, 4, REAL, 12, None, 0.0, HistogramPool())
-    assert tree.n_leaves == 12
-    blocks = tree_code_blocks(dataset.codes, tree.feature, tree.threshold_bin,
+    pos, neg = label_masses(weights, labels)
+    rows = LocalRows(dataset, label_histograms(dataset, weights, labels),
+                     NodeSplits(dataset, pos, neg, REAL, 0.0))
+    tree = grow_tree(rows, dataset.n_bins, 4, REAL, 16, None, 0.0, HistogramPool())
+    assert tree.n_leaves == 16
+    assert {NODE_THRESHOLD, NODE_VALUE} <= set(tree.kind.tolist())
+    blocks = tree_code_blocks(dataset, tree.kind, tree.feature, tree.threshold_bin,
                               tree.missing_left, tree.left, tree.right)
     np.testing.assert_array_equal(blocks, tree.train_blocks)
+
+
+# --- tables: numeric and categorical columns --------------------------------------------
+
+DIVISIONS = (0, 37, 187, 200, 399)  # the row index bounds of CHUNKS' partitions
+
+
+def _table(kind):
+    """A table of 400 rows: continuous columns (one with NaN), a string column of 6 values
+    with missing ones, one of them ("rare") only in the third partition, and a category
+    column; labels that depend on both kinds."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    n = 400
+    city = rng.choice(["oslo", "rome", "lima", "kyiv", "pune"], n).astype(object)
+    city[190:198] = "rare"
+    city[rng.random(n) < 0.1] = None
+    frame = pd.DataFrame({
+        "size": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+        "city": city,
+        "grade": pd.Categorical(rng.choice(["lo", "mid", "hi"], n)),
+        "count": rng.integers(0, 5, n),
+    })
+    signal = (frame["size"].fillna(0).to_numpy() + 1.2 * (city == "rome")
+              - 0.8 * (frame["grade"] == "lo").to_numpy() + rng.normal(0, 0.6, n))
+    if kind == "binary":
+        return frame, (signal > 0).astype(int)
+    if kind == "multiclass":
+        return frame, np.digitize(signal, np.quantile(signal, [0.25, 0.5, 0.75]))
+    labels = np.stack([signal > 0, (city == "lima") | (frame["count"] > 2),
+                       rng.random(n) < 0.3 + 0.4 * (frame["grade"] == "hi")], axis=1)
+    return frame, labels.astype(int)
+
+
+def _dask_table(frame, y, sample_weight=None):
+    dd = pytest.importorskip("dask.dataframe")
+    Xd = dd.from_pandas(frame, npartitions=1).repartition(divisions=list(DIVISIONS))
+    assert tuple(Xd.map_partitions(len).compute()) == CHUNKS
+    _, yd, wd = _dask(np.empty((len(frame), 1)), y, sample_weight)
+    return Xd, yd, wd
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("binary", {}),
+    ("multiclass", {"confidence": "abstain", "init": "balanced"}),
+    ("multilabel", {"learning_rate": 0.5}),
+    ("multiclass", {"scheme": "mo", "random_state": 3}),
+    ("binary", {"feature_types": {"count": "categorical", "size": "ignore"}}),
+    ("binary", {"weak_learner": "tree", "max_leaves": 8, "min_leaf_weight": 0.02}),
+    ("multiclass", {"weak_learner": "tree", "max_depth": 2, "confidence": "discrete"}),
+    ("multilabel", {"weak_learner": "tree", "max_leaves": 4, "min_leaf_weight": 0.02}),
+    ("multiclass", {"weak_learner": "hamming_tree", "init": "balanced", "max_leaves": 4,
+                    "min_leaf_weight": 0.02}),
+    ("binary", {"weak_learner": "tree", "max_leaves": 4, "min_leaf_weight": 0.02,
+                "feature_types": {"size": "ignore", "count": "ignore"}}),
+])
+def test_same_model_on_a_table(client, kind, params):
+    """A dask DataFrame with categorical columns: the same stumps, value tests and trees as
+    ``BoostClassifier`` on the pandas table, equal predictions, also on rows with values
+    unseen in training and missing ones."""
+    pd = pytest.importorskip("pandas")
+    frame, y = _table(kind)
+    weights = np.random.default_rng(2).uniform(0.5, 2.0, len(frame))
+    Xd, yd, wd = _dask_table(frame, y, weights)
+    rounds = 5 if "weak_learner" in params else 12
+    mine = DaskBoostClassifier(n_estimators=rounds, client=client, **params).fit(Xd, yd, wd)
+    theirs = BoostClassifier(n_estimators=rounds, calibration=None, **params).fit(
+        frame, y, sample_weight=weights)
+    _assert_same_model(mine, theirs)
+    types = {h.to_dict()["type"] for h in mine.model_.hypotheses}
+    kinds = {kind for h in mine.model_.hypotheses for kind in h.to_dict().get("kind", [])}
+    assert "categorical" in types or "value" in kinds  # a value test was chosen
+    assert mine.feature_kinds_.tolist() == theirs.feature_kinds_.tolist()
+    assert mine.feature_names_in_.tolist() == list(frame.columns)
+    new = pd.DataFrame({"size": [0.3, np.nan, -1.0], "city": ["atlantis", None, "rome"],
+                        "grade": pd.Categorical(["mid", "lo", None]), "count": [1, 9, 2]})
+    dd = pytest.importorskip("dask.dataframe")
+    for rows, rows_dask in ((frame, Xd), (new, dd.from_pandas(new, npartitions=2))):
+        predicted = mine.predict(rows_dask)
+        assert isinstance(predicted, da.Array)
+        np.testing.assert_array_equal(predicted.compute(), theirs.predict(rows))
+        np.testing.assert_allclose(mine.decision_function(rows_dask).compute(),
+                                   theirs.decision_function(rows), atol=1e-12)
+
+
+def test_table_to_local_save_and_load(client, tmp_path):
+    frame, y = _table("multiclass")
+    Xd, yd, _ = _dask_table(frame, y)
+    model = DaskBoostClassifier(n_estimators=6, client=client, weak_learner="tree",
+                                max_leaves=4).fit(Xd, yd)
+    local = model.to_local()
+    assert type(local) is BoostClassifier
+    assert local.feature_kinds_.tolist() == ["continuous", "categorical", "categorical",
+                                             "continuous"]
+    np.testing.assert_array_equal(local.predict(frame), model.predict(Xd).compute())
+    model.save(tmp_path / "model.json")
+    np.testing.assert_array_equal(load(tmp_path / "model.json").predict(frame),
+                                  local.predict(frame))
+    again = DaskBoostClassifier.load(tmp_path / "model.json")
+    np.testing.assert_array_equal(again.predict(Xd).compute(), local.predict(frame))
+
+
+def test_table_input_is_refused_clearly(client):
+    frame, y = _table("binary")
+    Xd, yd, _ = _dask_table(frame, y)
+    with pytest.raises(ValueError, match="feature_types names columns.*'nope'"):
+        DaskBoostClassifier(client=client, feature_types={"nope": "categorical"}).fit(Xd, yd)
+    with pytest.raises(ValueError, match="'city' is text"):
+        DaskBoostClassifier(client=client, feature_types={"city": "text"}).fit(Xd, yd)
+    with pytest.raises(ValueError, match="feature_types needs X to be a dask DataFrame"):
+        DaskBoostClassifier(client=client, feature_types={"a": "ignore"}).fit(
+            *_dask(*_data("binary"))[:2])
+
+
+
+def test_a_tree_costs_one_round_trip_per_split(client, monkeypatch):
+    """Growing a tree of L leaves on numeric columns sums the shards' results L - 1 times
+    (one task per shard and split: the partition, both children's counts, masses and
+    histograms); the leaves' W+/W- come with the splits."""
+    from confboost.dask_shards import Shards
+
+    calls = []
+    total = Shards.total
+    monkeypatch.setattr(Shards, "total", lambda self, futures: calls.append(1) or total(
+        self, futures))
+    X, y = _data("multiclass")
+    Xd, yd, _ = _dask(X, y)
+    model = DaskBoostClassifier(n_estimators=3, client=client, weak_learner="tree",
+                                max_leaves=6).fit(Xd, yd)
+    assert [h.values.shape[0] for h in model.model_.hypotheses] == [6, 6, 6]
+    assert len(calls) == 3 * 5

@@ -14,7 +14,7 @@ from confboost.estimators import load
 from confboost.kernels.tree import node_term_gains, node_term_gains_naive
 from confboost.learners import HYPOTHESIS_TYPES
 from confboost.learners.categorical import CategoricalLearner
-from confboost.learners.splitter import categorical_node_gains
+from confboost.learners.splitter import categorical_node_masses, value_split_gains
 from confboost.learners.stump import StumpLearner
 from confboost.learners.term import TermLearner
 from confboost.learners.tree import HammingTreeLearner, TreeLearner
@@ -80,7 +80,9 @@ def test_categorical_node_gains_equal_brute_force(rng, mode, k):
     weights /= weights.sum()
     pos, neg = np.where(signs > 0, weights, 0.0), np.where(signs > 0, 0.0, weights)
     rows = rng.permutation(rng.choice(150, 90, replace=False)).astype(np.intp)
-    gains = categorical_node_gains(codes, rows, 6, pos, neg, mode, 0.0)
+    masses = categorical_node_masses(codes, rows, 6, pos, neg)
+    gains = value_split_gains(pos[rows].sum(0), neg[rows].sum(0), masses[0], masses[1], mode,
+                              0.0)
     node_z = _z(np.zeros(90, dtype=int), 1, weights[rows], signs[rows], REAL)
     for value in range(6):
         blocks = (codes[rows] != value).astype(int)

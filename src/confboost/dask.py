@@ -1,16 +1,20 @@
 """Distributed training on Dask: the local engine run per partition, histograms summed.
 
 A thin layer in the shape of LightGBM's ``dask.py``: it never re-implements the algorithm.
-Each partition of the training data becomes a *shard* on the worker that holds it: the
-partition's rows binned with the common bins (a ``Dataset``) and an ``MHScheme`` over its
-rows whose weights are normalised by the whole training set's total, so that every
-partition's D, training loss and Z_t are its share of the whole set's. The boosting loop is
-``boosting.run_boosting`` itself, on the client, with two stand-ins:
+Each partition of the training data becomes a *shard* on the worker that holds it
+(``dask_shards.py``): the partition's rows binned with the common bins and coded with the
+common vocabularies (a ``Dataset``) and an ``MHScheme`` over its rows whose weights are
+normalised by the whole training set's total, so that every partition's D, training loss
+and Z_t are its share of the whole set's. The boosting loop is ``boosting.run_boosting``
+itself, on the client, with stand-ins for the learner and the scheme:
 
 - ``ShardedStumpLearner``: every shard builds the W+/W- histograms of its rows with the
   local kernel (``StumpLearner.histogram``); the histograms are summed by a reduction tree
   of pairwise additions on the workers; the client picks the stump from the sum with the
   local split search (``StumpLearner.best_split``). Only histograms travel.
+- ``ShardedCategoricalLearner``: the same with each categorical column's value histogram
+  (``CategoricalLearner.histograms`` / ``best_split``); on a table the stump is the better
+  of the two by the local ``BestOfLearner``.
 - ``ShardedMHScheme``: α is chosen on the client from the block statistics (§3); every shard
   applies α h_t to its own weights with the local ``MHScheme.update`` and returns its share
   of Z_t, of the training loss and of the round's training cover, which the client adds up.
@@ -19,32 +23,34 @@ Bins come from a sample of at most ``BinMapper``'s 200,000 rows drawn from every
 in proportion to its size, and fitted on a worker: the client receives the thresholds, never
 rows. On data of at most that many rows the sample is the data, so the bins, and hence the
 hypotheses, are those of ``BoostClassifier`` on the gathered data (equal to rounding: the
-partitions' sums are added in another order).
+partitions' sums are added in another order). A categorical column's vocabulary is the
+union of the partitions' distinct values (``dask_input.table_columns``), sorted, as the
+local encoder's.
 
 Supported: binary data, AdaBoost.MH (multiclass and multi-label) and AdaBoost.MO (each
 shard's ``MOScheme``: MH on its code-relabelled signs, its share of the decoded training
 error; the code from ``schemes.mo.build_code`` on the client), stumps, trees and
-Hamming trees (``dask_trees.py``: the local grower over the shards), numeric columns.
+Hamming trees (``dask_trees.py``: the local grower over the shards), numeric and
+categorical columns.
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
 the input partitions and the rounds replayed, and after ``max_retries`` failures (or a round
 that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
 
-The input side (aligned partitions, their summaries, the bins' sample) is
-``dask_input.py``; trees are ``dask_trees.py``.
+The input side (aligned partitions, their summaries, the bins' sample, a table's column
+kinds and vocabularies) is ``dask_input.py``; the shards ``dask_shards.py``; trees
+``dask_trees.py``.
 
 Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 """
 
-import copy
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
 
-from confboost._dtypes import MISSING_BIN
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import smoothing_from_totals
 from confboost.dask_input import (
@@ -52,14 +58,18 @@ from confboost.dask_input import (
     bin_sample,
     fit_bins,
     is_dask_frame,
+    is_table,
     partition_summary,
     partitions,
+    table_columns,
 )
-from confboost.dask_trees import ShardedHammingTreeLearner, ShardedTreeLearner, tree_code_blocks
-from confboost.data.dataset import Dataset
-from confboost.estimators import BoostClassifier, numba_threads
-from confboost.kernels.update import stump_blocks
+from confboost.dask_shards import Shards, advance_shard, make_shard
+from confboost.dask_trees import ShardedHammingTreeLearner, ShardedTreeLearner
+from confboost.data.dataset import CategoricalColumn, Dataset
+from confboost.estimators import BoostClassifier
 from confboost.learners.base import PartitionFit
+from confboost.learners.best_of import BestOfLearner
+from confboost.learners.categorical import CategoricalLearner
 from confboost.learners.stump import StumpLearner
 from confboost.model import BoostedModel
 from confboost.schemes import BINARY_CODE
@@ -70,7 +80,7 @@ from confboost.schemes.mo import MOScheme, build_code
 try:
     import dask.array as da
     from dask import delayed
-    from distributed import default_client, get_worker
+    from distributed import default_client
 except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
     raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
                       "(dask[distributed])") from error
@@ -82,199 +92,6 @@ __all__ = ["DaskBoostClassifier"]
 SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
 
 
-class Shard:
-    """One partition's training state, on the worker that holds it.
-
-    Attributes
-    ----------
-    dataset : Dataset
-        The partition's rows, binned with the common bins.
-    scheme : MHScheme
-        D, f and the labels of the partition's rows, normalised by the whole set's weight.
-    sample_weight : ndarray of shape (n_rows,)
-    hist : ndarray of shape (n_features, 256, k, 2)
-        The W+/W- histogram of the rows under the current D (``StumpLearner.histogram``).
-    shares : ndarray of shape (5,)
-        This partition's share of the last round's Z_t, training loss and training cover
-        of the stump's three blocks (zeros before the first round).
-    """
-
-    def __init__(self, dataset, scheme, sample_weight, shares):
-        self.dataset = dataset
-        self.scheme = scheme
-        self.sample_weight = sample_weight
-        self.shares = shares
-        self.hist = StumpLearner.histogram(dataset, scheme.learner_weights, scheme.labels)
-
-
-def _make_shard(X, y, sample_weight, mapper, classes, multilabel, init, total_weight,
-                code=None, decoding="loss"):
-    """The shard of one partition: bin its rows, encode its labels, start D (AdaBoost.MO
-    with a code of more than one bit: MH on the code-relabelled signs, ``MOScheme``)."""
-    if multilabel:
-        signs = np.where(np.asarray(y) > 0, 1, -1).astype(np.int8)
-        single_label = False
-    else:
-        encoded = np.searchsorted(classes, y)
-        if classes.size == 2:
-            signs = np.where(encoded == 1, 1, -1).astype(np.int8)[:, None]
-        else:
-            signs = -np.ones((encoded.size, classes.size), dtype=np.int8)
-            signs[np.arange(encoded.size), encoded] = 1
-        single_label = classes.size > 2
-    codes = np.ascontiguousarray(mapper.transform(X))
-    dataset = Dataset(codes=codes, n_bins=mapper.n_bins_, bin_mapper=mapper,
-                      numeric_columns=np.arange(codes.shape[0], dtype=np.intp),
-                      n_samples=codes.shape[1], n_columns=codes.shape[0])
-    if code is not None and code.shape[1] > 1:
-        scheme = MOScheme(encoded, code, decoding, sample_weight, total_weight=total_weight)
-    else:
-        scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
-    with numba_threads(_worker_threads()):
-        return Shard(dataset, scheme, sample_weight, np.zeros(5))
-
-
-def _worker_threads():
-    """The kernels' threads in a task: the worker's own thread count (as LightGBM's Dask
-    layer sets ``num_threads``), so two workers on one machine do not each take every core."""
-    try:
-        return get_worker().state.nthreads
-    except ValueError:  # not in a worker (a local scheduler)
-        return None
-
-
-def _in_worker(function, *args):
-    """``function(*args)`` with the kernels on the worker's threads (a task's body)."""
-    with numba_threads(_worker_threads()):
-        return function(*args)
-
-
-def _advance(shard, split, alpha):
-    """The shard after the round's α h_t, with its shares and its next histogram (a new
-    object: the old one stays valid for Dask's recomputation)."""
-    with numba_threads(_worker_threads()):
-        return _advance_here(shard, split, alpha)
-
-
-def _blocks(dataset, split):
-    """The block of every row of the shard under the round's stump or tree."""
-    if "tree" in split:
-        return tree_code_blocks(dataset.codes, *split["tree"])
-    blocks = np.empty(dataset.n_samples, dtype=np.uint8)
-    stump_blocks(dataset.codes[split["feature_row"]], split["threshold_bin"], MISSING_BIN,
-                 blocks)
-    return blocks
-
-
-def _advance_here(shard, split, alpha):
-    scheme = copy.copy(shard.scheme)
-    scheme.weights = shard.scheme.weights.copy()
-    scheme.scores = shard.scheme.scores.copy()
-    blocks = _blocks(shard.dataset, split)
-    fit = PartitionFit(split["hypothesis"], blocks, split["weight_pos"], split["weight_neg"],
-                       split["criterion"])
-    z_share = scheme.update(fit, alpha)
-    cover = np.bincount(blocks, weights=shard.sample_weight,
-                        minlength=split["weight_pos"].shape[0])
-    shares = np.concatenate([[z_share, scheme.train_loss()], cover])
-    return Shard(shard.dataset, scheme, shard.sample_weight, shares)
-
-
-def _sum(*parts):
-    """(histogram, shares) summed over shards or partial sums (a node of the reduction)."""
-    pairs = [(part.hist, part.shares) if isinstance(part, Shard) else part for part in parts]
-    return (pairs[0][0] + sum(pair[0] for pair in pairs[1:]),
-            pairs[0][1] + sum(pair[1] for pair in pairs[1:]))
-
-
-def _add(*arrays):
-    """Arrays of one shape summed (a node of the reduction)."""
-    return arrays[0] + sum(arrays[1:])
-
-
-def _tree_sum(client, futures, add=_sum):
-    """The shards' histograms and shares (or the arrays ``add`` sums) summed by pairwise
-    additions on the workers (a reduction tree: no worker receives more than two)."""
-    if len(futures) == 1:
-        return client.submit(add, futures[0], pure=False)
-    while len(futures) > 1:
-        paired = [client.submit(add, futures[i], futures[i + 1], pure=False)
-                  for i in range(0, len(futures) - 1, 2)]
-        futures = paired + futures[len(futures) - len(futures) % 2:]
-    return futures[0]
-
-
-class Shards:
-    """The client's handles on the shards, with what it takes to rebuild them.
-
-    Each round costs one task per shard (``_advance``: the update and the next histogram)
-    and the reduction; one result, the summed histogram and shares, comes to the client.
-
-    Parameters
-    ----------
-    client : distributed.Client
-    build : callable
-        ``build()`` -> list of shard futures, from the input partitions.
-    timeout : float
-        Seconds one round's results may take.
-    max_retries : int
-    """
-
-    def __init__(self, client, build, timeout, max_retries):
-        self.client = client
-        self.build = build
-        self.timeout = timeout
-        self.max_retries = max_retries
-        self.rounds = []  # (split, alpha) of every round applied, to replay after a rebuild
-        self.futures = None
-        self.hist = self.run(lambda futures: (futures, None))[0]
-
-    def run(self, advance):
-        """``advance(futures)`` -> (new futures, round); the summed (histogram, shares) of the
-        new shards, under ``attempt``."""
-
-        def step():
-            new_futures, round_record = advance(self.futures)
-            total = _tree_sum(self.client, new_futures).result(timeout=self.timeout)
-            self.futures = new_futures
-            if round_record is not None:
-                self.rounds.append(round_record)
-            return total
-
-        return self.attempt(step)
-
-    def each(self, function, futures, *args):
-        """One task ``function(future's value, *args)`` per future, on the worker's threads."""
-        return [self.client.submit(_in_worker, function, future, *args, pure=False)
-                for future in futures]
-
-    def total(self, futures):
-        """The sum of the arrays of ``futures``, by the reduction tree, on the client."""
-        return _tree_sum(self.client, futures, _add).result(timeout=self.timeout)
-
-    def attempt(self, step):
-        """``step()``, which reads the current shards ``futures``. A failure (a lost worker,
-        ``timeout``) rebuilds the shards from the input partitions, replays the rounds so far
-        and calls ``step`` again, ``max_retries`` times, then raises ``RuntimeError``."""
-        for attempt in range(self.max_retries + 1):
-            try:
-                if self.futures is None:
-                    self.futures = self._replay(self.build())
-                return step()
-            except Exception as error:  # noqa: BLE001 - any failure of the cluster
-                self.futures = None
-                if attempt == self.max_retries:
-                    raise RuntimeError(f"distributed fit failed after {attempt + 1} tries: "
-                                       f"{type(error).__name__}: {error}") from error
-        raise AssertionError("unreachable")
-
-    def _replay(self, futures):
-        for split, alpha in self.rounds:
-            futures = [self.client.submit(_advance, f, split, alpha, pure=False)
-                       for f in futures]
-        return futures
-
-
 class ShardedStumpLearner(StumpLearner):
     """The stump learner over shards: the split search on the shards' summed histogram."""
 
@@ -283,13 +100,41 @@ class ShardedStumpLearner(StumpLearner):
         self.shards = shards
 
     def fit(self, dataset, weights, labels):
-        """``dataset`` is the header (the bins, no rows); weights and labels are the shards'."""
+        """``dataset`` is the header (the bins, no rows); weights and labels are the shards'.
+        None when there is no continuous column."""
+        if not dataset.has_numeric:
+            return None
         split = self.best_split(self.shards.hist, dataset)
         fit = PartitionFit(split.hypothesis, None, split.weight_pos, split.weight_neg,
                            split.criterion)
         fit.split = {"hypothesis": split.hypothesis, "feature_row": split.feature_row,
                      "threshold_bin": split.threshold_bin, "weight_pos": split.weight_pos,
                      "weight_neg": split.weight_neg, "criterion": split.criterion}
+        return fit
+
+
+class ShardedCategoricalLearner(CategoricalLearner):
+    """The categorical stump learner over shards: the value test of least Z from the
+    shards' summed value histograms (``CategoricalLearner.best_split``)."""
+
+    def __init__(self, mode, smoothing, shards):
+        super().__init__(mode, smoothing)
+        self.shards = shards
+
+    def fit(self, dataset, weights, labels):
+        """``dataset`` is the header (the vocabularies, no rows); None without a value."""
+        hists = self.shards.value_hists
+        if not hists:
+            return None
+        # every row is in one value of a column, or missing: Σ W
+        split = self.best_split(hists, dataset, float(hists[0].sum()))
+        if split is None:
+            return None
+        fit = PartitionFit(split.hypothesis, None, split.weight_pos, split.weight_neg,
+                           split.criterion)
+        fit.split = {"hypothesis": split.hypothesis, "value": (split.column_index, split.code),
+                     "weight_pos": split.weight_pos, "weight_neg": split.weight_neg,
+                     "criterion": split.criterion}
         return fit
 
 
@@ -311,10 +156,10 @@ class ShardedMHScheme:
         client = self.shards.client
 
         def advance(futures):
-            return ([client.submit(_advance, f, fit.split, alpha, pure=False) for f in futures],
-                    (fit.split, alpha))
+            return ([client.submit(advance_shard, f, fit.split, alpha, pure=False)
+                     for f in futures], (fit.split, alpha))
 
-        self.shards.hist, shares = self.shards.run(advance)
+        shares = self.shards.run(advance)
         fit.hypothesis.cover = shares[2:]
         self._loss = float(shares[1])
         return float(shares[0])
@@ -354,8 +199,9 @@ class DaskBoostClassifier(BoostClassifier):
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
 
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label) and ``"mo"``,
-    ``weak_learner="stump"``, ``"tree"`` and ``"hamming_tree"``, numeric columns (a dask
-    array, or a dask DataFrame of numeric columns), ``trim=0``; no ``eval_set``,
+    ``weak_learner="stump"``, ``"tree"`` and ``"hamming_tree"``, numeric and categorical
+    columns (a dask array, or a dask DataFrame; column kinds as ``BoostClassifier``'s,
+    ``feature_types`` included; text columns are refused), ``trim=0``; no ``eval_set``,
     ``early_stopping=True``, ``warm_start`` or ``class_weight`` yet. Anything else is
     refused at ``fit`` with a ValueError naming it. ``predict_proba`` is the uncalibrated
     σ(2 f) (the temperature of ``calibration.py`` needs held-out runs, not on the cluster
@@ -404,9 +250,12 @@ class DaskBoostClassifier(BoostClassifier):
             raise ValueError("DaskBoostClassifier does not take an eval_set yet; fit "
                              "BoostClassifier on gathered data for early stopping")
         client = self.client if self.client is not None else default_client()
-        parts, n_features, names = partitions(X, y, sample_weight)
+        encoder, vocabularies = (table_columns(client, X, self.feature_types)
+                                 if is_table(X, self.feature_types) else (None, {}))
+        parts, n_features, names = partitions(
+            X, y, sample_weight, None if encoder is None else (encoder, vocabularies))
         summaries = client.gather(client.compute(
-            [delayed(partition_summary)(*part) for part in parts]))
+            [delayed(partition_summary)(*part[:3]) for part in parts]))
         n_samples = sum(summary[0] for summary in summaries)
         multilabel = np.ndim(summaries[0][1]) == 0
         if multilabel:
@@ -432,27 +281,29 @@ class DaskBoostClassifier(BoostClassifier):
                                 int(np.ceil(BIN_SAMPLE * summary[0] / n_samples)), index)
             for index, (part, summary) in enumerate(zip(parts, summaries, strict=True))]))
         mapper = mapper.result(timeout=self.timeout)
+        # the Dataset's columns without its rows (each shard holds its rows')
+        header = Dataset(
+            codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),
+            n_bins=mapper.n_bins_, bin_mapper=mapper,
+            numeric_columns=np.asarray(np.arange(n_features) if encoder is None else
+                                       encoder.numeric_columns, dtype=np.intp),
+            categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
+                         for position, values in sorted(vocabularies.items())],
+            n_samples=n_samples, n_columns=n_features)
 
         def build():
-            return client.compute([delayed(_make_shard)(*part, mapper, classes, multilabel,
+            return client.compute([delayed(make_shard)(*part, header, classes, multilabel,
                                                         self.init, total_weight, code,
                                                         self.decoding)
                                    for part in parts])
 
         shards = Shards(client, build, float(self.timeout), int(self.max_retries))
         try:
-            header = Dataset(codes=np.empty((n_features, 0), dtype=np.uint8),
-                             n_bins=mapper.n_bins_, bin_mapper=mapper,
-                             numeric_columns=np.arange(n_features, dtype=np.intp),
-                             n_samples=n_samples, n_columns=n_features)
             scheme = (ShardedMOScheme(shards, code, self.decoding)
                       if code is not None and code.shape[1] > 1 else
                       ShardedMHScheme(shards, k, not multilabel and classes.size > 2,
                                       self.init))
-            learner = (ShardedStumpLearner(mode, smoothing, shards)
-                       if self.weak_learner == "stump" else
-                       SHARDED_TREES[self.weak_learner](mode, smoothing, shards,
-                                                        **self._tree_params()))
+            learner = self._learner(mode, smoothing, shards, header)
             callbacks = list(callbacks or ())
             if self.verbose:
                 callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
@@ -469,7 +320,12 @@ class DaskBoostClassifier(BoostClassifier):
         if code is not None:
             self.code_, self.code_distance_ = code, min_distance(code)
         self.n_features_in_ = n_features
-        if names is not None:
+        if encoder is not None:
+            self.encoder_ = encoder
+            self.feature_kinds_ = np.asarray(encoder.kinds, dtype=object)
+        else:
+            self.feature_kinds_ = np.full(n_features, "continuous", dtype=object)
+        if names is not None and all(isinstance(name, str) for name in names):
             self.feature_names_in_ = np.asarray(names, dtype=object)
         self.smoothing_ = smoothing
         self.model_ = BoostedModel(hypotheses, alphas, k)
@@ -478,6 +334,18 @@ class DaskBoostClassifier(BoostClassifier):
         # no held-out runs on the cluster yet: the uncalibrated link (calibration.py)
         self.calibrator_ = None
         self.best_iteration_ = None
+
+    def _learner(self, mode, smoothing, shards, header):
+        """The weak learner over the shards, as ``learners.make_learner`` picks the local
+        one: a tree learner, the stump learner, or on a table with categorical columns the
+        best of the stump and the categorical stump learners (``BestOfLearner``)."""
+        if self.weak_learner in SHARDED_TREES:
+            return SHARDED_TREES[self.weak_learner](mode, smoothing, shards,
+                                                    **self._tree_params())
+        stump = ShardedStumpLearner(mode, smoothing, shards)
+        if not header.categorical:
+            return stump
+        return BestOfLearner([stump, ShardedCategoricalLearner(mode, smoothing, shards)])
 
     def _code(self, classes, multilabel):
         """AdaBoost.MO's code matrix as ``schemes.build_scheme`` makes it (the same
@@ -519,6 +387,13 @@ class DaskBoostClassifier(BoostClassifier):
     def _map(self, X, method, n_outputs, dtype=np.float64):
         """``method`` of the local model on every partition of a dask collection."""
         local = self.to_local()
+        if is_dask_frame(X) and hasattr(self, "encoder_"):
+            # the local model reads each pandas partition through its encoder
+            lengths = [int(n) for n in X.map_partitions(len).compute()]
+            shape = () if n_outputs is None else (n_outputs,)
+            return da.concatenate([
+                da.from_delayed(delayed(getattr(local, method))(part), (n, *shape), dtype)
+                for part, n in zip(X.to_delayed(), lengths, strict=True)])
         if is_dask_frame(X):
             X = X.to_dask_array(lengths=True)
         if not isinstance(X, da.Array):

@@ -149,8 +149,13 @@ def infer_kind(X, name):
     if _is_category_dtype(X, name):
         return "categorical"
     present = [str(value) for value in _values(X, name) if not is_missing(value)]
-    distinct = set(present)
-    if len(distinct) <= max(2, min(MAX_INFERRED_CATEGORIES, len(present) // 2)):
+    return string_kind(set(present), len(present))
+
+
+def string_kind(distinct, n_present):
+    """The kind of a column read as strings (rule 3 of the module docstring), from its
+    ``distinct`` values (a set of str) and its number of non-missing values."""
+    if len(distinct) <= max(2, min(MAX_INFERRED_CATEGORIES, n_present // 2)):
         return "categorical"
     if any(len(value.split()) != 1 or value != value.strip() for value in distinct):
         return "text"
@@ -170,21 +175,26 @@ def warn_doubtful_kinds(X, kinds, feature_types=None):
         if name in given or kind not in ("categorical", "text") or _is_category_dtype(X, name):
             continue
         present = [str(value) for value in _values(X, name) if not is_missing(value)]
-        n, distinct = len(present), len(set(present))
-        if n < MIN_ROWS_TO_WARN:
-            continue
-        if kind == "categorical" and distinct > IDENTIFIER_SHARE * n:
-            warnings.warn(
-                f"column {name!r} looks like an identifier ({distinct} distinct values in {n} "
-                "rows): as a categorical column it can only memorise rows; pass "
-                f"feature_types={{{name!r}: 'ignore'}} (or 'text' or 'categorical' to keep "
-                "it and silence this warning)", ColumnKindWarning, stacklevel=_FIT_CALLER)
-        elif kind == "text" and distinct <= FEW_TEXTS_SHARE * n:
-            warnings.warn(
-                f"column {name!r} was read as text (its values have spaces) but has only "
-                f"{distinct} distinct values in {n} rows: if they are names rather than "
-                f"sentences, pass feature_types={{{name!r}: 'categorical'}} (or 'text' to "
-                "silence this warning)", ColumnKindWarning, stacklevel=_FIT_CALLER)
+        warn_doubtful_kind(name, kind, len(present), len(set(present)), _FIT_CALLER + 1)
+
+
+def warn_doubtful_kind(name, kind, n, distinct, stacklevel):
+    """The ``ColumnKindWarning`` of an inferred kind, from the column's number of
+    non-missing values ``n`` and of distinct ones (module docstring), if it looks wrong."""
+    if n < MIN_ROWS_TO_WARN:
+        return
+    if kind == "categorical" and distinct > IDENTIFIER_SHARE * n:
+        warnings.warn(
+            f"column {name!r} looks like an identifier ({distinct} distinct values in {n} "
+            "rows): as a categorical column it can only memorise rows; pass "
+            f"feature_types={{{name!r}: 'ignore'}} (or 'text' or 'categorical' to keep "
+            "it and silence this warning)", ColumnKindWarning, stacklevel=stacklevel)
+    elif kind == "text" and distinct <= FEW_TEXTS_SHARE * n:
+        warnings.warn(
+            f"column {name!r} was read as text (its values have spaces) but has only "
+            f"{distinct} distinct values in {n} rows: if they are names rather than "
+            f"sentences, pass feature_types={{{name!r}: 'categorical'}} (or 'text' to "
+            "silence this warning)", ColumnKindWarning, stacklevel=stacklevel)
 
 
 def infer_feature_types(X, feature_types=None):

@@ -8,6 +8,8 @@ value of least Z (``criterion.partition_z``); the confidences come from
 ``confidence.block_confidences``.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from confboost.confidence import block_confidences
@@ -118,28 +120,86 @@ class CategoricalLearner:
 
     def fit(self, dataset, weights, labels):
         """Best value test over ``dataset.categorical`` (a ``Dataset``); None if none."""
+        split = self.best_split(self.histograms(dataset, weights, labels), dataset,
+                                float(weights.sum()))
+        if split is None:
+            return None
+        column, code = dataset.categorical[split.column_index], split.code
+        train_blocks = np.where(column.codes < 0, 2, np.where(column.codes == code, 0, 1))
+        return PartitionFit(hypothesis=split.hypothesis,
+                            train_blocks=train_blocks.astype(np.uint8),
+                            weight_pos=split.weight_pos, weight_neg=split.weight_neg,
+                            criterion=split.criterion)
+
+    @staticmethod
+    def histograms(dataset, weights, labels):
+        """The value histogram of every categorical column: a list of arrays of shape
+        (2, n_values + 1, k), W+ and W- per value and missing last (``value_histogram``).
+
+        Histograms of disjoint row sets add up to the histogram of their union: the
+        distributed fit (``confboost.dask``) sums its partitions'.
+        """
+        return [np.stack(value_histogram(column.codes, len(column.values), weights,
+                                         labels.signs))
+                for column in dataset.categorical]
+
+    def best_split(self, hists, dataset, total):
+        """The value test of least Z from the columns' histograms (``histograms``' output).
+
+        Parameters
+        ----------
+        hists : list of ndarray of shape (2, n_values + 1, k)
+        dataset : Dataset
+            Its categorical columns' positions and values (their rows are not read).
+        total : float
+            Σ W over every example.
+
+        Returns
+        -------
+        CategoricalSplit or None
+            None when no categorical column has a value.
+        """
         best = None
-        total = float(weights.sum())
-        for column in dataset.categorical:
+        for index, (column, hist) in enumerate(zip(dataset.categorical, hists, strict=True)):
             if not column.values:
                 continue
-            w_plus, w_minus = value_histogram(column.codes, len(column.values), weights,
-                                              labels.signs)
-            weight_pos, weight_neg = categorical_block_stats(w_plus, w_minus)
+            weight_pos, weight_neg = categorical_block_stats(hist[0], hist[1])
             z = partition_z(weight_pos, weight_neg, CATEGORICAL_ABSTAINING, self.mode, total)
             code = int(np.argmin(z))
             if best is None or z[code] < best[0]:
-                best = (float(z[code]), column, code, weight_pos[code], weight_neg[code])
+                best = (float(z[code]), index, code, weight_pos[code], weight_neg[code])
         if best is None:
             return None
-        z, column, code, weight_pos, weight_neg = best
+        z, index, code, weight_pos, weight_neg = best
+        column = dataset.categorical[index]
         values = block_confidences(weight_pos, weight_neg, CATEGORICAL_ABSTAINING, self.mode,
                                    self.smoothing)
-        train_blocks = np.where(column.codes < 0, 2, np.where(column.codes == code, 0, 1))
-        return PartitionFit(
-            hypothesis=CategoricalHypothesis(column.column, column.values[code], values),
-            train_blocks=train_blocks.astype(np.uint8),
-            weight_pos=np.ascontiguousarray(weight_pos),
-            weight_neg=np.ascontiguousarray(weight_neg),
-            criterion=z,
-        )
+        return CategoricalSplit(CategoricalHypothesis(column.column, column.values[code],
+                                                      values),
+                                index, code, np.ascontiguousarray(weight_pos),
+                                np.ascontiguousarray(weight_neg), z)
+
+
+@dataclass
+class CategoricalSplit:
+    """A value test chosen from the value histograms (``CategoricalLearner.best_split``).
+
+    Attributes
+    ----------
+    hypothesis : CategoricalHypothesis
+    column_index : int
+        The column's index in ``Dataset.categorical``.
+    code : int
+        The value code tested.
+    weight_pos, weight_neg : ndarray of shape (3, k)
+        W+ and W- of the blocks =, ≠, missing.
+    criterion : float
+        Z.
+    """
+
+    hypothesis: CategoricalHypothesis
+    column_index: int
+    code: int
+    weight_pos: np.ndarray
+    weight_neg: np.ndarray
+    criterion: float

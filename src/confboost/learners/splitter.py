@@ -8,7 +8,7 @@ bin and column) the candidates are
   value sends it to the child of larger training weight;
 - a categorical value: ``x == v`` left, any other value and a missing value right, for every
   value v seen in training, from the column's value histogram over the node's rows
-  (O(n_node · k) per column, ``categorical_node_gains``);
+  (O(n_node · k) per column, ``categorical_node_masses``, ``value_split_gains``);
 - a term of a text column: present left, absent right (a missing text holds no term), from
   the term postings restricted to the node's rows (``kernels/tree.node_term_gains``,
   O(nnz · k) per column and node).
@@ -59,8 +59,8 @@ def numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
     return float(gain[feature]), (NODE_THRESHOLD, feature, b, missing_left)
 
 
-def categorical_node_gains(codes, rows, n_values, pos, neg, mode, least_mass):
-    """The drop in Z of each value test ``x == v`` at a node (missing goes right).
+def categorical_node_masses(codes, rows, n_values, pos, neg):
+    """W+ and W- of a node's rows with each value, shape (2, n_values, k).
 
     Parameters
     ----------
@@ -71,6 +71,25 @@ def categorical_node_gains(codes, rows, n_values, pos, neg, mode, least_mass):
     n_values : int
     pos, neg : ndarray of shape (n_samples, k)
         Positive and negative mass of each example and column.
+
+    Masses of disjoint row sets add up to those of their union (``confboost.dask`` sums its
+    partitions').
+    """
+    node_codes = codes[rows]
+    known = node_codes >= 0
+    return np.stack(leaf_statistics(node_codes[known], n_values, pos[rows[known]],
+                                    neg[rows[known]]))
+
+
+def value_split_gains(node_pos, node_neg, equal_pos, equal_neg, mode, least_mass):
+    """The drop in Z of each value test ``x == v`` at a node (missing goes right).
+
+    Parameters
+    ----------
+    node_pos, node_neg : ndarray of shape (k,)
+        W+ and W- of the node.
+    equal_pos, equal_neg : ndarray of shape (n_values, k)
+        W+ and W- of the node's rows with each value (``categorical_node_masses``).
     mode : int
         Confidence mode code.
     least_mass : float
@@ -82,17 +101,38 @@ def categorical_node_gains(codes, rows, n_values, pos, neg, mode, least_mass):
         score(node) - score(= v) - score(≠ v), -inf where a child is lighter than
         ``least_mass``.
     """
-    node_pos, node_neg = pos[rows].sum(axis=0), neg[rows].sum(axis=0)
-    node_codes = codes[rows]
-    known = node_codes >= 0
-    known_codes = node_codes[known]
-    known_pos, known_neg = pos[rows[known]], neg[rows[known]]
-    equal_pos, equal_neg = leaf_statistics(known_codes, n_values, known_pos, known_neg)
     gains = split_gain(node_pos, node_neg, equal_pos, equal_neg, mode)
     equal_mass = equal_pos.sum(axis=1) + equal_neg.sum(axis=1)
     rest_mass = node_pos.sum() + node_neg.sum() - equal_mass
     gains[(equal_mass < least_mass) | (rest_mass < least_mass)] = -np.inf
     return gains
+
+
+def least_child_mass(node_pos, node_neg, min_leaf_weight):
+    """Least mass of a child of a node of W+ ``node_pos`` and W- ``node_neg``."""
+    return max(min_leaf_weight, 1e-12 * float(node_pos.sum() + node_neg.sum()))
+
+
+def best_value_split(node_pos, node_neg, value_masses, mode, min_leaf_weight):
+    """A node's best value test over the categorical columns, (gain, (NODE_VALUE, index,
+    code, False)), or None when there is no column.
+
+    Parameters
+    ----------
+    node_pos, node_neg : ndarray of shape (k,)
+    value_masses : list of ndarray of shape (2, n_values, k)
+        ``categorical_node_masses`` of each column (``NodeSplits.categorical``).
+    mode : int
+    min_leaf_weight : float
+    """
+    least_mass = least_child_mass(node_pos, node_neg, min_leaf_weight)
+    best = None
+    for index, masses in enumerate(value_masses):
+        gains = value_split_gains(node_pos, node_neg, masses[0], masses[1], mode, least_mass)
+        code = int(np.argmax(gains))
+        if best is None or gains[code] > best[0]:
+            best = (float(gains[code]), (NODE_VALUE, index, code, False))
+    return best
 
 
 class NodeSplits:
@@ -126,16 +166,10 @@ class NodeSplits:
         or None when there is none; ``index`` is the column's position in
         ``self.categorical`` or ``self.text``."""
         pos, neg = self.pos, self.neg
-        node_pos, node_neg = pos[rows].sum(axis=0), neg[rows].sum(axis=0)
-        node_mass = float(node_pos.sum() + node_neg.sum())
-        least_mass = max(self.min_leaf_weight, 1e-12 * node_mass)
-        best = None
-        for index, column in enumerate(self.categorical):
-            gains = categorical_node_gains(column.codes, rows, len(column.values), pos, neg,
-                                           self.mode, least_mass)
-            code = int(np.argmax(gains))
-            if best is None or gains[code] > best[0]:
-                best = (float(gains[code]), (NODE_VALUE, index, code, False))
+        node_pos, node_neg = self.node_masses(rows)
+        best = best_value_split(node_pos, node_neg, self.value_masses(rows), self.mode,
+                                self.min_leaf_weight)
+        least_mass = least_child_mass(node_pos, node_neg, self.min_leaf_weight)
         if self.text:
             self._in_node[rows] = True
             for index, column in enumerate(self.text):
@@ -151,6 +185,16 @@ class NodeSplits:
                     best = (float(gains[best_list]), (NODE_TERM, index, term, False))
             self._in_node[rows] = False
         return best
+
+    def node_masses(self, rows):
+        """W+ and W- of the node of ``rows``, shape (k,) each."""
+        return self.pos[rows].sum(axis=0), self.neg[rows].sum(axis=0)
+
+    def value_masses(self, rows):
+        """``categorical_node_masses`` of every categorical column at the node of ``rows``."""
+        return [categorical_node_masses(column.codes, rows, len(column.values), self.pos,
+                                        self.neg)
+                for column in self.categorical]
 
     def goes_left(self, split, rows):
         """Whether each of ``rows`` goes left under a categorical or term split, shape
