@@ -1,11 +1,11 @@
-"""Distributed training on Dask: the local engine run per partition, histograms summed.
+"""Distributed training on Dask: the local engine run on each worker's rows, histograms summed.
 
 A thin layer in the shape of LightGBM's ``dask.py``: it never re-implements the algorithm.
-Each partition of the training data becomes a *shard* on the worker that holds it
-(``dask_shards.py``): the partition's rows binned with the common bins and coded with the
-common vocabularies (a ``Dataset``) and an ``MHScheme`` over its rows whose weights are
-normalised by the whole training set's total, so that every partition's D, training loss
-and Z_t are its share of the whole set's. The boosting loop is ``boosting.run_boosting``
+The partitions of the training data that a worker holds become one *shard* on it
+(``dask_shards.py``): their rows binned with the common bins and coded with the common
+vocabularies (a ``Dataset``) and an ``MHScheme`` over those rows whose weights are
+normalised by the whole training set's total, so that every shard's D, training loss and
+Z_t are its share of the whole set's. The boosting loop is ``boosting.run_boosting``
 itself, on the client, with stand-ins for the learner and the scheme:
 
 - ``ShardedStumpLearner``: every shard builds the W+/W- histograms of its rows with the
@@ -63,7 +63,7 @@ from confboost.dask_input import (
     partitions,
     table_columns,
 )
-from confboost.dask_shards import Shards, advance_shard, make_shard
+from confboost.dask_shards import Shards, advance_shard, build_shards
 from confboost.dask_trees import ShardedHammingTreeLearner, ShardedTreeLearner
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.estimators import BoostClassifier
@@ -292,10 +292,8 @@ class DaskBoostClassifier(BoostClassifier):
             n_samples=n_samples, n_columns=n_features)
 
         def build():
-            return client.compute([delayed(make_shard)(*part, header, classes, multilabel,
-                                                        self.init, total_weight, code,
-                                                        self.decoding)
-                                   for part in parts])
+            return build_shards(client, parts, self.timeout, header, classes, multilabel,
+                                self.init, total_weight, code, self.decoding)
 
         shards = Shards(client, build, float(self.timeout), int(self.max_retries))
         try:

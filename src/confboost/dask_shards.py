@@ -1,12 +1,13 @@
-"""The shards of the Dask layer: each partition's training state on its worker, and the
-client's handles on them.
+"""The shards of the Dask layer: each worker's training state, and the client's handles on
+them.
 
-A *shard* (``Shard``) is one partition's rows binned with the common bins and coded with
-the common vocabularies (a ``Dataset``), and the local ``MHScheme`` (or ``MOScheme``) over
-its rows, normalised by the whole set's weight so that every shard's D, loss and Z_t are
-its share of the whole set's; it holds the W+/W- histograms of its rows under the current
-D. Shards are immutable: a round (``advance_shard``: the local update, then the next
-histograms) makes new ones, so Dask can recompute a lost one from the lineage.
+A *shard* (``Shard``) is the rows of the input partitions that one worker holds,
+concatenated (``build_shards``), binned with the common bins and coded with the common
+vocabularies (a ``Dataset``), and the local ``MHScheme`` (or ``MOScheme``) over them,
+normalised by the whole set's weight so that every shard's D, loss and Z_t are its share of
+the whole set's; it holds the W+/W- histograms of its rows under the current D. Shards are
+immutable: a round (``advance_shard``: the local update, then the next histograms) makes
+new ones, so Dask can recompute a lost one from the lineage.
 
 ``Shards`` is the client's side: it submits one task per shard, sums what they return by
 a reduction tree of pairwise additions on the workers (``_tree_sum``; a shard's summary is
@@ -30,7 +31,8 @@ from confboost.schemes.mh import MHScheme
 from confboost.schemes.mo import MOScheme
 
 try:
-    from distributed import get_worker
+    from dask import delayed
+    from distributed import get_worker, wait
 except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
     raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
                       "(dask[distributed])") from error
@@ -70,12 +72,42 @@ class Shard:
         return [self.hist, self.shares, *self.value_hists]
 
 
-def make_shard(X, y, sample_weight, value_codes, header, classes, multilabel, init,
-                total_weight, code=None, decoding="loss"):
-    """The shard of one partition: bin its rows (the header's bins and columns, its
-    categorical columns with the partition's ``value_codes``), encode its labels, start D
-    (AdaBoost.MO with a code of more than one bit: MH on the code-relabelled signs,
-    ``MOScheme``)."""
+def _piece(*part):
+    """One input partition, computed: (X, y, sample_weight, value codes)."""
+    return part
+
+
+def build_shards(client, parts, timeout, *arguments):
+    """One shard per worker, of the input partitions it holds: list of Future.
+
+    Each partition is computed where Dask puts it (``parts``: delayed (X, y, w, value
+    codes), ``dask_input.partitions``); then every worker concatenates its own, in partition
+    order, into one shard (``make_shard(pieces, *arguments)``), as LightGBM's Dask layer
+    gives each worker one local data set: a round then costs one task per worker, not one
+    per partition, and no partition moves.
+    """
+    pieces = client.compute([delayed(_piece)(*part) for part in parts])
+    wait(pieces, timeout=timeout)
+    holders = client.who_has(pieces)
+    groups = {}
+    for piece in pieces:
+        groups.setdefault(holders[piece.key][0], []).append(piece)
+    return [client.submit(make_shard, group, *arguments, workers=[worker],
+                          allow_other_workers=True, pure=False)
+            for worker, group in groups.items()]
+
+
+def make_shard(pieces, header, classes, multilabel, init, total_weight, code=None,
+               decoding="loss"):
+    """The shard of a worker's partitions ``pieces`` ((X, y, w, value codes) each),
+    concatenated: bin its rows (the header's bins and columns, its categorical columns with
+    the partitions' value codes), encode its labels, start D (AdaBoost.MO with a code of
+    more than one bit: MH on the code-relabelled signs, ``MOScheme``)."""
+    X = np.concatenate([piece[0] for piece in pieces])
+    y = np.concatenate([np.asarray(piece[1]) for piece in pieces])
+    sample_weight = np.concatenate([piece[2] for piece in pieces])
+    value_codes = [np.concatenate([piece[3][c] for piece in pieces])
+                   for c in range(len(header.categorical))]
     if multilabel:
         signs = np.where(np.asarray(y) > 0, 1, -1).astype(np.int8)
         single_label = False
@@ -165,9 +197,8 @@ def _add(*parts):
 
 def _tree_sum(client, futures):
     """The arrays (or lists of arrays) of ``futures`` summed by pairwise additions on the
-    workers (a reduction tree: no worker receives more than two)."""
-    if len(futures) == 1:  # a copy: the client may change what it receives
-        return client.submit(_add, futures[0], pure=False)
+    workers (a reduction tree: no worker receives more than two). The client may change
+    what it receives: every task returns new arrays (a new list)."""
     while len(futures) > 1:
         paired = [client.submit(_add, futures[i], futures[i + 1], pure=False)
                   for i in range(0, len(futures) - 1, 2)]

@@ -174,8 +174,9 @@ def shard_split(rows, node, split, left, right, with_hist):
 
 
 def shard_summary(rows):
-    """The summary of the shard's last step (taken where the row sets live)."""
-    return rows.summary
+    """The summary of the shard's last step (taken where the row sets live; a new list,
+    which the client may change)."""
+    return list(rows.summary)
 
 
 def shard_node_histogram(rows, node):
