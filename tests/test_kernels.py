@@ -253,3 +253,22 @@ def test_transform_codes_csc_equals_dense(rng):
     sparse = np.empty((3, 400), dtype=np.uint8)
     transform_codes_csc(csc.indptr, csc.indices, csc.data, padded, MISSING_BIN, sparse)
     np.testing.assert_array_equal(sparse, dense)
+
+
+@pytest.mark.parametrize("n_blocks", [1, 3, 8, 255])
+def test_block_cover_is_bincount_to_the_last_bit(rng, n_blocks):
+    from confboost.kernels.cover import block_cover, block_cover_naive
+
+    for n_samples in (0, 1, 7, 1001):  # counts in lanes of 4: every remainder, and none
+        blocks = rng.integers(0, n_blocks, size=n_samples).astype(np.uint8)
+        cover = np.full(n_blocks, np.nan)
+        weights = rng.exponential(size=n_samples) * 1e3  # sums that round
+        block_cover(blocks, weights, False, cover)
+        np.testing.assert_array_equal(cover, block_cover_naive(blocks, weights, n_blocks))
+        ones = np.ones(n_samples)
+        block_cover(blocks, ones, True, cover)
+        np.testing.assert_array_equal(cover, block_cover_naive(blocks, ones, n_blocks))
+        # the same examples in another order: the same counts
+        order = rng.permutation(n_samples)
+        block_cover(np.ascontiguousarray(blocks[order]), ones, True, cover)
+        np.testing.assert_array_equal(cover, np.bincount(blocks, minlength=n_blocks))

@@ -33,24 +33,28 @@ from math import factorial
 import numpy as np
 
 from confboost.data.frame import as_frame
+from confboost.kernels.cover import block_cover
 from confboost.tree_shap import FlatTree, tree_shap
 
 
-def record_cover(fit, sample_weight):
+def record_cover(fit, sample_weight, unit=False):
     """Set the training cover of the round's hypothesis (a ``boosting`` callback's work).
 
     Parameters
     ----------
     fit : PartitionFit
         The round's fit; its hypothesis gets ``cover``, shape (n_blocks,), the sample
-        weight of the training examples in each block, and a product also
-        ``pattern_cover`` = (patterns, masses), the mass of each sign pattern seen.
-    sample_weight : ndarray of shape (n_samples,)
+        weight of the training examples in each block (``kernels.cover.block_cover``:
+        ``np.bincount``'s sums), and a product also ``pattern_cover`` = (patterns, masses),
+        the mass of each sign pattern seen.
+    sample_weight : ndarray of shape (n_samples,), float64
+    unit : bool, default=False
+        Every sample weight is 1 (the cover is then counted: the same numbers, sooner).
     """
     hypothesis = fit.hypothesis
-    n_blocks = hypothesis.values.shape[0]
-    hypothesis.cover = np.bincount(fit.train_blocks, weights=sample_weight,
-                                   minlength=n_blocks).astype(np.float64)
+    cover = np.empty(hypothesis.values.shape[0], dtype=np.float64)
+    block_cover(fit.train_blocks, sample_weight, unit, cover)
+    hypothesis.cover = cover
     if fit.train_patterns is not None:
         patterns, inverse = np.unique(fit.train_patterns, return_inverse=True)
         masses = np.bincount(inverse, weights=sample_weight)

@@ -200,10 +200,12 @@ def new_run(est, build, rows, targets, sample_weight, mode, held, stopping):
     run = BoostingRun(dataset, scheme, learner, alpha_method, mode, smoothing,
                       float(est.learning_rate))
     # each round's training cover, which the explanations average over (explain.py)
+    cover_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    unit = bool((cover_weight == 1.0).all())
     part = {"run": run, "record": None, "held": held,
             "thresholds": getattr(scheme, "thresholds", None),  # MR on multi-label data
             "callbacks": [lambda round_index, record: record_cover(record["fit"],
-                                                                   sample_weight)]}
+                                                                   cover_weight, unit)]}
     if held is not None:
         part["record"] = ValidationRecord(
             held["X"], k, validation_score(est, part, held),

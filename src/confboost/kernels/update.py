@@ -159,8 +159,10 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
                 weights[i, l] = w
                 chunk_total += w
                 if loss_kind == LOSS_PAIRS:
-                    if (score <= 0.0) if sign == 0 else (score >= 0.0):
-                        row_loss += loss_weights[i, l]
+                    # Y f <= 0, without a branch: on data in no order its outcome is a coin
+                    # toss, and a mispredicted branch per pair cost three times the rest of
+                    # the pass (adding 0.0 leaves the sum's bits as skipping would)
+                    row_loss += loss_weights[i, l] * (score * (1.0 - 2.0 * sign) <= 0.0)
                 else:
                     if score > top:
                         top = score
