@@ -31,7 +31,7 @@ def shuttle_like():
 def satimage():
     from confboost.datasets import load
 
-    data = load("satimage", data_dir=common.DATA)
+    data = load("satimage")  # $CONFBOOST_DATA, else ../shared/data beside the checkout
     return data.X_train, data.y_train
 
 

@@ -1,7 +1,11 @@
 """The BoosTexter / icsiboost command line end to end on a small STEM in a temporary folder."""
 
 import io
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -286,8 +290,66 @@ def test_train_options_reach_the_estimator(single_stem, capsys, tmp_path, argv):
 
 
 def test_bad_train_options_exit_2(single_stem, capsys):
-    status, out, err = run(["train", "-S", single_stem, "--learning-rate", "2"], capsys)
-    assert status == 2 and "'learning_rate' parameter of BoostClassifier must be" in err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "-S", str(single_stem), "--learning-rate", "2"])
+    assert exit_info.value.code == 2
+    assert "--learning-rate: expected a number in (0, 1], got '2'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["train", "-S", str(single_stem), "--weak-learner", "forest"])
     assert "invalid choice: 'forest'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag, parameter, values", [
+    ("--max-leaves", "max_leaves", ["1", "2", "255", "256"]),
+    ("--learning-rate", "learning_rate", ["0", "1e-9", "1", "1.0001", "2"]),
+    ("--seed", "random_state", ["-1", "0", str(2**32 - 1), str(2**32)]),
+    ("--code-length", "code_length", ["0", "1", "40"]),
+    ("-n", "n_estimators", ["0", "1"]),
+    ("--jobs", "n_jobs", ["0", "1", "3"]),
+])
+def test_train_flags_hold_the_estimator_bounds(single_stem, capsys, flag, parameter, values):
+    # train fits a Booster, which does not check its parameters: each flag's type must
+    # refuse exactly what BoostClassifier's parameter table refuses
+    from confboost.cli import build_parser
+    from confboost.estimators import BoostClassifier
+
+    parser = build_parser()
+    for text in values:
+        try:
+            arguments = parser.parse_args(["train", "-S", str(single_stem), flag, text])
+            accepted = True
+        except SystemExit:
+            accepted = False
+        capsys.readouterr()
+        value = getattr(arguments, {"-n": "rounds", "--seed": "seed", "--jobs": "jobs"}.get(
+            flag, flag[2:].replace("-", "_"))) if accepted else text
+        estimator = BoostClassifier(**{parameter: value if accepted else
+                                       float(text) if "." in text or "e" in text
+                                       else int(text)})
+        try:
+            estimator._validate_params()
+            valid = True
+        except ValueError:
+            valid = False
+        assert accepted == valid, (flag, text)
+
+
+def test_train_imports_no_scikit_learn(tmp_path):
+    # a BoosTexter run fits a Booster: scikit-learn (with the SciPy statistics and pandas it
+    # pulls in) costs a command more than its whole numeric run (issue 18)
+    rng = np.random.default_rng(0)
+    (tmp_path / "n.names").write_text("a, b, c.\nx: continuous.\ny: continuous.\n"
+                                      "k: red, blue.\n")
+    rows = [f"{rng.normal():.3f}, {'?' if i % 7 == 0 else f'{rng.normal():.3f}'}, "
+            f"{'red' if i % 3 else 'blue'}, {'abc'[i % 3]}." for i in range(60)]
+    for suffix in (".data", ".test"):
+        (tmp_path / f"n{suffix}").write_text("".join(row + "\n" for row in rows))
+    heavy = ("sklearn", "pandas", "matplotlib", "scipy.stats", "scipy.sparse", "scipy.special",
+             "scipy.optimize")
+    code = ("import sys\nfrom confboost.cli import main\n"
+            f"status = main(['train', '-S', {str(tmp_path / 'n')!r}, '-n', '5'])\n"
+            f"print(status, [m for m in {heavy!r} if m in sys.modules])\n")
+    src = Path(__file__).resolve().parent.parent / "src"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(src)}, check=True)
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr

@@ -69,3 +69,31 @@ def test_dates_are_refused_with_the_way_to_convert_them(column):
         BoostClassifier(3, feature_types={"when": "categorical"}).fit(X, y)
     clf = BoostClassifier(3, feature_types={"when": "ignore"}).fit(X, y)
     assert clf.feature_kinds_.tolist() == ["continuous", "ignore"]
+
+
+@pytest.mark.parametrize("values", [
+    np.array([1.5, np.nan, -2.0, 0.0]), np.array([1, 2, -3], dtype=np.int64),
+    np.array([True, False]), np.array([0.1, np.nan], dtype=np.float32),
+    np.array([2**60 + 1, 3], dtype=np.uint64)])
+def test_continuous_values_of_an_array_equal_its_values_one_by_one(values):
+    from confboost.data.columns import continuous_values
+
+    one_by_one = continuous_values(list(values), "c")  # the per-value reading
+    np.testing.assert_array_equal(continuous_values(values, "c"), one_by_one)
+    assert continuous_values(values, "c").dtype == np.float64
+
+
+def test_continuous_values_of_an_array_refuse_infinity_naming_the_row():
+    from confboost.data.columns import continuous_values
+
+    with pytest.raises(ValueError, match=r"column 'c': row 2 holds np.float64\(inf\)"):
+        continuous_values(np.array([1.0, np.nan, np.inf]), "c")
+
+
+def test_issparse_without_scipy_is_scipys():
+    import scipy.sparse as sp
+
+    from confboost._sparse import issparse
+
+    for X in (sp.csr_matrix(np.eye(2)), sp.csc_array(np.eye(2)), np.eye(2), [[1]], None):
+        assert issparse(X) == sp.issparse(X)

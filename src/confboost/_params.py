@@ -1,11 +1,12 @@
-"""``BoostClassifier``'s parameter table, its one rule across parameters, and the
-constraint types of the declarative tables (scikit-learn's ``_param_validation``).
+"""``BoostClassifier``'s parameter table and the constraint types of the declarative tables
+(scikit-learn's ``_param_validation``).
 
 ``PARAMETERS`` is the estimator's ``_parameter_constraints`` (DESIGN.md rule 5), checked
 once at ``fit`` (and by ``load``) by scikit-learn's ``_validate_params``, which raises a
-ValueError naming the parameter; ``check_params`` adds the rule the table cannot say. The
-table is built from the registries, so a new scheme, confidence mode, α method, learner,
-start or code is accepted where it is registered. ``Count`` and ``Number`` are a count or a
+ValueError naming the parameter; ``Booster._validate_params_once`` adds the rule the table
+cannot say (``booster.py``, which imports no scikit-learn). The table is built from the
+registries, so a new scheme, confidence mode, α method, learner, start or code is accepted
+where it is registered. ``Count`` and ``Number`` are a count or a
 number in an interval that refuses bools (scikit-learn's ``Interval`` takes True for 1).
 """
 
@@ -77,11 +78,3 @@ PARAMETERS = {
     "calibration": [None, StrOptions({"temperature"})],
 }
 
-
-def check_params(est):
-    """The rule across parameters (weight trimming is for stumps only), after the table's
-    checks; returns the confidence mode code (``criterion.MODES``)."""
-    if est.trim != 0 and est.weak_learner != "stump":
-        raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
-                         f"{est.weak_learner!r} with trim={est.trim!r}")
-    return MODES[est.confidence]

@@ -72,20 +72,29 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _version():
-    from importlib.metadata import PackageNotFoundError, version
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (importlib.metadata
+    is a tenth of a command's start-up)."""
 
-    try:
-        return version("confboost")
-    except PackageNotFoundError:
-        return "(not installed)"
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("confboost")
+        except PackageNotFoundError:
+            found = "(not installed)"
+        print(f"confboost {found}")
+        parser.exit()
 
 
 def build_parser():
     """The argument parser of every command."""
     parser = _OneLineParser(
         prog="confboost", description="Boosting with confidence-rated predictions.")
-    parser.add_argument("--version", action="version", version=f"confboost {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="boost on a bundled data set and print the bound "
                                             "at work (the job of `make run`)")

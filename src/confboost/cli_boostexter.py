@@ -22,12 +22,12 @@ directly. Every command reads ``STEM.names`` for the columns and classes, as ics
 Training is ``cli_train.py``; what the commands share, ``cli_stems.py``.
 """
 
+import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from scipy.special import expit
 
 from confboost import cli_icsiboost as icsi
 from confboost.cli_stems import (
@@ -47,7 +47,7 @@ from confboost.cli_stems import (
 from confboost.cli_train import train_command
 from confboost.criterion import MODES
 from confboost.formats.boostexter import BoosTexterFormatError, read_data, read_names
-from confboost.learners import LEARNERS
+from confboost.learners import LEARNERS, MAX_LEAVES
 from confboost.schemes.mo import CODES, DECODINGS
 
 # ----------------------------------------------------------------------------- test
@@ -151,6 +151,8 @@ def classify_command(arguments):
     scores = _class_scores(estimator, estimator.decision_function(data.columns).reshape(n, -1),
                            decoded=True)
     if arguments.posteriors:
+        from scipy.special import expit
+
         scores = expit(2.0 * scores)
     elif not arguments.raw:
         total = float(np.sum(estimator.model_.alphas))
@@ -289,7 +291,31 @@ def add_commands(commands, schemes):
                            alpha="auto", output=None, input=None, raw=False)
 
 
+def _int_in(low, high):
+    """An argparse type: an integer in [low, high]."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected an integer in [{low}, {high}], got "
+                                             f"{text!r}")
+        return value
+    return parse
+
+
+def _learning_rate(text):
+    value = icsi.positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return value
+
+
 def _train_arguments(train, schemes):
+    # Each flag's type holds the bounds of its parameter in BoostClassifier's table: train
+    # runs a Booster, which leaves the checking to its caller (tests/test_cli_boostexter.py
+    # holds the two together).
     train.add_argument("--scheme", choices=schemes, default="mh",
                        help="multiclass scheme (default: %(default)s): AdaBoost.MH, .MR, or "
                             ".MO (one class per example; --code, --code-length, --decoding)")
@@ -299,13 +325,13 @@ def _train_arguments(train, schemes):
                        help="bits of a random code (default: 10 log2 k, rounded up)")
     train.add_argument("--decoding", choices=DECODINGS, default="loss",
                        help="AdaBoost.MO's decoder (default: %(default)s)")
-    train.add_argument("--seed", type=int, default=0, metavar="S",
+    train.add_argument("--seed", type=_int_in(0, 2**32 - 1), default=0, metavar="S",
                        help="seed of the random code (default: %(default)s)")
     train.add_argument("--weak-learner", choices=sorted(LEARNERS), default="stump",
                        help="weak learner (default: %(default)s, icsiboost's)")
-    train.add_argument("--max-leaves", type=icsi.positive_int, default=8, metavar="L",
+    train.add_argument("--max-leaves", type=_int_in(2, MAX_LEAVES), default=8, metavar="L",
                        help="most leaves of a tree (default: %(default)s; trees only)")
-    train.add_argument("--learning-rate", type=icsi.positive_float, default=1.0, metavar="NU",
+    train.add_argument("--learning-rate", type=_learning_rate, default=1.0, metavar="NU",
                        help="shrinkage of every alpha, in (0, 1] (default: %(default)s)")
     train.add_argument("--confidence", choices=sorted(MODES), default="real",
                        help="weak hypothesis confidences (default: %(default)s); "

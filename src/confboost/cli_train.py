@@ -181,7 +181,8 @@ def _checkpoint(arguments):
 
 
 def train_command(arguments):
-    from confboost.estimators import BoostClassifier
+    # the estimator without scikit-learn: a run imports none of it (issue 18)
+    from confboost.booster import Booster
 
     spec = _spec(arguments)
     fmeasure_class = _class_index(spec, arguments.max_fmeasure)
@@ -201,7 +202,10 @@ def train_command(arguments):
     k = len(spec.classes)
     smoothing = ("auto" if arguments.smoothing is None
                  else arguments.smoothing / (len(train.line_numbers) * k))
-    estimator = BoostClassifier(
+    if smoothing == 0:
+        raise ValueError(f"-E {arguments.smoothing}: too small, ε = E / (examples × classes) "
+                         "is 0 as a float")
+    estimator = Booster(
         n_estimators=arguments.rounds or 10, scheme=arguments.scheme,
         confidence=_confidence(arguments, spec, train), alpha=arguments.alpha,
         smoothing=smoothing, n_jobs=arguments.jobs, feature_types=_feature_types(spec),

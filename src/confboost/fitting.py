@@ -21,7 +21,6 @@ import numpy as np
 
 from confboost._threads import numba_threads
 from confboost.boosting import BoostingRun, ProgressPrinter, ValidationRecord
-from confboost.calibration import fit_calibrator
 from confboost.checkpoint import Checkpoint, dataset_parts, run_fingerprint
 from confboost.confidence import default_smoothing
 from confboost.criterion import REAL, REAL_ABSTAIN
@@ -279,6 +278,8 @@ def fit_calibration(est, parts, n_rounds, scores=None):
     """
     if est.calibration is None or not parts:
         return None
+    from confboost.calibration import fit_calibrator  # SciPy's optimiser: only when used
+
     logits, targets, weights = [], [], []
     for part in parts:
         run, held = part["run"], part["held"]

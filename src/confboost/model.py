@@ -10,8 +10,8 @@ index it cannot use; ``decision_function`` checks that X has the columns the mod
 """
 
 import numpy as np
-from scipy.sparse import issparse
 
+from confboost._sparse import issparse
 from confboost.data.frame import as_frame
 from confboost.learners import HYPOTHESIS_TYPES
 from confboost.untrusted import (

@@ -8,9 +8,6 @@ classes, and turning sample and class weights into the weights of D_1.
 import warnings
 
 import numpy as np
-from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight
 
 from confboost.holdout import class_weights
 
@@ -40,6 +37,10 @@ def encode_targets(y):
             raise ValueError("a 2-D y is a multi-label indicator matrix and must hold "
                              f"only 0 and 1; found {found}")
         return np.where(Y > 0, 1, -1).astype(np.int8), None, np.arange(Y.shape[1]), True
+    # scikit-learn's reading of a 1-D y; imported here: a multi-label indicator matrix (the
+    # command line's) needs none of it
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+
     y_type = type_of_target(y, input_name="y")
     if y_type not in ("binary", "multiclass"):
         raise ValueError(f"Unknown label type {y_type!r}: y must be binary, multiclass or "
@@ -60,6 +61,8 @@ def label_vector(y, stacklevel):
     """y, a column vector (n, 1) read as one label per example, with scikit-learn's
     ``DataConversionWarning`` (``stacklevel`` as ``warnings.warn``'s, from the caller)."""
     if y.ndim == 2 and y.shape[1] == 1:
+        from sklearn.exceptions import DataConversionWarning
+
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
                       "read as one label per example", DataConversionWarning,
                       stacklevel=stacklevel + 1)
@@ -87,8 +90,13 @@ def starting_weights(sample_weight, n_samples, class_weight, classes, encoded):
         Divided by its largest entry where the finite weights' sum overflows (D_1 = w / Σ w
         is the same).
     """
-    sample_weight = _check_sample_weight(sample_weight, np.empty((n_samples, 0)),
-                                         dtype=np.float64, ensure_non_negative=True)
+    if sample_weight is None:  # what scikit-learn's check gives, without importing it
+        sample_weight = np.ones(n_samples, dtype=np.float64)
+    else:
+        from sklearn.utils.validation import _check_sample_weight
+
+        sample_weight = _check_sample_weight(sample_weight, np.empty((n_samples, 0)),
+                                             dtype=np.float64, ensure_non_negative=True)
     with np.errstate(over="ignore"):
         total = sample_weight.sum()
     if not total > 0:

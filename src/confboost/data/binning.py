@@ -20,9 +20,9 @@ either dtype.
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from scipy.sparse import issparse
 
 from confboost._dtypes import MAX_BINS, MISSING_BIN, X_BINNED_DTYPE, X_DTYPE
+from confboost._sparse import issparse
 from confboost.kernels.binning import (
     THRESHOLD_WIDTH,
     distinct_up_to,

@@ -230,6 +230,15 @@ def infer_feature_types(X, feature_types=None):
 
 def continuous_values(values, name):
     """A float64 array of a column's values, NaN for missing; ValueError naming a bad value."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf" and values.ndim == 1:
+        # what the loop below makes of each value, at once (a BoosTexter file's columns)
+        out = values.astype(X_DTYPE)
+        infinite = np.flatnonzero(np.isinf(out))
+        if infinite.size:
+            row = int(infinite[0])
+            raise ValueError(f"column {name!r}: row {row} holds {values[row]!r}; continuous "
+                             "values must be finite (NaN is missing)")
+        return out
     out = np.empty(len(values), dtype=X_DTYPE)
     for row, value in enumerate(values):
         if is_missing(value):

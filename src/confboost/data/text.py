@@ -16,7 +16,6 @@ numbering the distinct ``(code so far, next word)`` pairs seen at fit time).
 import itertools
 
 import numpy as np
-import scipy.sparse as sp
 
 from confboost._dtypes import POSTING_DTYPE
 from confboost.data.terms import (
@@ -252,6 +251,8 @@ class TermVocabulary:
         np.cumsum(np.bincount(by_column // max(n_docs, 1), minlength=n_terms), out=indptr[1:])
         data = np.ones(by_column.size, dtype=POSTING_DTYPE)
         indices = by_column % max(n_docs, 1)
+        import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
+
         return sp.csc_matrix((data, indices, indptr), shape=(n_docs, n_terms))
 
 

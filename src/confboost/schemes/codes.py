@@ -13,7 +13,6 @@ bit ``l'`` belongs to ``λ(y)``. Row ``y`` is the codeword of class ``y``.
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 __all__ = [
     "exhaustive_code",
@@ -160,6 +159,8 @@ def random_code(k, code_length, random_state=None):
         raise ValueError(
             f"no code of {code_length} bits has {k} distinct rows: need 2**code_length >= k"
         )
+    from sklearn.utils import check_random_state
+
     rng = check_random_state(random_state)
 
     def draw(shape):

@@ -15,7 +15,6 @@ with unit sample weights they are the plain losses. A score of exactly 0 counts 
 """
 
 import numpy as np
-from scipy.special import expit
 
 from confboost._threads import serial_below
 from confboost.alpha import choose_alpha
@@ -230,6 +229,8 @@ class MHOutputs:
     def predict_proba(self, scores, calibrator=None):
         """Class (or label) probabilities, shape (n, n_classes); with a ``calibrator``
         (``confboost.calibration.Calibrator``), its link of ``logits``."""
+        from scipy.special import expit  # imported when used: fit needs none of SciPy's
+
         if calibrator is not None:
             proba = calibrator(self.logits(scores)[0])
             if proba.shape[1] == 1 and not self.multilabel:
@@ -243,6 +244,8 @@ class MHOutputs:
         return self._single_label_proba(scores)
 
     def _single_label_proba(self, scores):
+        from scipy.special import expit
+
         per_label = expit(2.0 * scores)
         totals = per_label.sum(axis=1, keepdims=True)
         return np.where(totals > 0, per_label / np.where(totals > 0, totals, 1.0),

@@ -19,8 +19,6 @@ and the decoding arithmetic live in ``schemes/codes.py``.
 from math import ceil, log2
 
 import numpy as np
-from scipy.special import softmax
-from sklearn.utils import check_random_state
 
 from confboost.schemes.codes import (
     exhaustive_code,
@@ -72,6 +70,8 @@ def build_code(code, k, code_length=None, random_state=None):
         if code == "exhaustive":
             return exhaustive_code(k)
         length = default_code_length(k) if code_length is None else code_length
+        from sklearn.utils import check_random_state
+
         return random_code(k, length, check_random_state(random_state))
     if code_length is not None:
         raise ValueError("code_length sets the bits of a random code; a given code matrix "
@@ -174,6 +174,8 @@ class MOOutputs(MHOutputs):
         return class_scores(self.code, scores, self.decoding)
 
     def _single_label_proba(self, scores):
+        from scipy.special import softmax
+
         return softmax(self.decision_function(scores), axis=1)
 
     def _single_label_logits(self, scores):

@@ -37,7 +37,6 @@ AdaBoost.M2. Binary data never comes here: it is the k = 1 path of ``schemes/mh.
 """
 
 import numpy as np
-from scipy.special import softmax
 
 from confboost.alpha import choose_alpha, exact_alpha
 from confboost.criterion import DISCRETE, REAL, REAL_ABSTAIN
@@ -417,6 +416,8 @@ class MROutputs(MHOutputs):
         return self.thresholds[-1 if round_index is None else round_index]
 
     def _single_label_proba(self, scores):
+        from scipy.special import softmax
+
         return softmax(scores, axis=1)
 
     def _single_label_logits(self, scores):
