@@ -363,3 +363,66 @@ def test_histogram_memory_cap_grows_the_same_tree(monkeypatch, weak_learner):
         np.testing.assert_array_equal(a.threshold, b.threshold)
         np.testing.assert_allclose(a.values, b.values, rtol=1e-12)
     np.testing.assert_allclose(free.history_["z"], capped.history_["z"], rtol=1e-12)
+
+
+# --- compact node histograms (issue 18.5) ------------------------------------------------
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_compact_histograms_hold_the_cells_of_the_full_ones(rng, k):
+    """On codes of few bins (compact_codes) the kernels fill, subtract and split histograms
+    of n_bins + 1 bins whose cells are those of the 256-bin ones, bit for bit."""
+    from confboost.kernels.histogram import build_histogram, build_histogram_naive
+    from confboost.learners.tree import compact_codes
+
+    _, dataset, labels, weights, pos, neg = _problem(rng, k, distinct=5)
+    codes, n_hist_bins = compact_codes(dataset)
+    assert n_hist_bins == dataset.n_bins.max() + 1 < N_HIST_BINS
+    assert (codes == n_hist_bins - 1).sum() == (dataset.codes == 255).sum() > 0
+
+    def kept(hist):  # the value bins and the missing bin of a 256-bin histogram
+        return np.concatenate([hist[:, : n_hist_bins - 1], hist[:, 255:]], axis=1)
+
+    full = np.empty((4, N_HIST_BINS, k, 2))
+    compact = np.empty((4, n_hist_bins, k, 2))
+    build_histogram(dataset.codes, weights, labels.sign_index, full)
+    build_histogram(codes, weights, labels.sign_index, compact)
+    np.testing.assert_array_equal(compact, kept(full))
+    np.testing.assert_allclose(
+        compact, build_histogram_naive(codes, weights, labels.sign_index, n_hist_bins),
+        rtol=1e-12, atol=1e-15)
+    rows = np.sort(rng.choice(300, 120, replace=False)).astype(np.intp)
+    small_full, small_compact = np.empty_like(full), np.empty_like(compact)
+    build_histogram_rows(dataset.codes, rows, weights[rows], labels.sign_index[rows],
+                         small_full)
+    build_histogram_rows(codes, rows, weights[rows], labels.sign_index[rows], small_compact)
+    np.testing.assert_array_equal(small_compact, kept(small_full))
+    subtract_sibling(full, small_full)
+    subtract_sibling(compact, small_compact)
+    np.testing.assert_array_equal(compact, kept(full))
+    for mode in (REAL, DISCRETE):
+        found = []
+        for hist in (full, compact):
+            out = np.empty(4), np.empty(4, dtype=np.intp), np.empty(4, dtype=bool)
+            best_node_splits(hist, dataset.n_bins, mode, 0.0, *out)
+            found.append(out)
+        for a, b in zip(*found, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("params", [{"max_leaves": 8}, {"max_leaves": 5, "confidence": "discrete"},
+                                    {"max_leaves": 12, "scheme": "mr"}])
+def test_compact_histograms_grow_the_same_trees(monkeypatch, params):
+    """A label tree on compacted codes is the tree of the 256-bin histograms, bit for bit."""
+    import confboost.learners.tree as tree_module
+
+    rng = np.random.default_rng(5)
+    X = rng.poisson(2.0, size=(200, 12)).astype(np.float64)  # counts: a few bins each
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (X[:, 0] + np.nan_to_num(X[:, 1]) + rng.normal(size=200) > 4).astype(int)
+    y = y + (np.nan_to_num(X[:, 2]) > 2)
+    compact = BoostClassifier(6, weak_learner="tree", calibration=None, **params).fit(X, y)
+    monkeypatch.setattr(tree_module, "compact_codes",
+                        lambda dataset: (dataset.codes, N_HIST_BINS))
+    full = BoostClassifier(6, weak_learner="tree", calibration=None, **params).fit(X, y)
+    assert compact.model_.to_dict() == full.model_.to_dict()
+    np.testing.assert_array_equal(compact.history_["z"], full.history_["z"])

@@ -6,6 +6,10 @@ W_b^{jl} of the paper's Eq. 9-10 and 16, from which every split's Z follows.
 
 A histogram is a plain sum over examples, so histograms of row partitions add up to the
 histogram of their union (the distributed backend relies on this).
+
+The kernels take the bins per feature from ``hist.shape[1]``: 256 (255 value bins and the
+missing bin, code 255), or fewer for codes remapped so that the missing bin is the last one
+(a tree's histograms on features of few values, ``learners/tree.py``'s ``compact_codes``).
 """
 
 import numpy as np
@@ -34,13 +38,13 @@ def build_histogram(codes, weights, sign_index, hist):
         W[i, l] (the scheme's weights: D for MH, d of Eq. 30 for MR).
     sign_index : ndarray of shape (n_samples, k), uint8, C-contiguous
         0 where ``Y[i, l] = +1``, 1 where ``Y[i, l] = -1``.
-    hist : ndarray of shape (n_features, 256, k, 2), float64, C-contiguous
-        Output; overwritten.
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2), float64, C-contiguous
+        Output; overwritten. ``n_hist_bins`` (256) exceeds every code.
     """
     n_features, n_samples = codes.shape
     k = weights.shape[1]
     width = np.uintp(2 * k)
-    flat = hist.reshape((n_features, N_HIST_BINS * 2 * k))
+    flat = hist.reshape((n_features, hist.shape[1] * 2 * k))
     for feature in prange(n_features):
         feature_hist = flat[feature]
         feature_hist[:] = 0.0
@@ -70,13 +74,13 @@ def build_histogram_rows(codes, rows, row_weights, row_sign_index, hist):
         ``weights[rows]``.
     row_sign_index : ndarray of shape (n_rows, k), uint8, C-contiguous
         ``sign_index[rows]``.
-    hist : ndarray of shape (n_features, 256, k, 2), float64, C-contiguous
-        Output; overwritten.
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2), float64, C-contiguous
+        Output; overwritten. ``n_hist_bins`` (256) exceeds every code.
     """
     n_features = codes.shape[0]
     k = row_weights.shape[1]
     width = np.uintp(2 * k)
-    flat = hist.reshape((n_features, N_HIST_BINS * 2 * k))
+    flat = hist.reshape((n_features, hist.shape[1] * 2 * k))
     for feature in prange(n_features):
         feature_hist = flat[feature]
         feature_hist[:] = 0.0
@@ -144,14 +148,15 @@ def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
                          | np.uintp(row_sign_index[p])] += row_weights[p]
 
 
-def build_histogram_naive(codes, weights, sign_index):
+def build_histogram_naive(codes, weights, sign_index, n_hist_bins=N_HIST_BINS):
     """Obviously-correct twin of ``build_histogram``: one masked sum per cell.
 
-    Parameters are as in ``build_histogram`` (2-D weights); returns the histogram.
+    Parameters are as in ``build_histogram`` (2-D weights); returns the histogram, of
+    ``n_hist_bins`` bins per feature.
     """
     n_features = codes.shape[0]
     k = weights.shape[1]
-    hist = np.zeros((n_features, N_HIST_BINS, k, 2), dtype=WEIGHT_DTYPE)
+    hist = np.zeros((n_features, n_hist_bins, k, 2), dtype=WEIGHT_DTYPE)
     for feature in range(n_features):
         for b in np.unique(codes[feature]):
             rows = codes[feature] == b

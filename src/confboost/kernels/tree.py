@@ -91,8 +91,8 @@ def subtract_sibling(parent_hist, sibling_hist):
 
     Parameters
     ----------
-    parent_hist : ndarray of shape (n_features, 256, k, 2), float64, C-contiguous
-        The parent's histogram; overwritten with the child's.
+    parent_hist : ndarray of shape (n_features, n_hist_bins, k, 2), float64, C-contiguous
+        The parent's histogram (any number of bins); overwritten with the child's.
     sibling_hist : ndarray of the same shape
         The other child's (directly built) histogram.
     """
@@ -131,8 +131,9 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
 
     Parameters
     ----------
-    hist : ndarray of shape (n_features, 256, k, 2)
-        The node's histogram.
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2)
+        The node's histogram; its last bin is the missing one (``MISSING_BIN`` with 256
+        bins; ``learners/tree.compact_codes`` makes fewer).
     n_bins : ndarray of shape (n_features,), intp
         Value bins per feature.
     mode : int
@@ -148,14 +149,15 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
     """
     n_features = hist.shape[0]
     k = hist.shape[2]
+    missing_bin = hist.shape[1] - 1
     for feature in prange(n_features):
         all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
         node_score = 0.0
         missing_mass = 0.0
         value_mass = 0.0
         for l in range(k):
-            miss_pos = hist[feature, MISSING_BIN, l, 0]
-            miss_neg = hist[feature, MISSING_BIN, l, 1]
+            miss_pos = hist[feature, missing_bin, l, 0]
+            miss_neg = hist[feature, missing_bin, l, 1]
             node_score += _score(all_pos[l] + miss_pos, all_neg[l] + miss_neg, mode)
             missing_mass += miss_pos + miss_neg
             value_mass += all_pos[l] + all_neg[l]
@@ -186,8 +188,8 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
                 score_right += _score(right_pos, right_neg, mode)
                 score_left += _score(left_pos[l], left_neg[l], mode)
                 if missing_mass > 0.0:
-                    miss_pos = hist[feature, MISSING_BIN, l, 0]
-                    miss_neg = hist[feature, MISSING_BIN, l, 1]
+                    miss_pos = hist[feature, missing_bin, l, 0]
+                    miss_neg = hist[feature, missing_bin, l, 1]
                     score_left_miss += _score(left_pos[l] + miss_pos, left_neg[l] + miss_neg,
                                               mode)
                     score_right_miss += _score(right_pos + miss_pos, right_neg + miss_neg, mode)

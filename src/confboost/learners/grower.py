@@ -160,7 +160,7 @@ class LocalRows:
 
 
 def grow_tree(row_sets, n_bins, n_columns, mode, max_leaves, max_depth, min_leaf_weight,
-              pool, root_hist=None):
+              pool, root_hist=None, n_hist_bins=N_HIST_BINS):
     """Best-first growth by the largest drop in Z (see the module docstring).
 
     Parameters
@@ -180,8 +180,11 @@ def grow_tree(row_sets, n_bins, n_columns, mode, max_leaves, max_depth, min_leaf
     max_depth : int or None
     min_leaf_weight : float
     pool : HistogramPool
-    root_hist : ndarray of shape (n_features, 256, k, 2), optional
+    root_hist : ndarray of shape (n_features, n_hist_bins, k, 2), optional
         The root's histogram if already known (taken from ``pool``; it is given back).
+    n_hist_bins : int, default=256
+        Bins of a node histogram, the last one the missing bin: 256, or fewer when the row
+        sets fill histograms from compacted codes (``learners/tree.compact_codes``).
 
     On equal gains a numeric split wins over the other kinds.
 
@@ -191,7 +194,7 @@ def grow_tree(row_sets, n_bins, n_columns, mode, max_leaves, max_depth, min_leaf
     """
     if n_bins is not None:
         n_features = n_bins.shape[0]
-        shape = (n_features, N_HIST_BINS, n_columns, 2)
+        shape = (n_features, n_hist_bins, n_columns, 2)
         buffers = (np.empty(n_features, dtype=np.float64), np.empty(n_features, dtype=np.intp),
                    np.empty(n_features, dtype=bool))
     # nodes: [size, depth, split or None, children or None]

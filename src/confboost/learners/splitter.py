@@ -21,7 +21,7 @@ with the other non-matching examples.
 
 import numpy as np
 
-from confboost._dtypes import MISSING_BIN, NODE_TERM, NODE_THRESHOLD, NODE_VALUE
+from confboost._dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 from confboost.criterion import split_gain
 from confboost.kernels.tree import best_node_splits, node_term_gains
 from confboost.learners.base import leaf_statistics
@@ -32,8 +32,8 @@ def numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
 
     Parameters
     ----------
-    hist : ndarray of shape (n_features, 256, k, 2)
-        The node's histogram.
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2)
+        The node's histogram, its last bin the missing one.
     n_bins : ndarray of shape (n_features,), intp
     mode : int
     min_leaf_weight : float
@@ -52,7 +52,7 @@ def numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
         return None
     b = int(split_bin[feature])
     missing_left = bool(split_missing_left[feature])
-    if not hist[feature, MISSING_BIN].any():
+    if not hist[feature, -1].any():
         # no missing value seen here: send it to the child of larger training weight
         missing_left = bool(hist[feature, : b + 1].sum()
                             >= hist[feature, b + 1: n_bins[feature]].sum())
