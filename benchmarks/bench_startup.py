@@ -5,8 +5,9 @@ cache (warm) and with an empty cache (the first run's compile time), and the com
 Wall seconds are medians of ``REPEATS`` fresh processes; CPU seconds (user + system, of the
 child) say what the process cost when the machine is busy and wall time is not its own.
 The satimage files are icsiboost's (``GOLDEN/satimage``, gunzipped into a temporary folder;
-``$CONFBOOST_GOLDEN``, else ``../shared/golden/icsiboost`` beside the checkout); without them
-that row is left out. The command fits a ``Booster``: it imports no scikit-learn.
+``GOLDEN`` is ``$CONFBOOST_GOLDEN/icsiboost``, else ``../shared/golden/icsiboost`` beside the
+checkout); without them that row is left out. The command fits a ``Booster``: it imports
+no scikit-learn.
 """
 
 import gzip
@@ -21,8 +22,9 @@ from pathlib import Path
 
 import common
 
-GOLDEN = Path(os.environ.get("CONFBOOST_GOLDEN",
-                             common.ROOT.parent / "shared" / "golden" / "icsiboost"))
+# as tests/test_icsiboost.py: $CONFBOOST_GOLDEN is the folder that holds icsiboost/
+GOLDEN = Path(os.environ.get("CONFBOOST_GOLDEN", common.ROOT.parent / "shared" / "golden")
+              ) / "icsiboost"
 
 SNIPPET = ("import time; t = time.perf_counter(); import numpy as np; from confboost import "
            "BoostClassifier; X = np.random.default_rng(0).normal(size=(500, 5)); "
