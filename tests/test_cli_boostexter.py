@@ -353,3 +353,8 @@ def test_train_imports_no_scikit_learn(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(src)}, check=True)
     assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+
+
+def test_train_refuses_a_smoothing_that_underflows(single_stem, capsys):
+    status, _, err = run(["train", "-S", single_stem, "-n", 2, "-E", "1e-323"], capsys)
+    assert status == 2 and "-E 1e-323: too small" in err
