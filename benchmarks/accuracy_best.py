@@ -182,7 +182,7 @@ class EarlyStopping:
             self.best = (float(losses[0].mean()), round_index + 1, float(losses[1].mean()))
             self.test_losses = losses[1]
         if self.progress and (round_index + 1) % self.progress == 0:
-            print(f"  round {round_index + 1}: validation {losses[0]:.4f}, best "
+            print(f"  round {round_index + 1}: validation {losses[0].mean():.4f}, best "
                   f"{self.best[0]:.4f} at {self.best[1]}", file=sys.stderr, flush=True)
         self.seconds += time.perf_counter() - started
         return round_index + 1 - self.best[1] >= self.patience

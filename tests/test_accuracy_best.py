@@ -40,7 +40,7 @@ def test_paired_difference_is_the_mean_and_standard_error_of_the_differences():
 
 
 @pytest.mark.parametrize("multilabel", [False, True])
-def test_the_callback_scores_the_model_cut_at_its_best_validation_round(multilabel):
+def test_the_callback_scores_the_model_cut_at_its_best_validation_round(multilabel, capsys):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(160, 4))
     Y = np.column_stack([X[:, 0] + 0.8 * rng.normal(size=160) > 0,
@@ -50,7 +50,8 @@ def test_the_callback_scores_the_model_cut_at_its_best_validation_round(multilab
     data = (X[fit], y[fit], X[valid], y[valid], X[test], y[test])
     params = {"weak_learner": "tree", "max_leaves": 4, "learning_rate": 0.3}
     valid_loss, best, test_loss, _, test_losses = accuracy_best.run_confboost(
-        params, data, 40, 40)  # patience 40: every round is seen
+        params, data, 40, 40, 20)  # patience 40: every round is seen; progress every 20
+    assert capsys.readouterr().err.count("  round ") == 2
     model = BoostClassifier(40, n_jobs=1, **{**accuracy_best.BASE, **params}).fit(X[fit],
                                                                                  y[fit])
     classes = None if multilabel else model.classes_
