@@ -64,13 +64,22 @@ def _tests(hypothesis):
             if key not in ("values", "leaf_values")}
 
 
-def _assert_same_model(distributed_fit, local_fit):
+def _tolerance(params):
+    """1e-12; 1e-10 for AdaBoost.MR's real confidences, which a Newton solve stops at a
+    relative gradient of 1e-13 (``schemes/mr.pair_confidences``): sums that differ in the
+    last bits can take one more step (seen: 6e-11 on 2 workers)."""
+    real_mr = (params.get("scheme") == "mr" and params.get("alpha", "auto") == "auto"
+               and params.get("confidence", "real") in ("real", "real-abstain"))
+    return 1e-10 if real_mr else 1e-12
+
+
+def _assert_same_model(distributed_fit, local_fit, atol=1e-12):
     assert distributed_fit.n_estimators_ == local_fit.n_estimators_
     for mine, theirs in zip(distributed_fit.model_.hypotheses, local_fit.model_.hypotheses,
                             strict=True):
         assert type(mine) is type(theirs)
         assert _tests(mine) == _tests(theirs)
-        np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=atol)
         np.testing.assert_allclose(mine.cover, theirs.cover, rtol=1e-12)
     for key in ("alpha", "z", "train_loss", "bound"):
         np.testing.assert_allclose(distributed_fit.history_[key], local_fit.history_[key],
@@ -86,16 +95,21 @@ def _assert_same_model(distributed_fit, local_fit):
     ("binary", {"scheme": "mo"}),
     ("multiclass", {"scheme": "mo", "random_state": 3}),
     ("multiclass", {"scheme": "mo", "code": "exhaustive", "decoding": "hamming"}),
+    ("multiclass", {"scheme": "mr"}),
+    ("multiclass", {"scheme": "mr", "confidence": "discrete"}),
+    ("multiclass", {"scheme": "mr", "alpha": "exact", "confidence": "real-abstain"}),
+    ("binary", {"scheme": "mr"}),
 ])
 def test_same_hypotheses_as_one_machine(client, kind, params):
     X, y = _data(kind)
     weights = np.random.default_rng(0).uniform(0.5, 2.0, X.shape[0])
     Xd, yd, wd = _dask(X, y, weights)
+    params = {"weak_learner": "stump", **params}  # explicit, whatever the default
     mine = DaskBoostClassifier(n_estimators=15, client=client, **params).fit(Xd, yd, wd)
     # the Dask model's probabilities are uncalibrated (no held-out runs on the cluster yet)
     theirs = BoostClassifier(n_estimators=15, calibration=None, **params).fit(
         X, y, sample_weight=weights)
-    _assert_same_model(mine, theirs)
+    _assert_same_model(mine, theirs, _tolerance(params))
     if params.get("scheme") == "mo":
         np.testing.assert_array_equal(mine.code_, theirs.code_)
         assert mine.code_distance_ == theirs.code_distance_
@@ -103,9 +117,9 @@ def test_same_hypotheses_as_one_machine(client, kind, params):
     assert isinstance(predicted, da.Array)
     np.testing.assert_array_equal(predicted.compute(), theirs.predict(X))
     np.testing.assert_allclose(mine.predict_proba(Xd).compute(), theirs.predict_proba(X),
-                               atol=1e-12)
+                               atol=10 * _tolerance(params))
     np.testing.assert_allclose(mine.decision_function(Xd).compute(),
-                               theirs.decision_function(X), atol=1e-12)
+                               theirs.decision_function(X), atol=10 * _tolerance(params))
 
 
 @pytest.mark.parametrize("kind, params", [
@@ -118,6 +132,10 @@ def test_same_hypotheses_as_one_machine(client, kind, params):
                     "min_leaf_weight": 0.02}),
     ("multiclass", {"weak_learner": "tree", "scheme": "mo", "random_state": 0,
                     "max_leaves": 4, "min_leaf_weight": 0.02}),
+    ("multiclass", {"weak_learner": "tree", "scheme": "mr", "max_leaves": 4,
+                    "min_leaf_weight": 0.02}),
+    ("multiclass", {"weak_learner": "hamming_tree", "scheme": "mr", "init": "balanced",
+                    "max_leaves": 4, "min_leaf_weight": 0.02}),
 ])
 def test_same_trees_as_one_machine(client, kind, params):
     """Every node (column, threshold, missing side, children) and vote equal, leaf values,
@@ -127,10 +145,10 @@ def test_same_trees_as_one_machine(client, kind, params):
     Xd, yd, wd = _dask(X, y, weights)
     mine = DaskBoostClassifier(n_estimators=5, client=client, **params).fit(Xd, yd, wd)
     theirs = BoostClassifier(n_estimators=5, **params).fit(X, y, sample_weight=weights)
-    _assert_same_model(mine, theirs)
+    _assert_same_model(mine, theirs, _tolerance(params))
     assert max(h.values.shape[0] for h in mine.model_.hypotheses) > 2  # trees, not stumps
     np.testing.assert_allclose(mine.decision_function(Xd).compute(),
-                               theirs.decision_function(X), atol=1e-12)
+                               theirs.decision_function(X), atol=10 * _tolerance(params))
 
 
 def test_to_local_save_and_load(client, tmp_path):
@@ -164,7 +182,6 @@ def test_dataframe_columns_by_name(client):
 
 @pytest.mark.parametrize("params, named", [({"weak_learner": "product"},
                                             "weak_learner='product'"),
-                                           ({"scheme": "mr"}, "scheme='mr'"),
                                            ({"trim": 0.1}, "trim=0.1")])
 def test_unsupported_settings_are_named(client, params, named):
     X, y = _data("binary")
@@ -173,11 +190,12 @@ def test_unsupported_settings_are_named(client, params, named):
         DaskBoostClassifier(client=client, **params).fit(Xd, yd)
 
 
-def test_mo_refuses_multilabel_data(client):
+@pytest.mark.parametrize("scheme", ["mo", "mr"])
+def test_mo_and_mr_refuse_multilabel_data(client, scheme):
     X, y = _data("multilabel")
     Xd, yd, _ = _dask(X, y)
     with pytest.raises(ValueError, match="single-label"):
-        DaskBoostClassifier(client=client, scheme="mo").fit(Xd, yd)
+        DaskBoostClassifier(client=client, scheme=scheme).fit(Xd, yd)
 
 
 def test_bad_input_is_refused_clearly(client):
@@ -190,8 +208,10 @@ def test_bad_input_is_refused_clearly(client):
         DaskBoostClassifier(client=client).fit(Xd, yd)
 
 
-@pytest.mark.parametrize("params", [{}, {"weak_learner": "tree", "max_leaves": 4,
-                                         "min_leaf_weight": 0.02}])
+@pytest.mark.parametrize("params", [{"weak_learner": "stump"},
+                                    {"weak_learner": "tree", "max_leaves": 4,
+                                     "min_leaf_weight": 0.02},
+                                    {"weak_learner": "stump", "scheme": "mr"}])
 def test_a_lost_worker_does_not_change_the_model(params):
     """SIGKILL one of two worker processes at round 4: the fit finishes with the model of
     an undisturbed fit (Dask recomputes the lost shards, or they are rebuilt and the rounds
@@ -208,7 +228,7 @@ def test_a_lost_worker_does_not_change_the_model(params):
 
         mine = DaskBoostClassifier(n_estimators=8, client=client, timeout=120, **params).fit(
             Xd, yd, callbacks=[kill_one_worker])
-    _assert_same_model(mine, theirs)
+    _assert_same_model(mine, theirs, _tolerance(params))
 
 
 def test_its_own_parameters_are_validated(client):
@@ -307,10 +327,11 @@ def test_same_model_on_a_table(client, kind, params):
     ``BoostClassifier`` on the pandas table, equal predictions, also on rows with values
     unseen in training and missing ones."""
     pd = pytest.importorskip("pandas")
+    rounds = 5 if "weak_learner" in params else 12
+    params = {"weak_learner": "stump", **params}  # explicit, whatever the default
     frame, y = _table(kind)
     weights = np.random.default_rng(2).uniform(0.5, 2.0, len(frame))
     Xd, yd, wd = _dask_table(frame, y, weights)
-    rounds = 5 if "weak_learner" in params else 12
     mine = DaskBoostClassifier(n_estimators=rounds, client=client, **params).fit(Xd, yd, wd)
     theirs = BoostClassifier(n_estimators=rounds, calibration=None, **params).fit(
         frame, y, sample_weight=weights)

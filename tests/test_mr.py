@@ -297,3 +297,21 @@ def test_hamming_tree_leaves_take_eq_22_on_the_pairs_ordered_by_the_vote(rng):
         right = D[in_leaf & (order > 0)[None]].sum() + kinds
         wrong = D[in_leaf & (order < 0)[None]].sum() + kinds
         assert c == pytest.approx(0.5 * np.log(right / wrong), rel=1e-10)
+
+
+def test_parts_with_the_whole_sets_weight_are_shares_of_the_whole():
+    """MRScheme on parts of a training set with ``total_weight`` (the Dask shards): each
+    part's v is the whole's v on its rows, and the parts' d (Eq. 30) sum to 1 as the
+    whole's do."""
+    rng = np.random.default_rng(4)
+    classes = rng.integers(0, 4, 60)
+    signs = np.where(classes[:, None] == np.arange(4), 1, -1).astype(np.int8)
+    weights = rng.uniform(0.5, 2.0, 60)
+    weights[5] = 0.0
+    whole = MRScheme(signs, weights)
+    parts = [MRScheme(signs[rows], weights[rows], total_weight=weights.sum())
+             for rows in (slice(0, 17), slice(17, 60))]
+    np.testing.assert_allclose(np.vstack([part.v for part in parts]), whole.v, rtol=1e-14)
+    np.testing.assert_allclose(np.vstack([part.learner_weights for part in parts]),
+                               whole.learner_weights, rtol=1e-13)
+    assert sum(part.learner_weights.sum() for part in parts) == pytest.approx(1.0, abs=1e-14)

@@ -29,9 +29,10 @@ local encoder's.
 
 Supported: binary data, AdaBoost.MH (multiclass and multi-label) and AdaBoost.MO (each
 shard's ``MOScheme``: MH on its code-relabelled signs, its share of the decoded training
-error; the code from ``schemes.mo.build_code`` on the client), stumps, trees and
-Hamming trees (``dask_trees.py``: the local grower over the shards), numeric and
-categorical columns.
+error; the code from ``schemes.mo.build_code`` on the client), AdaBoost.MR on
+single-label data (``dask_mr.py``: each shard's ``MRScheme``, the pair masses of α summed,
+v normalised by the whole set's Z_t), stumps, trees and Hamming trees (``dask_trees.py``:
+the local grower over the shards), numeric and categorical columns.
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
@@ -53,6 +54,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import smoothing_from_totals
+from confboost.criterion import REAL, REAL_ABSTAIN
 from confboost.dask_input import (
     BIN_SAMPLE,
     bin_sample,
@@ -63,6 +65,7 @@ from confboost.dask_input import (
     partitions,
     table_columns,
 )
+from confboost.dask_mr import ShardedMRScheme
 from confboost.dask_shards import Shards, advance_shard, build_shards
 from confboost.dask_trees import ShardedHammingTreeLearner, ShardedTreeLearner
 from confboost.data.dataset import CategoricalColumn, Dataset
@@ -76,6 +79,7 @@ from confboost.schemes import BINARY_CODE
 from confboost.schemes.codes import min_distance
 from confboost.schemes.mh import MHScheme, mh_bound
 from confboost.schemes.mo import MOScheme, build_code
+from confboost.schemes.mr import pair_smoothing
 
 try:
     import dask.array as da
@@ -153,13 +157,7 @@ class ShardedMHScheme:
         self._loss = None
 
     def update(self, fit, alpha):
-        client = self.shards.client
-
-        def advance(futures):
-            return ([client.submit(advance_shard, f, fit.split, alpha, pure=False)
-                     for f in futures], (fit.split, alpha))
-
-        shares = self.shards.run(advance)
+        shares = self.shards.run(advance_shard, fit.split, alpha)
         fit.hypothesis.cover = shares[2:]
         self._loss = float(shares[1])
         return float(shares[0])
@@ -198,10 +196,11 @@ class DaskBoostClassifier(BoostClassifier):
     max_retries : int, default=2
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
 
-    Supported: binary data, ``scheme="mh"`` (multiclass, multi-label) and ``"mo"``,
-    ``weak_learner="stump"``, ``"tree"`` and ``"hamming_tree"``, numeric and categorical
-    columns (a dask array, or a dask DataFrame; column kinds as ``BoostClassifier``'s,
-    ``feature_types`` included; text columns are refused), ``trim=0``; no ``eval_set``,
+    Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
+    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"`` and
+    ``"hamming_tree"``, numeric and categorical columns (a dask array, or a dask DataFrame;
+    column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
+    refused), ``trim=0``; no ``eval_set``,
     ``early_stopping=True``, ``warm_start`` or ``class_weight`` yet. Anything else is
     refused at ``fit`` with a ValueError naming it. ``predict_proba`` is the uncalibrated
     σ(2 f) (the temperature of ``calibration.py`` needs held-out runs, not on the cluster
@@ -274,8 +273,12 @@ class DaskBoostClassifier(BoostClassifier):
         code = self._code(classes, multilabel)
         if code is not None:
             k = code.shape[1]
+        mr = self._mr(classes, multilabel)
         smoothing = (smoothing_from_totals(total_weight, sum(s[3] for s in summaries), k)
                      if self.smoothing == "auto" else float(self.smoothing))
+        if (mr and self.smoothing == "auto" and self.alpha == "auto"
+                and mode in (REAL, REAL_ABSTAIN)):  # as fitting.py: MR's pair ε
+            smoothing = pair_smoothing(smoothing)
         mapper = client.compute(delayed(fit_bins)(self.max_bins, *[
             delayed(bin_sample)(part[0], part[2],
                                 int(np.ceil(BIN_SAMPLE * summary[0] / n_samples)), index)
@@ -293,14 +296,17 @@ class DaskBoostClassifier(BoostClassifier):
 
         def build():
             return build_shards(client, parts, self.timeout, header, classes, multilabel,
-                                self.init, total_weight, code, self.decoding)
+                                self.init, total_weight, code, self.decoding, mr)
 
         shards = Shards(client, build, float(self.timeout), int(self.max_retries))
         try:
-            scheme = (ShardedMOScheme(shards, code, self.decoding)
-                      if code is not None and code.shape[1] > 1 else
-                      ShardedMHScheme(shards, k, not multilabel and classes.size > 2,
-                                      self.init))
+            if mr:
+                scheme = ShardedMRScheme(shards)
+            elif code is not None and code.shape[1] > 1:
+                scheme = ShardedMOScheme(shards, code, self.decoding)
+            else:
+                scheme = ShardedMHScheme(shards, k, not multilabel and classes.size > 2,
+                                         self.init)
             learner = self._learner(mode, smoothing, shards, header)
             callbacks = list(callbacks or ())
             if self.verbose:
@@ -345,6 +351,19 @@ class DaskBoostClassifier(BoostClassifier):
             return stump
         return BestOfLearner([stump, ShardedCategoricalLearner(mode, smoothing, shards)])
 
+    def _mr(self, classes, multilabel):
+        """Whether the shards run AdaBoost.MR (``scheme="mr"`` on single-label data of more
+        than two classes; binary data is the MH path, as ``schemes.build_scheme``'s)."""
+        if self.scheme != "mr":
+            return False
+        if multilabel:
+            raise ValueError("DaskBoostClassifier trains scheme='mr' (AdaBoost.MR) on "
+                             "single-label data only: on multi-label data MR's prediction "
+                             "cut is learned from a sort of every training score, not yet "
+                             "on the cluster; use scheme='mh', or BoostClassifier on "
+                             "gathered data")
+        return classes.size > 2
+
     def _code(self, classes, multilabel):
         """AdaBoost.MO's code matrix as ``schemes.build_scheme`` makes it (the same
         ``random_state``, the same code); None under MH."""
@@ -360,7 +379,6 @@ class DaskBoostClassifier(BoostClassifier):
     def _check_supported(self):
         unsupported = [(self.weak_learner not in ("stump", *SHARDED_TREES),
                         f"weak_learner={self.weak_learner!r}"),
-                       (self.scheme == "mr", f"scheme={self.scheme!r}"),
                        (self.trim != 0, f"trim={self.trim!r}"),
                        (self.early_stopping is True, "early_stopping=True"),
                        (self.warm_start, "warm_start=True"),
@@ -369,8 +387,8 @@ class DaskBoostClassifier(BoostClassifier):
         if named:
             raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
                              "it trains weak_learner='stump', 'tree' or 'hamming_tree' with "
-                             "scheme='mh' (binary, multiclass and multi-label data) or 'mo' "
-                             "and trim=0; train the others "
+                             "scheme='mh' (binary, multiclass and multi-label data), 'mo' or "
+                             "'mr' (single-label data) and trim=0; train the others "
                              "with BoostClassifier on gathered data")
 
     def to_local(self):

@@ -29,6 +29,7 @@ from confboost.learners.categorical import CategoricalLearner
 from confboost.learners.stump import StumpLearner
 from confboost.schemes.mh import MHScheme
 from confboost.schemes.mo import MOScheme
+from confboost.schemes.mr import MRScheme
 
 try:
     from dask import delayed
@@ -58,11 +59,14 @@ class Shard:
         of the hypothesis' blocks (zeros before the first round).
     """
 
-    def __init__(self, dataset, scheme, sample_weight, shares):
+    def __init__(self, dataset, scheme, sample_weight, shares, histograms=True):
         self.dataset = dataset
         self.scheme = scheme
         self.sample_weight = sample_weight
         self.shares = shares
+        if not histograms:  # a step between rounds (``dask_mr``): nothing to learn from yet
+            self.hist, self.value_hists = np.zeros(0), []
+            return
         weights, labels = scheme.learner_weights, scheme.labels
         self.hist = StumpLearner.histogram(dataset, weights, labels)
         self.value_hists = CategoricalLearner.histograms(dataset, weights, labels)
@@ -98,11 +102,12 @@ def build_shards(client, parts, timeout, *arguments):
 
 
 def make_shard(pieces, header, classes, multilabel, init, total_weight, code=None,
-               decoding="loss"):
+               decoding="loss", mr=False):
     """The shard of a worker's partitions ``pieces`` ((X, y, w, value codes) each),
     concatenated: bin its rows (the header's bins and columns, its categorical columns with
     the partitions' value codes), encode its labels, start D (AdaBoost.MO with a code of
-    more than one bit: MH on the code-relabelled signs, ``MOScheme``)."""
+    more than one bit: MH on the code-relabelled signs, ``MOScheme``; AdaBoost.MR on
+    single-label data, ``mr``: ``MRScheme``)."""
     X = np.concatenate([piece[0] for piece in pieces])
     y = np.concatenate([np.asarray(piece[1]) for piece in pieces])
     sample_weight = np.concatenate([piece[2] for piece in pieces])
@@ -125,7 +130,9 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
                                                    strict=True)]
     dataset = dataclasses.replace(header, codes=codes, categorical=categorical,
                                   n_samples=X.shape[0])
-    if code is not None and code.shape[1] > 1:
+    if mr:
+        scheme = MRScheme(signs, sample_weight, total_weight=total_weight)
+    elif code is not None and code.shape[1] > 1:
         scheme = MOScheme(encoded, code, decoding, sample_weight, total_weight=total_weight)
     else:
         scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
@@ -148,14 +155,7 @@ def _in_worker(function, *args):
         return function(*args)
 
 
-def advance_shard(shard, split, alpha):
-    """The shard after the round's α h_t, with its shares and its next histogram (a new
-    object: the old one stays valid for Dask's recomputation)."""
-    with numba_threads(_worker_threads()):
-        return _advance_here(shard, split, alpha)
-
-
-def _blocks(dataset, split):
+def blocks_of(dataset, split):
     """The block of every row of the shard under the round's stump or tree."""
     if "tree" in split:
         return tree_code_blocks(dataset, *split["tree"])
@@ -169,11 +169,13 @@ def _blocks(dataset, split):
     return blocks
 
 
-def _advance_here(shard, split, alpha):
+def advance_shard(shard, split, alpha):
+    """The shard after the round's α h_t, with its shares and its next histogram (a new
+    object: the old one stays valid for Dask's recomputation)."""
     scheme = copy.copy(shard.scheme)
     scheme.weights = shard.scheme.weights.copy()
     scheme.scores = shard.scheme.scores.copy()
-    blocks = _blocks(shard.dataset, split)
+    blocks = blocks_of(shard.dataset, split)
     fit = PartitionFit(split["hypothesis"], blocks, split["weight_pos"], split["weight_neg"],
                        split["criterion"])
     z_share = scheme.update(fit, alpha)
@@ -228,10 +230,10 @@ class Shards:
         self.build = build
         self.timeout = timeout
         self.max_retries = max_retries
-        self.rounds = []  # (split, alpha) of every round applied, to replay after a rebuild
+        self.rounds = []  # (function, args) of every step applied, to replay after a rebuild
         self.futures = None
         self.summary = None
-        self.run(lambda futures: (futures, None))
+        self.run()
 
     @property
     def hist(self):
@@ -243,17 +245,19 @@ class Shards:
         """The shards' summed value histograms, one (2, n_values + 1, k) per column."""
         return self.summary[2:]
 
-    def run(self, advance):
-        """``advance(futures)`` -> (new futures, round); keeps the summed ``summary`` of the
-        new shards (under ``attempt``) and returns their summed shares."""
+    def run(self, function=None, *args):
+        """Every shard ← ``function(shard, *args)`` (none: the shards as they are), under
+        ``attempt``; keeps the summed ``summary`` of the new shards and returns their summed
+        shares. The step is recorded, to replay after a rebuild."""
 
         def step():
-            new_futures, round_record = advance(self.futures)
+            new_futures = (self.futures if function is None else
+                           self.each(function, self.futures, *args))
             summaries = [self.client.submit(_summary, f, pure=False) for f in new_futures]
             total = _tree_sum(self.client, summaries).result(timeout=self.timeout)
             self.futures = new_futures
-            if round_record is not None:
-                self.rounds.append(round_record)
+            if function is not None:
+                self.rounds.append((function, args))
             self.summary = total
             return total[1]
 
@@ -286,7 +290,6 @@ class Shards:
         raise AssertionError("unreachable")
 
     def _replay(self, futures):
-        for split, alpha in self.rounds:
-            futures = [self.client.submit(advance_shard, f, split, alpha, pure=False)
-                       for f in futures]
+        for function, args in self.rounds:
+            futures = self.each(function, futures, *args)
         return futures

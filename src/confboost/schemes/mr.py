@@ -50,13 +50,17 @@ from confboost.kernels.update import (
 from confboost.schemes.mh import MHOutputs
 
 
-def initial_pair_weights(signs, sample_weight):
+def initial_pair_weights(signs, sample_weight, total_weight=None):
     """v_1 of Figure 5: v_1(i, l) = (w_i / (|L - Y_i| |Y_i|))^½, w the normalised weights.
 
     Parameters
     ----------
     signs : ndarray of shape (n_samples, k), int8
     sample_weight : ndarray of shape (n_samples,)
+    total_weight : float, optional
+        Σ w over the examples with a crucial pair of the whole training set, when these
+        examples are a part of it (a Dask shard: its w then sum to its share); default:
+        their own sum.
 
     Returns
     -------
@@ -73,13 +77,13 @@ def initial_pair_weights(signs, sample_weight):
     n_true = (signs > 0).sum(axis=1)
     n_false = signs.shape[1] - n_true
     has_pair = (n_true > 0) & (n_false > 0) & (sample_weight > 0)
-    if not has_pair.any():
+    if not has_pair.any() and total_weight is None:
         raise ValueError(
             "AdaBoost.MR ranks a true label above a false one, and no example (with positive "
             "weight) has both: every label set is empty or full, so there is no crucial pair "
             "and the ranking loss is undefined")
     example_weights = np.where(has_pair, sample_weight, 0.0)
-    example_weights /= example_weights.sum()
+    example_weights /= example_weights.sum() if total_weight is None else total_weight
     pairs = np.maximum(n_true * n_false, 1)
     v = np.sqrt(example_weights / pairs)[:, None] * np.ones(signs.shape[1])
     return np.ascontiguousarray(v, dtype=np.float64), example_weights
@@ -245,24 +249,32 @@ class MRScheme:
     multilabel : bool, default=False
         Multi-label data: after each round the scheme also learns the cut θ_t on f that
         ``predict`` uses (``hamming_threshold``), kept in ``thresholds``.
+    total_weight : float, optional
+        The whole training set's Σ w when these examples are a part of it (a Dask shard,
+        ``confboost.dask_mr``): v, d and the loss are then this part's share of the whole
+        set's (see ``initial_pair_weights``).
     """
 
     name = "mr"
 
-    def __init__(self, signs, sample_weight, multilabel=False):
+    def __init__(self, signs, sample_weight, multilabel=False, total_weight=None):
         self.labels = LabelSigns.from_signs(signs)
         self.multilabel = multilabel
         self.thresholds = []
         self._sample_weight = sample_weight
-        self.v, self.example_weights = initial_pair_weights(self.labels.signs, sample_weight)
+        self._part = total_weight is not None
+        self.v, self.example_weights = initial_pair_weights(self.labels.signs, sample_weight,
+                                                            total_weight)
         self.scores = np.zeros(self.v.shape, dtype=np.float64)
         self._d = np.empty_like(self.v)
         self._refresh_learner_weights()
 
     def _refresh_learner_weights(self):
-        # Σ d = Σ D = 1 by Eq. 29; dividing by it removes the rounding drift
+        # Σ d = Σ D = 1 by Eq. 29; dividing by it removes the rounding drift (over the whole
+        # set: a part's d sum to its share)
         total = pair_learner_weights(self.v, self.labels.signs, self._d)
-        self._d /= total
+        if not self._part:
+            self._d /= total
 
     @property
     def learner_weights(self):
