@@ -65,12 +65,12 @@ def _tests(hypothesis):
 
 
 def _tolerance(params):
-    """1e-12; 1e-10 for AdaBoost.MR's real confidences, which a Newton solve stops at a
+    """1e-12; 1e-8 for AdaBoost.MR's real confidences, which a Newton solve stops at a
     relative gradient of 1e-13 (``schemes/mr.pair_confidences``): sums that differ in the
-    last bits can take one more step (seen: 6e-11 on 2 workers)."""
+    last bits can take one more step (seen on 2 workers: 6e-11, 9e-10)."""
     real_mr = (params.get("scheme") == "mr" and params.get("alpha", "auto") == "auto"
                and params.get("confidence", "real") in ("real", "real-abstain"))
-    return 1e-10 if real_mr else 1e-12
+    return 1e-8 if real_mr else 1e-12
 
 
 def _assert_same_model(distributed_fit, local_fit, atol=1e-12):

@@ -94,11 +94,7 @@ def partitions(X, y, sample_weight, table=None):
         n_features = len(names)
         chunks = (lengths,)
     else:
-        if is_dask_frame(X):
-            bad = [str(column) for column, dtype in X.dtypes.items()
-                   if dtype.kind not in "biuf"]
-            if bad:  # pragma: no cover - a table takes the branch above
-                raise ValueError(f"not numeric: {bad[:5]}")
+        if is_dask_frame(X):  # numeric columns only (else ``is_table``)
             names = [str(column) for column in X.columns]
             X = X.to_dask_array(lengths=True)
         if not isinstance(X, da.Array) or X.ndim != 2:
