@@ -334,9 +334,10 @@ def test_train_flags_hold_the_estimator_bounds(single_stem, capsys, flag, parame
         assert accepted == valid, (flag, text)
 
 
-def test_train_imports_no_scikit_learn(tmp_path):
-    # a BoosTexter run fits a Booster: scikit-learn (with the SciPy statistics and pandas it
-    # pulls in) costs a command more than its whole numeric run (issue 18)
+def test_train_and_shyp_classify_import_no_scikit_learn(tmp_path):
+    # a BoosTexter run fits a Booster, and classify reads a .shyp into one: scikit-learn
+    # (with the SciPy statistics and pandas it pulls in) costs a command more than its whole
+    # numeric run (issue 18)
     rng = np.random.default_rng(0)
     (tmp_path / "n.names").write_text("a, b, c.\nx: continuous.\ny: continuous.\n"
                                       "k: red, blue.\n")
@@ -346,8 +347,12 @@ def test_train_imports_no_scikit_learn(tmp_path):
         (tmp_path / f"n{suffix}").write_text("".join(row + "\n" for row in rows))
     heavy = ("sklearn", "pandas", "matplotlib", "scipy.stats", "scipy.sparse", "scipy.special",
              "scipy.optimize")
+    stem = str(tmp_path / "n")
+    # train, writing icsiboost's .shyp too, then classify with that .shyp (icsiboost's -C)
     code = ("import sys\nfrom confboost.cli import main\n"
-            f"status = main(['train', '-S', {str(tmp_path / 'n')!r}, '-n', '5'])\n"
+            f"status = main(['train', '-S', {stem!r}, '-n', '5', '--model', {stem + '.shyp'!r}])"
+            f" + main(['classify', '-S', {stem!r}, '-m', {stem + '.shyp'!r}, '-i', "
+            f"{stem + '.test'!r}])\n"
             f"print(status, [m for m in {heavy!r} if m in sys.modules])\n")
     src = Path(__file__).resolve().parent.parent / "src"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

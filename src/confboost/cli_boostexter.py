@@ -182,8 +182,9 @@ def export_shyp_command(arguments):
 
 
 def _imported_estimator(source, spec, arguments):
-    """A BoostClassifier holding the model of a ``.shyp`` file, read with the text options."""
-    from confboost.estimators import BoostClassifier
+    """A ``Booster`` holding the model of a ``.shyp`` file, read with the text options (no
+    parameter of it comes from the file: scikit-learn's table is not needed)."""
+    from confboost.booster import Booster
     from confboost.formats.shyp import import_shyp
 
     experts = icsi.experts(spec, arguments)
@@ -191,7 +192,7 @@ def _imported_estimator(source, spec, arguments):
     if not Path(source).exists():
         raise FileNotFoundError(f"{source}: no such .shyp file")
     model = import_shyp(source, encoder, spec)
-    estimator = BoostClassifier(n_estimators=max(len(model), 1),
+    estimator = Booster(n_estimators=max(len(model), 1),
                                 feature_types=_feature_types(spec), text_expert=experts or None)
     estimator.classes_ = np.arange(len(spec.classes))
     estimator._multilabel = True
