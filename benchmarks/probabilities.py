@@ -6,16 +6,21 @@ confboost ``BoostClassifier()`` with its defaults against scikit-learn's
 official train/test splits) and yeast-ml (official split; per label: each of the 14 labels
 is a binary problem, HistGradientBoosting fits one model per label, and the table gives the
 mean binary log loss over the labels and the mean per-label accuracy, 1 - Hamming loss).
+Any multi-label set (``--sets scene emotions``) is read the same way.
 
 Usage::
 
-    python benchmarks/probabilities.py                     # after, raw and HGB columns
+    python benchmarks/probabilities.py                     # before, after, stumps, HGB
     python benchmarks/probabilities.py --save out.json     # also write the numbers
+    python benchmarks/probabilities.py --grid              # the candidate defaults too
 
 ``benchmarks/probabilities_before.json`` holds confboost's numbers from before the
-calibration (commit 656e022, ``BoostClassifier()`` of that day); the table prints them as
-"before". The "raw" column is today's code with ``calibration=None`` and
-``early_stopping=False``: the uncalibrated σ(2f) of before, which it must reproduce.
+calibration (commit 656e022, ``BoostClassifier()`` of that day: 100 stumps, σ(2f)); the
+table prints them as "before". "after" is today's ``BoostClassifier()`` (``weak_learner=
+"auto"``: stumps up to 10,000 examples, trees of 16 leaves above, a fitted temperature);
+"stumps" is ``weak_learner="stump"``, the default before "auto". The seconds are each
+column's total fit and predict time over the set's folds. ``--grid`` adds the candidate
+defaults ``weak_learner="auto"`` was chosen among (``GRID``).
 """
 
 import argparse
@@ -38,6 +43,14 @@ from confboost.datasets import load  # noqa: E402
 
 SETS = ("breast-cancer", "wine", "satimage", "letter", "yeast-ml")
 BEFORE = Path(__file__).with_name("probabilities_before.json")
+#: Candidate defaults (``--grid``): trees of 4, 8 and 16 leaves, learning rate 1 or less.
+GRID = {
+    "tree 4": {"weak_learner": "tree", "max_leaves": 4},
+    "tree 8": {"weak_learner": "tree", "max_leaves": 8},
+    "tree 16": {"weak_learner": "tree", "max_leaves": 16},
+    "tree 8, lr 0.3": {"weak_learner": "tree", "max_leaves": 8, "learning_rate": 0.3},
+    "tree 16, lr 0.3": {"weak_learner": "tree", "max_leaves": 16, "learning_rate": 0.3},
+}
 
 
 def splits(name):
@@ -55,19 +68,19 @@ def evaluate(name, make):
     """Pooled log loss and accuracy of ``make()``'s models on set ``name``."""
     truths, probas = [], []
     for X_train, y_train, X_test, y_test in splits(name):
-        if name == "yeast-ml" and make is HistGradientBoostingClassifier:
+        if np.ndim(y_train) == 2 and make is HistGradientBoostingClassifier:
             proba = np.column_stack([make().fit(X_train, y_train[:, j]).predict_proba(X_test)[:, 1]
                                      for j in range(y_train.shape[1])])
         else:
             model = make().fit(X_train, y_train)
             proba = model.predict_proba(X_test)
-            if name != "yeast-ml":
+            if np.ndim(y_train) == 1:
                 proba = proba[:, np.searchsorted(model.classes_, np.unique(y_train))]
                 y_test = np.searchsorted(np.unique(y_train), y_test)
         truths.append(y_test)
         probas.append(proba)
     y, p = np.concatenate(truths), np.concatenate(probas)
-    if name == "yeast-ml":
+    if y.ndim == 2:
         losses = [log_loss(y[:, j], p[:, j], labels=[0, 1]) for j in range(y.shape[1])]
         return float(np.mean(losses)), float(np.mean(y == (p > 0.5)))
     return (float(log_loss(y, p, labels=np.arange(p.shape[1]))),
@@ -80,30 +93,34 @@ def main():
     parser.add_argument("--sets", nargs="*", default=list(SETS))
     parser.add_argument("--only-default", action="store_true",
                         help="only BoostClassifier() (to record the 'before' column)")
+    parser.add_argument("--grid", action="store_true", help="the candidate defaults too")
     args = parser.parse_args()
     makers = {"after": BoostClassifier}
     if not args.only_default:
-        makers["raw"] = lambda: BoostClassifier(calibration=None, early_stopping=False)
+        makers["stumps"] = lambda: BoostClassifier(weak_learner="stump")
         makers["hgb"] = HistGradientBoostingClassifier
+    if args.grid:
+        makers.update({name: (lambda params=params: BoostClassifier(**params))
+                       for name, params in GRID.items()})
     before = json.loads(BEFORE.read_text()) if BEFORE.exists() else {}
     results = {}
     for name in args.sets:
         results[name] = {}
         for column, make in makers.items():
             start = time.perf_counter()
-            results[name][column] = evaluate(name, make)
-            print(f"  {name} {column}: {results[name][column]} "
-                  f"({time.perf_counter() - start:.1f}s)", file=sys.stderr)
+            loss, acc = evaluate(name, make)
+            results[name][column] = (loss, acc, time.perf_counter() - start)
+            print(f"  {name} {column}: {results[name][column]}", file=sys.stderr)
     columns = ["before", *makers]
-    print("| set | " + " | ".join(f"{c} log loss | {c} acc" for c in columns)
+    print("| set | " + " | ".join(f"{c} log loss / acc / s" for c in columns)
           + " | after / hgb log loss |")
-    print("|---" * (2 * len(columns) + 2) + "|")
+    print("|---" * (len(columns) + 2) + "|")
     for name, row in results.items():
         row = {"before": before.get(name), **row}
         cells = []
         for column in columns:
-            loss, acc = row[column] if row.get(column) else (np.nan, np.nan)
-            cells.append(f"{loss:.4f} | {acc:.4f}")
+            loss, acc, *seconds = row[column] if row.get(column) else (np.nan, np.nan)
+            cells.append(f"{loss:.4f} / {acc:.4f}" + (f" / {seconds[0]:.1f}" if seconds else ""))
         ratio = row["after"][0] / row["hgb"][0] if "hgb" in row else np.nan
         print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f} |")
     if args.save:

@@ -60,7 +60,7 @@ PARAMETERS = {
     "n_jobs": [None, Count(None, -1, closed="right"), Count(1, None, closed="left")],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
-    "weak_learner": [StrOptions(set(LEARNERS))],
+    "weak_learner": [StrOptions({"auto", *LEARNERS})],
     "max_leaves": [Count(2, MAX_LEAVES)],
     "max_depth": [None, Count(1, None, closed="left")],
     "min_leaf_weight": [Number(0.0, 0.5)],

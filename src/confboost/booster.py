@@ -40,7 +40,7 @@ class Booster:
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
                  smoothing="auto", init="uniform", code="random", code_length=None,
                  decoding="loss", max_bins=255, trim=0.0, n_jobs=None, random_state=None,
-                 verbose=0, weak_learner="stump", max_leaves=8, max_depth=None,
+                 verbose=0, weak_learner="auto", max_leaves=16, max_depth=None,
                  min_leaf_weight=0.0, product_terms=3, learning_rate=1.0, feature_types=None,
                  text_expert=None, early_stopping="auto", validation_fraction=0.1,
                  n_iter_no_change=10, tol=1e-7, scoring="loss", warm_start=False,
@@ -87,7 +87,7 @@ class Booster:
         """The rule across parameters (weight trimming is for stumps only); each parameter
         alone is the caller's to check (``BoostClassifier`` checks its table first).
         Returns the confidence mode code (``criterion.MODES``)."""
-        if self.trim != 0 and self.weak_learner != "stump":
+        if self.trim != 0 and self.weak_learner not in ("stump", "auto"):
             raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
                              f"{self.weak_learner!r} with trim={self.trim!r}")
         return MODES[self.confidence]

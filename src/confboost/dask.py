@@ -70,6 +70,7 @@ from confboost.dask_shards import Shards, advance_shard, build_shards
 from confboost.dask_trees import ShardedHammingTreeLearner, ShardedTreeLearner
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.estimators import BoostClassifier
+from confboost.learners import choose_learner
 from confboost.learners.base import PartitionFit
 from confboost.learners.best_of import BestOfLearner
 from confboost.learners.categorical import CategoricalLearner
@@ -197,8 +198,8 @@ class DaskBoostClassifier(BoostClassifier):
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
 
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
-    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"`` and
-    ``"hamming_tree"``, numeric and categorical columns (a dask array, or a dask DataFrame;
+    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``
+    and ``"auto"``, numeric and categorical columns (a dask array, or a dask DataFrame;
     column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
     refused), ``trim=0``; no ``eval_set``,
     ``early_stopping=True``, ``warm_start`` or ``class_weight`` yet. Anything else is
@@ -256,6 +257,8 @@ class DaskBoostClassifier(BoostClassifier):
         summaries = client.gather(client.compute(
             [delayed(partition_summary)(*part[:3]) for part in parts]))
         n_samples = sum(summary[0] for summary in summaries)
+        # "auto" as on one machine: trees on more than 10,000 examples (same model as local)
+        self.weak_learner_ = choose_learner(self.weak_learner, n_samples, self.trim)
         multilabel = np.ndim(summaries[0][1]) == 0
         if multilabel:
             classes = np.arange(summaries[0][1])
@@ -343,8 +346,8 @@ class DaskBoostClassifier(BoostClassifier):
         """The weak learner over the shards, as ``learners.make_learner`` picks the local
         one: a tree learner, the stump learner, or on a table with categorical columns the
         best of the stump and the categorical stump learners (``BestOfLearner``)."""
-        if self.weak_learner in SHARDED_TREES:
-            return SHARDED_TREES[self.weak_learner](mode, smoothing, shards,
+        if self.weak_learner_ in SHARDED_TREES:
+            return SHARDED_TREES[self.weak_learner_](mode, smoothing, shards,
                                                     **self._tree_params())
         stump = ShardedStumpLearner(mode, smoothing, shards)
         if not header.categorical:
@@ -377,7 +380,7 @@ class DaskBoostClassifier(BoostClassifier):
         return build_code(self.code, classes.size, self.code_length, self.random_state)
 
     def _check_supported(self):
-        unsupported = [(self.weak_learner not in ("stump", *SHARDED_TREES),
+        unsupported = [(self.weak_learner not in ("auto", "stump", *SHARDED_TREES),
                         f"weak_learner={self.weak_learner!r}"),
                        (self.trim != 0, f"trim={self.trim!r}"),
                        (self.early_stopping is True, "early_stopping=True"),

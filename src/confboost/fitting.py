@@ -33,7 +33,7 @@ from confboost.holdout import (
     validation_split,
 )
 from confboost.inputs import training_data
-from confboost.learners import make_learner
+from confboost.learners import choose_learner, make_learner
 from confboost.model import BoostedModel
 from confboost.schemes import build_scheme, scheme_outputs
 from confboost.schemes.codes import min_distance
@@ -77,6 +77,7 @@ def fit(est, X, y, sample_weight, callbacks, eval_set, mode):
             return resume(est, state, X, callbacks)
     est._warm = None
     data = training_data(est, X, y, sample_weight)
+    est.weak_learner_ = choose_learner(est.weak_learner, data.sample_weight.shape[0], est.trim)
     with numba_threads(est.n_jobs, data.work):
         start(est, data.X, data.targets, data.sample_weight, data.build, data.prepare, mode,
               callbacks, eval_set, data.work)
@@ -194,7 +195,7 @@ def new_run(est, build, rows, targets, sample_weight, mode, held, stopping):
     alpha_method = ("exact" if est.trim > 0 and est.alpha == "auto"
                     and mode in (REAL, REAL_ABSTAIN) else est.alpha)
     dataset = build(rows, sample_weight)
-    learner = make_learner(est.weak_learner, dataset, mode, smoothing, trim=float(est.trim),
+    learner = make_learner(est.weak_learner_, dataset, mode, smoothing, trim=float(est.trim),
                            n_terms=int(est.product_terms), **est._tree_params())
     run = BoostingRun(dataset, scheme, learner, alpha_method, mode, smoothing,
                       float(est.learning_rate))

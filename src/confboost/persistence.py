@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from confboost.learners import LEARNERS
 from confboost.untrusted import (
     MAX_ENTRIES,
     fail,
@@ -243,6 +244,7 @@ def model_document(estimator):
         "history": {key: np.asarray(value).tolist()
                     for key, value in estimator.history_.items()},
         "best_iteration": getattr(estimator, "best_iteration_", None),
+        "weak_learner": estimator.weak_learner_,
         "calibration": calibrator.to_dict() if calibrator is not None else None,
         "feature_kinds": (estimator.feature_kinds_.tolist()
                           if hasattr(estimator, "feature_kinds_") else None),
@@ -354,6 +356,10 @@ def estimator_from_document(document):
             calibration = Calibrator.from_dict(calibration)
         except ValueError as error:
             raise prefixed("calibration: ", error) from None
+    # the learner weak_learner="auto" chose (files from before "auto" name it in params)
+    learner = read_str(document.get("weak_learner", estimator.weak_learner), "weak_learner")
+    if learner not in LEARNERS:
+        fail("weak_learner", f"must be one of {sorted(LEARNERS)}", learner)
     kinds = document.get("feature_kinds")
     if kinds is not None:
         kinds = read_list(kinds, "feature_kinds", n_features)
@@ -399,6 +405,7 @@ def estimator_from_document(document):
     estimator.history_ = history
     estimator.model_ = model
     estimator.best_iteration_ = best
+    estimator.weak_learner_ = learner
     estimator.calibrator_ = calibration
     if encoder is not None:
         estimator.encoder_ = encoder

@@ -304,7 +304,7 @@ def learning_curves(clf, X_test=None, y_test=None):
     axis.set_ylabel(name)
     axis.grid(True, which="major", color="0.9")
     axis.legend(fontsize=8)
-    axis.set_title(f"{clf.n_estimators_} rounds of {clf.weak_learner}, scheme {clf.scheme}",
+    axis.set_title(f"{clf.n_estimators_} rounds of {clf.weak_learner_}, scheme {clf.scheme}",
                    fontsize=9)
     return figure
 

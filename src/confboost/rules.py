@@ -127,7 +127,7 @@ def rules_text(estimator, top=None, first=None, class_names=None):
     if top is not None:
         order = np.argsort([r.z for r in rounds], kind="stable")[:top]
         rounds = [rounds[i] for i in order]
-    learner = estimator.weak_learner
+    learner = estimator.weak_learner_
     head = (f"{len(estimator.model_)} rounds of {learner} (scheme {estimator.scheme}, "
             f"confidence {estimator.confidence}); f(x, l) = sum of the rounds' outputs, "
             f"shown as alpha_t h_t(x, l)")

@@ -1,0 +1,82 @@
+"""``weak_learner="auto"`` (the default): stumps up to 10,000 examples, trees above."""
+
+import json
+
+import numpy as np
+import pytest
+
+import confboost
+from confboost import BoostClassifier
+from confboost.learners import TREES_ABOVE, choose_learner
+from confboost.learners.stump import StumpHypothesis
+from confboost.learners.tree_hypothesis import TreeHypothesis
+from confboost.persistence import save_document
+
+
+@pytest.mark.parametrize(("name", "n_samples", "trim", "chosen"), [
+    ("auto", 10, 0.0, "stump"),
+    ("auto", TREES_ABOVE, 0.0, "stump"),
+    ("auto", TREES_ABOVE + 1, 0.0, "tree"),
+    ("auto", TREES_ABOVE + 1, 0.1, "stump"),  # trimming is a stump parameter
+    ("stump", 10**6, 0.0, "stump"),
+    ("tree", 10, 0.0, "tree"),
+    ("hamming_tree", 10, 0.0, "hamming_tree"),
+    ("product", 10**6, 0.0, "product"),
+])
+def test_choose_learner(name, n_samples, trim, chosen):
+    assert choose_learner(name, n_samples, trim) == chosen
+
+
+def _problem(n_samples, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, 3))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    return X, y
+
+
+def test_small_data_default_is_the_stump_model():
+    X, y = _problem(300)
+    default = BoostClassifier(5, calibration=None).fit(X, y)
+    stumps = BoostClassifier(5, weak_learner="stump", calibration=None).fit(X, y)
+    assert default.weak_learner == "auto" and default.weak_learner_ == "stump"
+    assert default.model_.to_dict() == stumps.model_.to_dict()
+    assert all(isinstance(h, StumpHypothesis) for h in default.model_.hypotheses)
+
+
+def test_large_data_default_is_trees_of_16_leaves():
+    X, y = _problem(TREES_ABOVE + 1)
+    default = BoostClassifier(2, calibration=None).fit(X, y)
+    trees = BoostClassifier(2, weak_learner="tree", max_leaves=16,
+                            calibration=None).fit(X, y)
+    assert default.weak_learner_ == "tree"
+    assert default.model_.to_dict() == trees.model_.to_dict()
+    assert all(isinstance(h, TreeHypothesis) for h in default.model_.hypotheses)
+    # x0 + x1 x2 > 0 takes every leaf it may have: 16, not the former default's 8
+    assert max(len(h.to_dict()["kind"]) + 1 for h in default.model_.hypotheses) == 16
+    # a trimmed fit keeps to stumps instead of refusing trim on large data
+    trimmed = BoostClassifier(2, trim=0.1, calibration=None).fit(X, y)
+    assert trimmed.weak_learner_ == "stump"
+    with pytest.raises(ValueError, match="trim applies to weak_learner='stump' only"):
+        BoostClassifier(2, weak_learner="tree", trim=0.1).fit(X, y)
+
+
+def test_saved_model_keeps_the_chosen_learner(tmp_path):
+    X, y = _problem(200)
+    path = tmp_path / "m.json"
+    BoostClassifier(3, calibration=None).fit(X, y).save(path)
+    loaded = confboost.load(path)
+    assert loaded.weak_learner == "auto" and loaded.weak_learner_ == "stump"
+    assert "3 rounds of stump" in loaded.rules()
+
+    document = json.loads(path.read_text())
+    body = {key: value for key, value in document.items()
+            if key not in ("format", "version", "checksum")}
+    # a file from before "auto" has no "weak_learner" field: its params name the learner
+    old = {**{k: v for k, v in body.items() if k != "weak_learner"},
+           "params": {**body["params"], "weak_learner": "stump"}}
+    save_document(tmp_path / "old.json", old)
+    assert confboost.load(tmp_path / "old.json").weak_learner_ == "stump"
+    for bad in ("auto", "forest", ["stump"]):
+        save_document(tmp_path / "bad.json", {**body, "weak_learner": bad})
+        with pytest.raises(ValueError, match="weak_learner"):
+            confboost.load(tmp_path / "bad.json")
