@@ -56,7 +56,8 @@ def main():
     for name, X_train, y_train, X_test, y_test in binary_sets():
         for confidence in ("real", "discrete", "abstain"):
             started = time.perf_counter()
-            clf = BoostClassifier(max(rounds), confidence=confidence).fit(X_train, y_train)
+            clf = BoostClassifier(max(rounds), confidence=confidence,
+                                  weak_learner="stump").fit(X_train, y_train)
             seconds = time.perf_counter() - started
             errors = staged_errors(clf.staged_predict(X_test), y_test, rounds)
             cells = " | ".join(f"{e:.4f}" for e in errors)

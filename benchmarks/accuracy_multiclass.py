@@ -54,7 +54,7 @@ def main():
         for method, params in METHODS.items():
             started = time.perf_counter()
             clf = BoostClassifier(rounds[-1], random_state=0, n_jobs=arguments.n_jobs,
-                                  **params)
+                                  **{"weak_learner": "stump", **params})
             clf.fit(split.X_train, split.y_train)
             seconds = time.perf_counter() - started
             cells = " | ".join(f"{e:.4f}" for e in staged_errors(

@@ -99,7 +99,8 @@ def main():
         split = load(name)
         for method, params in METHODS.items():
             started = time.perf_counter()
-            clf = BoostClassifier(rounds[-1], n_jobs=arguments.n_jobs, **params)
+            clf = BoostClassifier(rounds[-1], n_jobs=arguments.n_jobs, weak_learner="stump",
+                                  **params)
             clf.fit(split.X_train, split.y_train)
             seconds = time.perf_counter() - started
             for line in table_rows(name, f"confboost {method} ({seconds:.0f} s)",

@@ -35,7 +35,8 @@ def _per_round(fit):
 
 
 #: The weak learners timed, by row name.
-LEARNERS = {"stumps": {}, "trees of 8 leaves": {"weak_learner": "tree", "max_leaves": 8}}
+LEARNERS = {"stumps": {"weak_learner": "stump"},
+            "trees of 8 leaves": {"weak_learner": "tree", "max_leaves": 8}}
 
 
 def run():

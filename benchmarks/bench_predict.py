@@ -10,7 +10,8 @@ def run(n_rows=1_000_000, rounds=500):
 
     numba.set_num_threads(common.THREADS)
     X, y, Xt, _ = common.synthetic(100_000)
-    clf = BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, random_state=0).fit(X, y)
+    clf = BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, random_state=0,
+                          weak_learner="stump").fit(X, y)
     big = common.synthetic(n_rows)[0]
     clf.decision_function(big[:100])
     seconds, _ = common.median_time(lambda: clf.decision_function(big))

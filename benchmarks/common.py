@@ -88,7 +88,8 @@ def run_confboost(X, y, Xt, yt, rounds, **params):
         return run_boosting(dataset, scheme, learner, rounds, "auto", mode, smoothing)
 
     seconds, _ = median_time(boost)
-    clf = BoostClassifier(n_estimators=rounds, n_jobs=THREADS, random_state=0, **params)
+    clf = BoostClassifier(n_estimators=rounds, n_jobs=THREADS, random_state=0,
+                          **{"weak_learner": "stump", **params})
     clf.fit(X, y)
     return seconds / rounds, float(np.mean(clf.predict(Xt) == yt))
 

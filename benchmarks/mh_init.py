@@ -31,7 +31,8 @@ def main():
         for confidence in ("real", "discrete"):
             for init in ("uniform", "balanced"):
                 started = time.perf_counter()
-                clf = BoostClassifier(rounds[-1], confidence=confidence, init=init)
+                clf = BoostClassifier(rounds[-1], confidence=confidence, init=init,
+                                      weak_learner="stump")
                 clf.fit(split.X_train, split.y_train)
                 seconds = time.perf_counter() - started
                 errors = {}

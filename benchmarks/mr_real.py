@@ -59,7 +59,8 @@ def main():
             # calibration and early stopping off: the estimator's defaults would hold data
             # out or fit extra runs for probabilities, which neither loss uses
             clf = BoostClassifier(rounds[-1], scheme="mr", n_jobs=1, calibration=None,
-                                  early_stopping=False, **params).fit(X, Y)
+                                  early_stopping=False, weak_learner="stump",
+                                  **params).fit(X, Y)
             seconds = time.perf_counter() - started
             stages = zip(clf.staged_predict(X_score), clf.staged_decision_function(X_score),
                          strict=True)

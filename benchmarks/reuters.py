@@ -102,6 +102,7 @@ def main():
     for confidence in arguments.confidence.split(","):
         estimator = BoostClassifier(
             n_estimators=arguments.rounds, confidence=confidence, n_jobs=arguments.jobs,
+            weak_learner="stump",
             feature_types={"text": "text"},
             text_expert=TextExpert("ngram", arguments.window, cutoff=arguments.cutoff))
         follower = Checkpoints(estimator, test, data.Y_test, checkpoints, confidence, results,

@@ -151,6 +151,19 @@ def test_same_trees_as_one_machine(client, kind, params):
                                theirs.decision_function(X), atol=10 * _tolerance(params))
 
 
+def test_auto_learner_is_resolved_as_on_one_machine(client, monkeypatch):
+    """weak_learner="auto" on the total row count: trees above the size, stumps up to it
+    (the size lowered to 399 so that the 400 rows take trees)."""
+    X, y = _data("multiclass")
+    Xd, yd, _ = _dask(X, y)
+    assert DaskBoostClassifier(n_estimators=2, client=client).fit(Xd, yd).weak_learner_ == "stump"
+    monkeypatch.setattr("confboost.learners.TREES_ABOVE", X.shape[0] - 1)
+    mine = DaskBoostClassifier(n_estimators=3, client=client, max_leaves=4).fit(Xd, yd)
+    theirs = BoostClassifier(n_estimators=3, max_leaves=4, calibration=None).fit(X, y)
+    assert mine.weak_learner_ == theirs.weak_learner_ == "tree"
+    _assert_same_model(mine, theirs)
+
+
 def test_to_local_save_and_load(client, tmp_path):
     X, y = _data("multiclass")
     Xd, yd, _ = _dask(X, y)

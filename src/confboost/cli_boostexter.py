@@ -192,8 +192,9 @@ def _imported_estimator(source, spec, arguments):
     if not Path(source).exists():
         raise FileNotFoundError(f"{source}: no such .shyp file")
     model = import_shyp(source, encoder, spec)
-    estimator = Booster(n_estimators=max(len(model), 1),
-                                feature_types=_feature_types(spec), text_expert=experts or None)
+    estimator = Booster(n_estimators=max(len(model), 1), weak_learner="stump",
+                        feature_types=_feature_types(spec), text_expert=experts or None)
+    estimator.weak_learner_ = "stump"  # icsiboost's stumps (and term tests)
     estimator.classes_ = np.arange(len(spec.classes))
     estimator._multilabel = True
     estimator.n_features_in_ = len(encoder.names)

@@ -47,7 +47,7 @@ def run_demo(dataset="breast-cancer-wisconsin", n_rounds=200, confidence="real",
              f"{len(np.unique(split.y_train))} classes ({split.split_description})")
     print_fn(f"confidence={confidence}, {n_rounds} rounds")
     started = time.perf_counter()
-    clf = BoostClassifier(n_estimators=n_rounds, confidence=confidence,
+    clf = BoostClassifier(n_estimators=n_rounds, confidence=confidence, weak_learner="stump",
                           verbose=1 if n_rounds >= 500 else 0)
     clf.fit(split.X_train, split.y_train)
     seconds = time.perf_counter() - started

@@ -40,14 +40,17 @@ class Algorithm:
 
 ALGORITHMS = {
     "real-mh": Algorithm(
-        "real-mh", "Real AdaBoost.MH", {"scheme": "mh", "confidence": "real"},
+        "real-mh", "Real AdaBoost.MH",
+        {"scheme": "mh", "confidence": "real", "weak_learner": "stump"},
         "confidences by Eq. 9/16, α = 1, weak learner minimises Z (Eq. 16), "
         "ε = 1/(2mk)"),
     "discrete-mh": Algorithm(
-        "discrete-mh", "Discrete AdaBoost.MH", {"scheme": "mh", "confidence": "discrete"},
+        "discrete-mh", "Discrete AdaBoost.MH",
+        {"scheme": "mh", "confidence": "discrete", "weak_learner": "stump"},
         "h ∈ {-1, +1}, α by Eq. 13, weak learner maximises r (Eq. 14)"),
     "discrete-mr": Algorithm(
-        "discrete-mr", "Discrete AdaBoost.MR", {"scheme": "mr", "confidence": "discrete"},
+        "discrete-mr", "Discrete AdaBoost.MR",
+        {"scheme": "mr", "confidence": "discrete", "weak_learner": "stump"},
         "h ∈ {-1, +1}, α by Eq. 28, weak learner maximises r (Eq. 27); AdaBoost.M2 on "
         "single-label data"),
 }
