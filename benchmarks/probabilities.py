@@ -17,7 +17,7 @@ Usage::
 ``benchmarks/probabilities_before.json`` holds confboost's numbers from before the
 calibration (commit 656e022, ``BoostClassifier()`` of that day: 100 stumps, σ(2f)); the
 table prints them as "before". "after" is today's ``BoostClassifier()`` (``weak_learner=
-"auto"``: stumps up to 10,000 examples, trees of 16 leaves above, a fitted temperature);
+"auto"``: stumps up to 2,500 examples, trees of 16 leaves above, a fitted temperature);
 "stumps" is ``weak_learner="stump"``, the default before "auto". The seconds are each
 column's total fit and predict time over the set's folds. ``--grid`` adds the candidate
 defaults ``weak_learner="auto"`` was chosen among (``GRID``).

@@ -1,4 +1,4 @@
-"""``weak_learner="auto"`` (the default): stumps up to 10,000 examples, trees above."""
+"""``weak_learner="auto"`` (the default): stumps up to 2,500 examples, trees above."""
 
 import json
 

@@ -257,7 +257,7 @@ class DaskBoostClassifier(BoostClassifier):
         summaries = client.gather(client.compute(
             [delayed(partition_summary)(*part[:3]) for part in parts]))
         n_samples = sum(summary[0] for summary in summaries)
-        # "auto" as on one machine: trees on more than 10,000 examples (same model as local)
+        # "auto" as on one machine: trees on more than 2,500 examples (same model as local)
         self.weak_learner_ = choose_learner(self.weak_learner, n_samples, self.trim)
         multilabel = np.ndim(summaries[0][1]) == 0
         if multilabel:

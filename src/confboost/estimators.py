@@ -48,7 +48,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     for multi-label MR; f for single-label MR; the class scores for MO) and a > 0 one
     temperature fitted by least log loss on held-out f (``confboost.calibration``): the
     eval_set or early-stopping split, else out-of-fold f of 5 cross-fitted runs (one run on
-    ``validation_fraction`` of the rows above 10,000 examples), at the cost of those fits.
+    ``validation_fraction`` of the rows above 2,500 examples), at the cost of those fits.
     a changes no ranking and no prediction; ``calibration=None`` is the uncalibrated link.
 
     ``history_["bound"]`` bounds ``history_["train_loss"]``: Theorem 1 (binary error ≤ Π Z_t),
@@ -103,10 +103,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     verbose : int, default=0
         1: a progress bar on stderr; 2: one line per round.
     weak_learner : {"auto", "stump", "tree", "hamming_tree", "product"}, default="auto"
-        "auto": ``"tree"`` on more than 10,000 examples, ``"stump"`` up to that (or with
+        "auto": ``"tree"`` on more than 2,500 examples, ``"stump"`` up to that (or with
         ``trim`` > 0); the choice is ``weak_learner_`` (``learners.choose_learner``; measured
         in ``benchmarks/probabilities.py``: on letter 100 rounds of stumps reach 78.8%
-        accuracy and trees 95.9%, on the small sets trees lose to stumps). "stump": a
+        accuracy and trees 95.9%, on wine and yeast-ml trees lose to stumps). "stump": a
         threshold on one feature with a missing-value block, the paper's (and the command
         line's) learner; "tree": a tree grown best-first by the largest drop in Z (Eq.
         10/16), a value per leaf and label; "hamming_tree": a label-independent tree, h(x, l)
@@ -139,7 +139,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
         round. "auto": on exactly when there is an ``eval_set`` (large data alone does not
         turn it on: on letter it cost 1.5 points, ``benchmarks/probabilities.py``).
     validation_fraction : float, default=0.1
-        Rows held out for early stopping (and calibration above 10,000 examples).
+        Rows held out for early stopping (and calibration above 2,500 examples).
     n_iter_no_change : int, default=10
     tol : float, default=1e-7
     scoring : "loss", "exponential", str or callable, default="loss"

@@ -19,8 +19,11 @@ import numpy as np
 MIN_HELD_OUT = 10
 #: Folds of the cross-fitted calibration (``calibration_folds``).
 CALIBRATION_FOLDS = 5
-#: Above this many examples calibration holds out one ``validation_fraction``, no folds.
-LARGE = 10_000
+#: Above this many examples calibration holds out one ``validation_fraction``, no folds:
+#: where ``weak_learner="auto"`` grows trees, on satimage (4,435) and pendigits (7,494) one
+#: 10% split gave the folds' log loss or less (0.267 and 0.088 against 0.268 and 0.093) in a
+#: third of the time; wine's 14 held-out rows were far too few (0.249 against 0.05).
+LARGE = 2_500
 
 
 def take_rows(X, rows):
