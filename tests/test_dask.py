@@ -156,9 +156,12 @@ def test_auto_learner_is_resolved_as_on_one_machine(client, monkeypatch):
     (the size lowered to 399 so that the 400 rows take trees)."""
     X, y = _data("multiclass")
     Xd, yd, _ = _dask(X, y)
-    assert DaskBoostClassifier(n_estimators=2, client=client).fit(Xd, yd).weak_learner_ == "stump"
+    assert DaskBoostClassifier().weak_learner == "stump"  # trees need one trip a node
+    auto = DaskBoostClassifier(n_estimators=2, client=client, weak_learner="auto")
+    assert auto.fit(Xd, yd).weak_learner_ == "stump"
     monkeypatch.setattr("confboost.learners.TREES_ABOVE", X.shape[0] - 1)
-    mine = DaskBoostClassifier(n_estimators=3, client=client, max_leaves=4).fit(Xd, yd)
+    mine = DaskBoostClassifier(n_estimators=3, client=client, weak_learner="auto",
+                               max_leaves=4).fit(Xd, yd)
     theirs = BoostClassifier(n_estimators=3, max_leaves=4, calibration=None).fit(X, y)
     assert mine.weak_learner_ == theirs.weak_learner_ == "tree"
     _assert_same_model(mine, theirs)

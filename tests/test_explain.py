@@ -257,7 +257,7 @@ def test_model_without_covers_says_so(tmp_path, data):
     import json
 
     X, y = data
-    clf = BoostClassifier(3, weak_learner="tree").fit(X, y)
+    clf = BoostClassifier(3, weak_learner="tree", max_leaves=8).fit(X, y)
     clf.save(tmp_path / "model.json")
     document = json.loads((tmp_path / "model.json").read_text())
     for entry in document["model"]["hypotheses"]:

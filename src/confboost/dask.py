@@ -196,6 +196,12 @@ class DaskBoostClassifier(BoostClassifier):
         Seconds one round's results may take before the round is retried.
     max_retries : int, default=2
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
+    weak_learner : default="stump"
+        Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
+        "auto" to grow trees, and a tree costs the workers a round trip per node (the README's
+        example, 50 rounds on 20,000 rows and 2 local workers, took 106 s with trees of 16
+        leaves and under 7 s with stumps on the busy machine). "auto" is resolved as
+        ``BoostClassifier`` does, on the total row count.
 
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
     ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``
@@ -219,8 +225,8 @@ class DaskBoostClassifier(BoostClassifier):
     }
 
     def __init__(self, n_estimators=100, *, client=None, timeout=600.0, max_retries=2,
-                 **params):
-        super().__init__(n_estimators, **params)
+                 weak_learner="stump", **params):
+        super().__init__(n_estimators, weak_learner=weak_learner, **params)
         self.client = client
         self.timeout = timeout
         self.max_retries = max_retries
