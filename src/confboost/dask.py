@@ -198,10 +198,11 @@ class DaskBoostClassifier(BoostClassifier):
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
     weak_learner : default="stump"
         Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
-        "auto" to grow trees, and a tree costs the workers a round trip per node (the README's
-        example, 50 rounds on 20,000 rows and 2 local workers, took 106 s with trees of 16
-        leaves and under 7 s with stumps on the busy machine). "auto" is resolved as
-        ``BoostClassifier`` does, on the total row count.
+        "auto" to grow trees, and a tree costs the workers a round trip per split (15 for 16
+        leaves) where a stump costs one (before one trip per split, the README's example, 50
+        rounds on 20,000 rows and 2 local workers, took 106 s with trees of 16 leaves and
+        under 7 s with stumps). "auto" is resolved as ``BoostClassifier`` does, on the total
+        row count.
 
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
     ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``
