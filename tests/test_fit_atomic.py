@@ -38,6 +38,19 @@ def assert_unchanged(estimator, before, X_check):
         assert estimator.__dict__[key] is value, key
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt during the test, as at a terminal.
+
+    A suite started as a background job of a non-interactive shell inherits SIGINT ignored;
+    without this the interrupt would never arrive and the tests would fail for the shell's
+    sake, not the code's.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def interrupt_at(round_wanted):
     """A callback that sends this process SIGINT at a round (Ctrl-C mid-fit)."""
     def callback(round_index, record):
@@ -57,7 +70,7 @@ def test_a_refit_that_raises_keeps_the_previous_model():
 
 
 @pytest.mark.parametrize("first", [True, False])
-def test_sigint_mid_fit_leaves_the_estimator_as_it_was(first):
+def test_sigint_mid_fit_leaves_the_estimator_as_it_was(first, ctrl_c_raises):
     clf = BoostClassifier(20, scheme="mr", weak_learner="tree", max_leaves=3)
     if not first:
         clf.fit(X, Y)
@@ -75,7 +88,7 @@ def test_sigint_mid_fit_leaves_the_estimator_as_it_was(first):
     assert clf.fit(X[:, :4], Y3).n_features_in_ == 4
 
 
-def test_an_interrupted_mixed_fit_keeps_the_numeric_model():
+def test_an_interrupted_mixed_fit_keeps_the_numeric_model(ctrl_c_raises):
     pd = pytest.importorskip("pandas")
     clf = BoostClassifier(5).fit(X, Y)
     before = snapshot(clf)
