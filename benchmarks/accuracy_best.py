@@ -45,7 +45,6 @@ import argparse
 import sys
 import time
 
-import lightgbm
 import numpy as np
 
 from confboost import BoostClassifier
@@ -245,6 +244,8 @@ def run_lightgbm(params, data, rounds, patience, progress=0):
 
 def _lightgbm_data(X_fit, y_fit, X_valid, y_valid):
     """LightGBM's binned training and validation sets (built once, labels can be reset)."""
+    import lightgbm  # the "bench" extra; imported here so the scoring loads without it
+
     train = lightgbm.Dataset(X_fit, y_fit, params={"verbose": -1}, free_raw_data=False)
     valid = lightgbm.Dataset(X_valid, y_valid, reference=train, free_raw_data=False)
     return train.construct(), valid.construct()
@@ -252,6 +253,8 @@ def _lightgbm_data(X_fit, y_fit, X_valid, y_valid):
 
 def _lightgbm_train(params, train, valid, rounds, patience, progress=0):
     """A LightGBM booster early-stopped on the validation set's first metric."""
+    import lightgbm  # the "bench" extra; imported here so the scoring loads without it
+
     callbacks = [lightgbm.early_stopping(patience, first_metric_only=True, verbose=False)]
     if progress:
         callbacks.append(lightgbm.log_evaluation(progress))

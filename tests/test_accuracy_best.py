@@ -10,7 +10,6 @@ import pytest
 from confboost import BoostClassifier
 from confboost.metrics import hamming_loss
 
-pytest.importorskip("lightgbm")  # the benchmark imports it (the "bench" extra)
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "accuracy_best.py"
 _SPEC = importlib.util.spec_from_file_location("accuracy_best", _PATH)
 accuracy_best = importlib.util.module_from_spec(_SPEC)
