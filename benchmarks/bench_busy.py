@@ -65,8 +65,9 @@ def _fit_times(X, y, params):
 
     params = {"weak_learner": "stump", **params}  # the tasks name trees; the rest are stumps
     small = {**params, "n_estimators": 2}
-    BoostClassifier(**small, n_jobs=1).fit(X[:2000], y[:2000])  # kernels from the cache
-    BoostClassifier(**small).fit(X[:2000], y[:2000])
+    spread = np.linspace(0, len(y) - 1, min(2000, len(y))).astype(np.intp)  # every class
+    BoostClassifier(**small, n_jobs=1).fit(X[spread], y[spread])  # kernels from the cache
+    BoostClassifier(**small).fit(X[spread], y[spread])
     default, single = [], []
     for _ in range(REPEATS):  # interleaved: the load moves
         for n_jobs, times in ((None, default), (1, single)):
