@@ -52,6 +52,14 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
 
+try:  # the one check of the extra: the dask_* modules below import Dask plainly
+    import dask.array as da
+    from dask import delayed
+    from distributed import default_client
+except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
+    raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
+                      "(dask[distributed])") from error
+
 from confboost.boosting import ProgressPrinter, run_boosting
 from confboost.confidence import smoothing_from_totals
 from confboost.criterion import REAL, REAL_ABSTAIN
@@ -81,14 +89,6 @@ from confboost.schemes.codes import min_distance
 from confboost.schemes.mh import MHScheme, mh_bound
 from confboost.schemes.mo import MOScheme, build_code
 from confboost.schemes.mr import pair_smoothing
-
-try:
-    import dask.array as da
-    from dask import delayed
-    from distributed import default_client
-except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
-    raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
-                      "(dask[distributed])") from error
 
 __all__ = ["DaskBoostClassifier"]
 

@@ -16,7 +16,9 @@ value codes of the local ``FrameEncoder.fit_dataset``. Text columns are refused 
 
 import sys
 
+import dask.array as da
 import numpy as np
+from dask import delayed
 
 from confboost.data.binning import BinMapper
 from confboost.data.columns import (
@@ -27,14 +29,6 @@ from confboost.data.columns import (
     string_values,
     warn_doubtful_kind,
 )
-
-try:
-    import dask.array as da
-    from dask import delayed
-except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
-    raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
-                      "(dask[distributed])") from error
-
 
 #: Rows drawn from the partitions to find the bins (``BinMapper``'s own subsample size).
 BIN_SAMPLE = 200_000

@@ -19,6 +19,8 @@ import copy
 import dataclasses
 
 import numpy as np
+from dask import delayed
+from distributed import get_worker, wait
 
 from confboost._dtypes import MISSING_BIN
 from confboost._threads import numba_threads
@@ -30,13 +32,6 @@ from confboost.learners.stump import StumpLearner
 from confboost.schemes.mh import MHScheme
 from confboost.schemes.mo import MOScheme
 from confboost.schemes.mr import MRScheme
-
-try:
-    from dask import delayed
-    from distributed import get_worker, wait
-except ImportError as error:  # pragma: no cover - the extra is installed in the dev env
-    raise ImportError("confboost.dask needs Dask: pip install 'confboost[dask]' "
-                      "(dask[distributed])") from error
 
 
 class Shard:
