@@ -65,3 +65,114 @@ def test_serial_below_runs_small_calls_on_one_thread():
     assert numba.get_num_threads() == threads
     with serial_below(SERIAL_CELLS):
         assert numba.get_num_threads() == threads
+
+
+class _Rounds:
+    """A clock whose rounds take ``cost(threads)`` seconds, for a ``ThreadTuner``."""
+
+    def __init__(self, cost):
+        self.cost = cost
+        self.now = 0.0
+        self.tuner = None
+
+    def clock(self):
+        return self.now
+
+    def run(self, rounds, start=0):
+        """Call the tuner after each of ``rounds`` rounds; the thread counts they ran with."""
+        used = []
+        for round_index in range(start, start + rounds):
+            used.append(self.tuner.threads)
+            self.now += self.cost(self.tuner.threads)
+            self.tuner(round_index, {})
+        return used
+
+
+def _tuner(cost, threads=8, adaptive=True):
+    from confboost._threads import ThreadTuner
+
+    rounds = _Rounds(cost)
+    applied = []
+    rounds.tuner = ThreadTuner(threads, applied.append, adaptive=adaptive, clock=rounds.clock)
+    return rounds, applied
+
+
+def test_tuner_keeps_all_threads_when_they_are_faster():
+    rounds, applied = _tuner(lambda threads: 1.0 / threads)
+    used = rounds.run(12)
+    # round 0 starts the clock; then the count behind in time runs, until each has had 3
+    # rounds (8 threads, twice as fast, runs more of them); then 8 is kept
+    assert used == [8, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 8]
+    assert rounds.tuner.choices == [8]
+    assert applied[-1] == 8
+
+
+def test_tuner_halves_while_fewer_threads_are_no_slower():
+    # two free cores: 2 threads halve a round, every thread beyond costs a straggler's wait
+    rounds, applied = _tuner(lambda threads: 1e-3 / threads + (5e-4 * threads if threads > 2
+                                                               else 0.0))
+    rounds.run(400)
+    assert rounds.tuner.choices == [2]  # 8 -> 4 -> 2, then 2 beats 1
+    assert rounds.tuner.threads == 2 and applied[-1] == 2
+
+
+def test_tuner_prefers_fewer_threads_unless_more_gain_five_percent():
+    rounds, _ = _tuner(lambda threads: 1.0 - 0.01 * threads, threads=2)
+    rounds.run(10)
+    assert rounds.tuner.choices == [1]
+    rounds, _ = _tuner(lambda threads: 1.0 - 0.1 * threads, threads=2)
+    rounds.run(10)
+    assert rounds.tuner.choices == [2]
+
+
+def test_tuner_probes_again_and_follows_the_load():
+    load = {"busy": True}
+    rounds, _ = _tuner(lambda threads: 0.01 * (threads if load["busy"] else 1.0 / threads),
+                       threads=4)
+    rounds.run(20)
+    assert rounds.tuner.choices == [1] and rounds.tuner.threads == 1
+    load["busy"] = False
+    rounds.run(200, start=20)  # 1 s after settling, the tuner probes from 4 threads again
+    assert rounds.tuner.choices[-1] == 4 and rounds.tuner.threads == 4
+
+
+def test_tuner_ignores_the_first_round_of_a_run_and_stays_inert_when_told():
+    rounds, applied = _tuner(lambda threads: 1.0 / threads)
+    rounds.run(1)
+    rounds.run(1, start=5)  # not the round after the previous call: a new clock start
+    rounds.run(1)  # round 0 of the next run
+    assert rounds.tuner._pair is None and applied == []
+    for adaptive, threads in ((False, 8), (True, 1)):
+        rounds, applied = _tuner(lambda threads: 1.0, threads=threads, adaptive=adaptive)
+        assert rounds.run(20) == [threads] * 20 and applied == []
+
+
+@pytest.mark.skipif(__import__("numba").config.NUMBA_NUM_THREADS < 2, reason="one thread only")
+def test_a_tuned_fit_is_the_model_of_one_thread(monkeypatch):
+    # the tuner switches threads between rounds; the model must not notice
+    import json
+
+    import numpy as np
+
+    from confboost import BoostClassifier
+    from confboost._threads import ThreadTuner
+    from confboost.persistence import model_document
+
+    monkeypatch.setattr(ThreadTuner, "PROBE_ROUNDS", 1)
+    monkeypatch.setattr(ThreadTuner, "FIRST_PERIOD", 0.0)  # probe again at once, every time
+    monkeypatch.setattr("confboost._threads.SMALL_WORK", 0)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2100, 4))
+    y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=2100), [-0.5, 0.5])
+    documents, switches = [], []
+    original = ThreadTuner._use
+    monkeypatch.setattr(ThreadTuner, "_use", lambda self, count: (
+        switches.append(count), original(self, count)))
+    for n_jobs in (None, 1):
+        clf = BoostClassifier(12, weak_learner="tree", max_leaves=4, calibration=None,
+                              n_jobs=n_jobs).fit(X, y)
+        document = model_document(clf)
+        document["params"].pop("n_jobs")
+        documents.append(json.dumps(document, sort_keys=True))
+    assert 1 in switches and 2 in switches  # it ran rounds on both counts
+    assert documents[0] == documents[1]

@@ -96,8 +96,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
         chosen stump's confidences, α and Z_t use every example, so Π Z_t still bounds the
         loss (``learners/stump.py``; with real confidences and ``alpha="auto"``, α is exact).
     n_jobs : int or None, default=None
-        Kernel threads (None: all cores, or one on small data, ``numba_threads``; negative:
-        all but |n_jobs| - 1).
+        Kernel threads (None: all cores, or one on small data, and fewer when timing the
+        rounds shows that half as many run them no slower, as on a busy machine:
+        ``_threads.ThreadTuner``; negative: all but |n_jobs| - 1, fixed). The model is the
+        same for every value.
     random_state : int, RandomState or None, default=None
         Seeds the bin-quantile subsample, the random code and the held-out splits.
     verbose : int, default=0

@@ -4,14 +4,15 @@
 fails. ``fit`` is ``BoostClassifier.fit``'s work once the parameters are checked: a warm
 start continues the runs of the previous fit; otherwise the training data is read
 (``inputs.training_data``) and ``start`` begins afresh, on the threads the data is worth
-(``_threads.numba_threads``). ``start`` decides which examples train and which are held
-out (``holdout.py``), builds the main ``BoostingRun`` and, for calibration without
-held-out data, one run per fold; ``resume`` runs them to ``n_estimators`` rounds
-(``warm_start`` calls it again on the same state, which continues every run bit for bit),
-keeps the main run's model, cut at its best round when early stopping is on, and fits the
-probability temperature on held-out f (``calibration.py``). The estimator (``est``)
-supplies the scheme, the learner and the link from f to probabilities; these functions set
-its fitted attributes.
+(``_threads.numba_threads``; with the default ``n_jobs`` its ``ThreadTuner`` times the
+rounds and keeps the thread count that runs them fastest). ``start`` decides which examples
+train and which are held out (``holdout.py``), builds the main ``BoostingRun`` and, for
+calibration without held-out data, one run per fold; ``resume`` runs them to
+``n_estimators`` rounds (``warm_start`` calls it again on the same state, which continues
+every run bit for bit), keeps the main run's model, cut at its best round when early
+stopping is on, and fits the probability temperature on held-out f (``calibration.py``). The
+estimator (``est``) supplies the scheme, the learner and the link from f to probabilities;
+these functions set its fitted attributes.
 """
 
 import copy
@@ -19,7 +20,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from confboost._threads import numba_threads
+from confboost._threads import ThreadTuner, numba_threads
 from confboost.boosting import BoostingRun, ProgressPrinter, ValidationRecord
 from confboost.checkpoint import Checkpoint, dataset_parts, run_fingerprint
 from confboost.confidence import default_smoothing
@@ -72,15 +73,15 @@ def fit(est, X, y, sample_weight, callbacks, eval_set, mode):
     callbacks = list(callbacks or ())
     state = getattr(est, "_warm", None)
     if est.warm_start and state is not None:
-        # the threads of the first fit: a parallel sum rounds differently
-        with numba_threads(est.n_jobs, state["work"]):
-            return resume(est, state, X, callbacks)
+        # the first fit's thread rule (the model is the same on any thread count)
+        with numba_threads(est.n_jobs, state["work"]) as tuner:
+            return resume(est, state, X, [*callbacks, tuner])
     est._warm = None
     data = training_data(est, X, y, sample_weight)
     est.weak_learner_ = choose_learner(est.weak_learner, data.sample_weight.shape[0], est.trim)
-    with numba_threads(est.n_jobs, data.work):
+    with numba_threads(est.n_jobs, data.work) as tuner:  # it times the rounds of every run
         start(est, data.X, data.targets, data.sample_weight, data.build, data.prepare, mode,
-              callbacks, eval_set, data.work)
+              [*callbacks, tuner], eval_set, data.work)
 
 
 def held_out(est, X, targets, sample_weight, prepare, eval_set):
@@ -314,8 +315,9 @@ def resume(est, state, X, callbacks):
     callbacks = [c for c in callbacks if not isinstance(c, Checkpoint)]
     main["run"].run(est.n_estimators, printer + callbacks + main["callbacks"],
                     state["checkpoint"])
+    tuners = [c for c in callbacks if isinstance(c, ThreadTuner)]  # fit's threads
     for fold in state["folds"]:
-        fold["run"].run(est.n_estimators, fold["callbacks"])
+        fold["run"].run(est.n_estimators, fold["callbacks"] + tuners)
     run, record = main["run"], main["record"]
     history = run.history
     keep = len(run.hypotheses)
