@@ -4,8 +4,10 @@ processes on the cores (issue 18, point 1).
 Starts two ``while True: pass`` processes at this process's nice level, times whole fits
 (binning included) with the default threads and with one thread, interleaved, the median of
 ``BUSY_REPEATS`` (default 3) runs each, then a 4-fold ``cross_val_score`` on satimage with
-``n_jobs=2`` against serial, and stops the busy processes. Run alone:
-``python benchmarks/bench_busy.py``. A ratio above 1 means the default threads were slower.
+``n_jobs=2`` against serial, for confboost and for scikit-learn's HistGradientBoosting (the
+first parallel call of either pays joblib's worker start-up), and stops the busy processes.
+Run alone: ``python benchmarks/bench_busy.py``. A ratio above 1 means the default threads
+were slower.
 """
 
 import os
@@ -77,17 +79,44 @@ def _fit_times(X, y, params):
     return float(np.median(default)), float(np.median(single))
 
 
-def _cross_validation(X, y):
+def _cross_validation(estimator, X, y, one_thread):
+    """{n_jobs: [first call s, second call s]} of a 4-fold ``cross_val_score``, n_jobs 1, 2
+    (``one_thread``: each serial fit on one OpenMP thread, as in joblib's workers).
+
+    The first n_jobs=2 call starts joblib's workers, which import scikit-learn (its task
+    function is scikit-learn's) and the estimator's library; the second finds them running.
+    """
     from sklearn.model_selection import cross_val_score
+    from threadpoolctl import threadpool_limits
+
+    times = {}
+    for n_jobs in (1, 2, 1, 2):
+        start = time.perf_counter()
+        # HistGradientBoosting: one OpenMP thread per fit, serial as in joblib's workers
+        # (its spinning threads take minutes on busy cores); confboost: its default threads
+        with threadpool_limits(1 if one_thread else None, user_api="openmp"):
+            cross_val_score(estimator, X, y, cv=4, n_jobs=n_jobs)
+        times.setdefault(n_jobs, []).append(time.perf_counter() - start)
+    return times
+
+
+def _cross_validations(X, y):
+    """confboost's and, as the peer that pays the same worker start-up, scikit-learn's
+    HistGradientBoostingClassifier (100 iterations, no early stopping); each in a fresh
+    joblib pool."""
+    from joblib.externals.loky import get_reusable_executor
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
     from confboost import BoostClassifier
 
-    times = {}
-    for n_jobs in (1, 2, 1, 2):  # the second of each: joblib's workers already started
-        start = time.perf_counter()
-        cross_val_score(BoostClassifier(100, weak_learner="stump"), X, y, cv=4, n_jobs=n_jobs)
-        times.setdefault(n_jobs, []).append(time.perf_counter() - start)
-    return times
+    result = {}
+    for name, estimator, one_thread in (
+            ("confboost, 100 stumps", BoostClassifier(100, weak_learner="stump"), False),
+            ("HistGradientBoosting, 100 iterations",
+             HistGradientBoostingClassifier(max_iter=100, early_stopping=False), True)):
+        get_reusable_executor().shutdown(wait=True)  # the first call starts its workers
+        result[name] = _cross_validation(estimator, X, y, one_thread)
+    return result
 
 
 def run():
@@ -105,7 +134,7 @@ def run():
             rows.append((task, *_fit_times(X, y, params)))
             print(rows[-1], flush=True)
         try:
-            cv = _cross_validation(*satimage())
+            cv = _cross_validations(*satimage())
         except (OSError, ValueError) as error:
             print(f"skipped cross_val_score: {error}", file=sys.stderr)
             cv = None
@@ -125,9 +154,9 @@ def table(result):
              "|---|---|---|---|"]
     for task, default, single in result["rows"]:
         lines.append(f"| {task} | {default:.2f} | {single:.2f} | {default / single:.2f} |")
-    if result["cv"]:
-        serial, parallel = result["cv"][1], result["cv"][2]
-        lines.append(f"| satimage cross_val_score 4-fold, 100 stumps: n_jobs=2 vs serial "
+    for name, times in (result["cv"] or {}).items():
+        serial, parallel = times[1], times[2]
+        lines.append(f"| satimage cross_val_score 4-fold, {name}: n_jobs=2 vs serial "
                      f"(first call; second) | {parallel[0]:.2f}; {parallel[1]:.2f} | "
                      f"{serial[0]:.2f}; {serial[1]:.2f} | {parallel[0] / serial[0]:.2f}; "
                      f"{parallel[1] / serial[1]:.2f} |")
