@@ -308,8 +308,8 @@ def test_bad_train_options_exit_2(single_stem, capsys):
     ("--jobs", "n_jobs", ["0", "1", "3"]),
 ])
 def test_train_flags_hold_the_estimator_bounds(single_stem, capsys, flag, parameter, values):
-    # train fits a Booster, which does not check its parameters: each flag's type must
-    # refuse exactly what BoostClassifier's parameter table refuses
+    # each flag's type refuses (before any file is read) exactly what BoostClassifier's
+    # parameter table refuses, which the Booster that train fits checks again at fit
     from confboost.cli import build_parser
     from confboost.estimators import BoostClassifier
 
@@ -358,6 +358,83 @@ def test_train_and_shyp_classify_import_no_scikit_learn(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(src)}, check=True)
     assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+
+
+HEAVY = ("sklearn", "pandas", "matplotlib", "scipy.stats", "scipy.sparse", "scipy.special",
+         "scipy.optimize")
+
+
+def _fresh_command(argv, src):
+    """(stdout, the HEAVY modules imported) of ``confboost argv`` in a fresh process."""
+    code = ("import sys\nfrom confboost.cli import main\n"
+            f"status = main({[str(a) for a in argv]!r})\n"
+            f"print(status, [m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(src)}, check=True)
+    status, _, heavy = done.stderr.splitlines()[-1].partition(" ")
+    assert status == "0", done.stderr
+    return done.stdout, heavy
+
+
+@pytest.fixture(scope="module")
+def numeric_model(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("numeric")
+    rng = np.random.default_rng(1)
+    (folder / "n.names").write_text("a, b, c.\nx: continuous.\ny: continuous.\n"
+                                    "z: continuous.\n")
+    for suffix, n in ((".data", 80), (".test", 30)):
+        rows = [f"{rng.normal():.3f}, {'?' if i % 7 == 0 else f'{rng.normal():.3f}'}, "
+                f"{rng.integers(5)}, {'abc'[i % 3]}." for i in range(n)]
+        (folder / f"n{suffix}").write_text("".join(row + "\n" for row in rows))
+    assert main(["train", "-S", str(folder / "n"), "-n", "8"]) == 0
+    return folder / "n"
+
+
+@pytest.mark.parametrize("command", ["test", "show", "export-shyp", "classify"])
+def test_model_commands_import_no_scikit_learn(numeric_model, command, capsys, monkeypatch,
+                                               tmp_path):
+    # test, show, export-shyp and classify read a confboost model file as a Booster: every
+    # parameter is checked with the table's checker (_params.check_parameters), without
+    # scikit-learn and the SciPy statistics and pandas it pulls in (issue 18), and they
+    # print what the model read as a BoostClassifier prints
+    from confboost import cli_stems, persistence
+    from confboost.estimators import BoostClassifier
+
+    stem = str(numeric_model)
+    model = stem + ".model.json"
+    argv = {"test": ["test", "-S", stem], "show": ["show", "-m", model, "--top", "3"],
+            "export-shyp": ["export-shyp", "-S", stem, "-o", tmp_path / "out.shyp"],
+            "classify": ["classify", "-S", stem, "-m", model, "-i", stem + ".test"]}[command]
+    src = Path(__file__).resolve().parent.parent / "src"
+    out, heavy = _fresh_command(argv, src)
+    assert heavy == "[]", heavy
+    if command == "export-shyp":  # what it writes is the file
+        out = (tmp_path / "out.shyp").read_text()
+
+    read_model = persistence.read_model
+    as_classifier = lambda path, _: read_model(path, BoostClassifier)  # noqa: E731
+    monkeypatch.setattr(cli_stems, "read_model", as_classifier)
+    monkeypatch.setattr(persistence, "read_model", as_classifier)
+    capsys.readouterr()
+    status, expected, err = run(argv, capsys)
+    assert status == 0, err
+    if command == "export-shyp":
+        expected = (tmp_path / "out.shyp").read_text()
+    assert out == expected and out.strip()
+
+
+def test_model_commands_on_text_import_no_scikit_learn(stem, tmp_path):
+    # a model with categorical and text columns needs no more: its terms are matched
+    # without scipy.sparse
+    assert main(["train", "-S", str(stem), "-n", "6"]) == 0
+    model = str(stem) + ".model.json"
+    code_argv = [["test", "-S", stem], ["show", "-m", model],
+                 ["export-shyp", "-S", stem, "-o", tmp_path / "t2.shyp"],
+                 ["classify", "-S", stem, "-m", model, "-i", str(stem) + ".test"]]
+    src = Path(__file__).resolve().parent.parent / "src"
+    for argv in code_argv:
+        out, heavy = _fresh_command(argv, src)
+        assert heavy == "[]", (argv, heavy)
 
 
 def test_train_refuses_a_smoothing_that_underflows(single_stem, capsys):

@@ -1,22 +1,25 @@
 """The estimator without scikit-learn: ``Booster``, its parameters, fit and outputs.
 
 ``BoostClassifier`` (``estimators.py``) is a ``Booster`` with the scikit-learn surface on top:
-its parameters checked against the declarative table (``_params.PARAMETERS``), scikit-learn's
-tags, ``score``, ``feature_importances_`` and the interpretation mixin. A ``Booster`` alone
-fits and predicts tables with categorical or text columns (a dict of columns and
-``feature_types``) through the same ``fitting.py`` and ``inputs.py``, importing nothing of
-scikit-learn: the BoosTexter commands run it, so ``confboost train`` imports neither
-scikit-learn nor the SciPy statistics and pandas it pulls in (issue 18; DESIGN rule 13).
-Arrays need scikit-learn's ``validate_data``, which needs the scikit-learn estimator.
+scikit-learn's parameter validation, tags, ``score``, ``feature_importances_`` and the
+interpretation mixin. A ``Booster`` alone fits and predicts tables with categorical or text
+columns (a dict of columns and ``feature_types``) through the same ``fitting.py`` and
+``inputs.py``, importing nothing of scikit-learn: the BoosTexter commands fit one, and read
+their confboost model files into one (``persistence.read_model``), so ``confboost train``,
+``test``, ``classify``, ``show`` and ``export-shyp`` import neither scikit-learn nor the
+SciPy statistics and pandas it pulls in (issue 18; DESIGN rule 13). Arrays need
+scikit-learn's ``validate_data``, which needs the scikit-learn estimator.
 
-A ``Booster`` checks only the rule across its parameters: the command line's argparse types
-check its flags (``cli_boostexter._train_arguments``), ``BoostClassifier`` the table. Both
-write the same model file (``persistence.py``).
+Both check each parameter against the one declarative table (``_params.PARAMETERS``) at fit:
+a ``Booster`` with ``_params.check_parameters`` (plain Python), ``BoostClassifier`` with
+scikit-learn's validation (the same answers and messages); then both the rule across
+parameters (``_params.check_across``). Both write the same model file (``persistence.py``).
 """
 
 import inspect
 
 from confboost import fitting
+from confboost._params import check_across, check_parameters
 from confboost._threads import numba_threads
 from confboost.criterion import MODES
 from confboost.data.columns import is_mixed
@@ -83,13 +86,15 @@ class Booster:
                        if name != "self")
         return {name: getattr(self, name) for name in names}
 
+    def _check_parameters(self):
+        """Check each parameter alone against ``_params.PARAMETERS`` (ValueError naming it)."""
+        check_parameters(self.get_params(), type(self).__name__)
+
     def _validate_params_once(self):
-        """The rule across parameters (weight trimming is for stumps only); each parameter
-        alone is the caller's to check (``BoostClassifier`` checks its table first).
-        Returns the confidence mode code (``criterion.MODES``)."""
-        if self.trim != 0 and self.weak_learner not in ("stump", "auto"):
-            raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
-                             f"{self.weak_learner!r} with trim={self.trim!r}")
+        """Check each parameter (``_check_parameters``), then the rule across parameters
+        (``_params.check_across``). Returns the confidence mode code (``criterion.MODES``)."""
+        self._check_parameters()
+        check_across(self.get_params())
         return MODES[self.confidence]
 
     def _check_fitted(self):

@@ -26,8 +26,6 @@ map would.
 """
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.special import expit, log_expit, log_softmax, softmax
 
 #: Smallest and largest slope a (a > 0 keeps every ranking).
 SLOPE_BOUNDS = (1e-4, 1e3)
@@ -54,6 +52,8 @@ class Calibrator:
 
     def __call__(self, logits):
         """Probabilities, shape as ``logits`` (n_samples, n_columns)."""
+        from scipy.special import expit, softmax  # read models need no SciPy (issue 18)
+
         if self.kind == "softmax":
             return softmax(self.slope * logits, axis=1)
         return expit(self.slope * logits)
@@ -87,6 +87,9 @@ def fit_calibrator(logits, targets, kind, sample_weight=None):
     -------
     Calibrator
     """
+    from scipy.optimize import minimize_scalar
+    from scipy.special import log_expit, log_softmax
+
     # logits of ±inf (a label never seen) would make every slope infinitely wrong
     logits = np.clip(np.asarray(logits, dtype=np.float64), -1e6, 1e6)
     n = logits.shape[0]

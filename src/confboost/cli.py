@@ -48,18 +48,18 @@ def _reproduce(arguments):
 
 
 def _show(arguments):
-    import json
     from pathlib import Path
 
-    from confboost.estimators import load
+    from confboost.booster import Booster
+    from confboost.persistence import read_model
     from confboost.rules import rules_text
 
     if not Path(arguments.model).exists():
         raise FileNotFoundError(f"{arguments.model}: no such model file")
-    estimator = load(arguments.model)
+    # read as a Booster: every field checked, no scikit-learn imported (issue 18)
+    estimator, document = read_model(arguments.model, Booster)
     # a BoosTexter model names its classes beside the labels' indices
-    classes = json.loads(Path(arguments.model).read_text()).get("boostexter", {}).get(
-        "classes")
+    classes = document.get("boostexter", {}).get("classes")
     print(rules_text(estimator, top=arguments.top, first=arguments.rounds,
                      class_names=classes), end="")
     return 0

@@ -15,7 +15,7 @@ from confboost import cli_icsiboost as icsi
 from confboost.data.columns import FrameEncoder
 from confboost.formats.boostexter import read_data, read_names
 from confboost.model import BoostedModel
-from confboost.persistence import load_document, save_estimator
+from confboost.persistence import read_model, save_estimator
 
 MODEL_SUFFIX = ".model.json"
 
@@ -71,12 +71,15 @@ def icsiboost_error(labels, scores, single_label):
 
 
 def _load_model(path, spec):
-    from confboost.estimators import load
+    """The ``Booster`` of a confboost model file of the stem (``persistence.read_model``: every
+    field checked, no scikit-learn imported); ValueError unless it holds the ``.names``'s
+    classes and columns."""
+    from confboost.booster import Booster
 
     if not Path(path).exists():
         raise FileNotFoundError(f"{path}: no such model file (train one with `confboost train`)")
-    estimator = load(path)
-    classes = load_document(path).get("boostexter", {}).get("classes")
+    estimator, document = read_model(path, Booster)
+    classes = document.get("boostexter", {}).get("classes")
     if classes is not None and classes != spec.classes:
         raise ValueError(f"{path}: the model's classes {classes} differ from the .names "
                          f"classes {spec.classes}")

@@ -3,7 +3,8 @@ and outputs, without scikit-learn) with scikit-learn's base classes, tags, ``sco
 ``feature_importances_`` and the interpretation mixin.
 
 Its parameters, documented in the class docstring and checked once, at ``fit``, against a
-declarative table (``_parameter_constraints``: ``_params.PARAMETERS``, DESIGN.md rule 5);
+declarative table (``_parameter_constraints``: scikit-learn's constraints of the plain-data
+``_params.PARAMETERS``, DESIGN.md rule 5, built here as this module imports scikit-learn);
 ``fit`` (``Booster``'s), which hands X, y and the weights to ``inputs.py`` (checked; label signs Y,
 n_samples × k; the Dataset) and the runs to ``fitting.py`` (the scheme and the weak learner
 from their registries, ``schemes`` and ``learners``; the loop, ``boosting.py``); and the
@@ -14,10 +15,13 @@ predictions, probabilities) is the scheme's (``schemes.scheme_outputs``); saving
 ``persistence.py``'s.
 """
 
+from numbers import Integral, Real
+
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from confboost._params import PARAMETERS
+from confboost._params import PARAMETERS, Count, Number, Strings, describe
 from confboost._threads import numba_threads
 from confboost.booster import Booster
 from confboost.explain import bound_importances
@@ -25,6 +29,31 @@ from confboost.interpret import InterpretMixin
 from confboost.persistence import load
 
 __all__ = ["BoostClassifier", "load", "numba_threads"]
+
+
+class _Interval(Interval):
+    """scikit-learn's interval of a ``_params.Count`` or ``Number``: never a bool."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
+
+
+class _Strings(StrOptions):
+    """scikit-learn's options of a ``_params.Strings``, named in sorted order."""
+
+    def __str__(self):
+        return describe(Strings(frozenset(self.options)))
+
+
+def _constraint(alternative):
+    """scikit-learn's constraint of one alternative of ``_params.PARAMETERS`` (the named
+    ones, types, None and ``callable`` are scikit-learn's own already)."""
+    if isinstance(alternative, Count | Number):
+        return _Interval(Integral if isinstance(alternative, Count) else Real,
+                         alternative.left, alternative.right, closed=alternative.closed)
+    if isinstance(alternative, Strings):
+        return _Strings(set(alternative.options))
+    return alternative
 
 
 class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
@@ -209,7 +238,8 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     True
     """
 
-    _parameter_constraints = PARAMETERS
+    _parameter_constraints = {name: [_constraint(each) for each in alternatives]
+                              for name, alternatives in PARAMETERS.items()}
     _takes_arrays = True
 
     def __sklearn_tags__(self):
@@ -219,11 +249,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
         tags.classifier_tags.multi_label = self.scheme != "mo"
         return tags
 
-    def _validate_params_once(self):
-        """Check every parameter against ``_parameter_constraints``, then the rule across
-        parameters (``Booster``'s); returns the confidence mode code."""
+    def _check_parameters(self):
+        """Check each parameter against ``_parameter_constraints`` with scikit-learn (its
+        ``InvalidParameterError``, which ``parametrize_with_checks`` expects)."""
         self._validate_params()
-        return super()._validate_params_once()
 
     def _check_fitted(self):
         check_is_fitted(self)

@@ -1,14 +1,16 @@
 """Model files: versioned JSON holding data only, read back as untrusted input.
 
-Owns the file format of a fitted ``BoostClassifier`` (``save_estimator``, ``load``) and its
-versions. A file is data only: hypothesis types are looked up in a fixed registry
-(``learners.HYPOTHESIS_TYPES``), never imported or evaluated from the file, so loading a
-model can never run code. A file is untrusted input (DESIGN.md rule 12): ``load_document``
-bounds its size and nesting, refuses NaN/Infinity literals and checks the SHA-256 content
-checksum; ``estimator_from_document`` checks every field against the model's own shape
-(classes and label columns, code matrix, per-round arrays, column indices and kinds,
-finite numbers, through ``untrusted.py`` and each hypothesis' ``from_dict``). A bad file
-is refused with one ``ValueError`` naming the file and the field, before any kernel runs.
+Owns the file format of a fitted ``BoostClassifier`` or ``Booster`` (``save_estimator``,
+``load``; ``read_model`` reads a file as either: the command line reads a ``Booster``, which
+needs no scikit-learn) and its versions. A file is data only: hypothesis types are looked
+up in a fixed registry (``learners.HYPOTHESIS_TYPES``), never imported or evaluated from the
+file, so loading a model can never run code. A file is untrusted input (DESIGN.md rule
+12): ``load_document`` bounds its size and nesting, refuses NaN/Infinity literals and checks
+the SHA-256 content checksum; ``estimator_from_document`` checks every field against the
+model's own shape (classes and label columns, code matrix, per-round arrays, column indices
+and kinds, finite numbers, through ``untrusted.py`` and each hypothesis' ``from_dict``) and
+the parameters against the estimator's table (``_params.check_parameters``). A bad file is
+refused with one ``ValueError`` naming the file and the field, before any kernel runs.
 Saves are atomic (``write_atomic``): a crash while saving leaves the previous file whole.
 
 Versions: 3 (this release) is version 2 with a ``"checksum"``. Version 2 stores every
@@ -289,27 +291,74 @@ def load(path):
     ValueError
         ``"<path>: <field>: <problem>"`` for any file that is not a valid model.
     """
+    from confboost.estimators import BoostClassifier
+
+    return read_model(path, BoostClassifier)[0]
+
+
+def read_model(path, estimator_class):
+    """Read a model file as an estimator of ``estimator_class``, checking every field, and
+    its document (for the sections beyond the estimator's, as the command line's
+    ``"boostexter"``).
+
+    The command line reads its models as ``booster.Booster``: no scikit-learn is imported,
+    and the file's parameters are checked exactly as ``BoostClassifier`` checks them
+    (``_params.check_parameters``).
+
+    Parameters
+    ----------
+    path : str or Path
+    estimator_class : type
+        ``BoostClassifier``, or ``Booster`` (or a subclass of either).
+
+    Returns
+    -------
+    estimator : estimator_class
+        Fitted, predicting exactly what the saved one did.
+    document : dict
+        The file's content (``load_document``).
+
+    Raises
+    ------
+    ValueError
+        ``"<path>: <field>: <problem>"`` for any file that is not a valid model.
+    """
     document = load_document(path)
     try:
-        return estimator_from_document(document)
+        return estimator_from_document(document, estimator_class), document
     except ValueError as error:
         raise prefixed(f"{path}: ", error) from None
 
 
-def estimator_from_document(document):
-    """The fitted estimator of a model document (untrusted); ValueError naming the field."""
+def estimator_from_document(document, estimator_class=None):
+    """The fitted estimator of a model document (untrusted); ValueError naming the field.
+
+    Parameters
+    ----------
+    document : dict
+        As ``load_document`` returns it.
+    estimator_class : type, optional
+        The class of the estimator made (default ``BoostClassifier``); the parameters are
+        checked against ``_params.PARAMETERS`` whatever it is.
+
+    Returns
+    -------
+    estimator : estimator_class
+    """
+    from confboost._params import PARAMETERS, check_across, check_parameters
     from confboost.calibration import Calibrator
     from confboost.data.columns import FEATURE_KINDS, FrameEncoder, text_expert_from_json
-    from confboost.estimators import BoostClassifier
     from confboost.model import BoostedModel
 
+    if estimator_class is None:
+        from confboost.estimators import BoostClassifier as estimator_class
     if document.get("estimator") != "BoostClassifier":
         fail("estimator", "must be 'BoostClassifier'", document.get("estimator"))
     params = require(document, "params", "document")
     if not isinstance(params, dict):
         fail("params", "must be a JSON object", params)
     params = dict(params)
-    unknown = sorted(set(params) - set(BoostClassifier().get_params()))
+    unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
         fail("params", "has unknown parameters", unknown)
     params["text_expert"] = text_expert_from_json(params.get("text_expert"))
@@ -320,11 +369,12 @@ def estimator_from_document(document):
             fail("params.class_weight", "must be a list of [label, weight] pairs", pairs)
         params["class_weight"] = {label: read_float(weight, "params.class_weight", low=0.0)
                                   for label, weight in pairs}
-    estimator = BoostClassifier(**params)
+    estimator = estimator_class(**params)
     try:
-        estimator._validate_params_once()
-    except (ValueError, TypeError) as error:
-        raise prefixed("params: ", ValueError(str(error))) from None
+        check_parameters(estimator.get_params(), "BoostClassifier")
+        check_across(estimator.get_params())
+    except ValueError as error:
+        raise prefixed("params: ", error) from None
 
     multilabel = read_bool(require(document, "multilabel", "document"), "multilabel")
     classes = _read_classes(require(document, "classes", "document"), multilabel)
