@@ -3,7 +3,7 @@ processes on the cores (issue 18, point 1).
 
 Starts two ``while True: pass`` processes at this process's nice level, times whole fits
 (binning included) with the default threads and with one thread, interleaved, the median of
-``BUSY_REPEATS`` (default 3) runs each, then a 4-fold ``cross_val_score`` on satimage with
+``BUSY_REPEATS`` (default 5) runs each, then a 4-fold ``cross_val_score`` on satimage with
 ``n_jobs=2`` against serial, for confboost and for scikit-learn's HistGradientBoosting (the
 first parallel call of either pays joblib's worker start-up), and stops the busy processes.
 Run alone: ``python benchmarks/bench_busy.py``. A ratio above 1 means the default threads
@@ -18,7 +18,7 @@ import time
 import common
 import numpy as np
 
-REPEATS = int(os.environ.get("BUSY_REPEATS", "3"))
+REPEATS = int(os.environ.get("BUSY_REPEATS", "5"))
 
 
 def shuttle_like():
