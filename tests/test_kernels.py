@@ -272,3 +272,49 @@ def test_block_cover_is_bincount_to_the_last_bit(rng, n_blocks):
         order = rng.permutation(n_samples)
         block_cover(np.ascontiguousarray(blocks[order]), ones, True, cover)
         np.testing.assert_array_equal(cover, np.bincount(blocks, minlength=n_blocks))
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k):
+    """build_histogram_masses (each row's W+ and W- in cell order, 0.0 in the other sign's
+    cell) equals build_histogram_rows and build_histogram to the bit, in any row order,
+    on 256 bins and on fewer (compacted codes), and the naive twin to rounding."""
+    from confboost.data.dataset import LabelSigns
+    from confboost.kernels.histogram import build_histogram_masses, build_histogram_rows
+    from confboost.learners.tree import row_masses
+
+    X, signs, weights = random_problem(rng, n_samples=400, n_features=5, k=k, distinct=6)
+    codes, n_bins = _codes(X)
+    labels = LabelSigns.from_signs(signs)
+    masses = row_masses(weights, labels)
+    assert np.array_equal(masses[..., 0] + masses[..., 1], weights)
+    every_row = np.arange(400, dtype=np.intp)
+    expected, hist = np.empty((2, 5, N_HIST_BINS, k, 2))
+    build_histogram(codes, weights, labels.sign_index, expected)
+    build_histogram_masses(codes, every_row, masses, hist)
+    np.testing.assert_array_equal(hist, expected)
+    np.testing.assert_allclose(hist, build_histogram_naive(codes, weights, labels.sign_index),
+                               rtol=1e-12, atol=1e-15)
+    for rows in (np.flatnonzero(rng.random(400) < 0.3), rng.permutation(400)[:250]):
+        rows = rows.astype(np.intp)
+        build_histogram_rows(codes, rows, weights[rows], labels.sign_index[rows], expected)
+        build_histogram_masses(codes, rows, masses[rows], hist)
+        np.testing.assert_array_equal(hist, expected)
+    compact = np.where(codes == MISSING_BIN, n_bins.max(), codes).astype(np.uint8)
+    n_hist_bins = int(n_bins.max()) + 1
+    expected, hist = np.empty((2, 5, n_hist_bins, k, 2))
+    build_histogram_rows(compact, rows, weights[rows], labels.sign_index[rows], expected)
+    build_histogram_masses(compact, rows, masses[rows], hist)
+    np.testing.assert_array_equal(hist, expected)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_node_scores_are_node_score_bit_for_bit(rng, mode):
+    from confboost.kernels.criterion import node_score, node_scores
+
+    pos, neg = rng.random((2, 100)) ** 3
+    pos[::7] = 0.0
+    out = np.empty(100)
+    node_scores(pos, neg, mode, out)
+    np.testing.assert_array_equal(out, [node_score(p, n, mode) for p, n in zip(pos, neg,
+                                                                             strict=True)])

@@ -10,11 +10,10 @@ from confboost.criterion import DISCRETE, REAL
 from confboost.data.dataset import Dataset, LabelSigns
 from confboost.estimators import load
 from confboost.kernels.histogram import N_HIST_BINS, build_histogram_rows
+from confboost.kernels.node_split import best_node_splits, best_node_splits_naive
 from confboost.kernels.tree import (
     best_factorized_splits,
     best_factorized_splits_naive,
-    best_node_splits,
-    best_node_splits_naive,
     node_histogram,
     node_histogram_naive,
     partition_rows,
@@ -426,3 +425,34 @@ def test_compact_histograms_grow_the_same_trees(monkeypatch, params):
     full = BoostClassifier(6, weak_learner="tree", calibration=None, **params).fit(X, y)
     assert compact.model_.to_dict() == full.model_.to_dict()
     np.testing.assert_array_equal(compact.history_["z"], full.history_["z"])
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_blocked_split_scan_equals_the_scalar_one_bit_for_bit(rng, k, missing):
+    """The real modes' split search (candidates scored in blocks of _SPLIT_BLOCK,
+    vectorised) finds each feature's gain, bin and missing side of the one scalar loop per
+    (bin, label), to the bit: many bins (several blocks), empty bins, missing values, a
+    feature of one value, 256 and compact histograms, real and real-abstain."""
+    from confboost._dtypes import REAL_ABSTAIN
+    from confboost.kernels.node_split import _SPLIT_BLOCK, _scan_blocked, _scan_scalar
+    from confboost.kernels.split import value_totals
+
+    X, dataset, labels, weights, pos, neg = _problem(rng, k, missing=missing, n_samples=600,
+                                                     n_features=5, distinct=40)
+    X[:, 4] = 1.0
+    dataset = Dataset.from_array(X, 255)
+    assert dataset.n_bins.max() > 2 * _SPLIT_BLOCK
+    rows = np.sort(rng.choice(600, 400, replace=False)).astype(np.intp)
+    hist = np.empty((5, N_HIST_BINS, k, 2))
+    node_histogram(dataset.codes, rows, pos, neg, hist)
+    hist[1, 3:60:2] = 0.0  # empty bins inside a run of candidates
+    for mode in (REAL, REAL_ABSTAIN):
+        for feature_hist, n_value_bins in zip(hist, dataset.n_bins, strict=True):
+            all_pos, all_neg = value_totals(feature_hist, n_value_bins)
+            value_mass = float(all_pos.sum() + all_neg.sum())
+            missing_mass = float(feature_hist[-1].sum())
+            for least in (1e-12, 0.05):
+                args = (feature_hist, n_value_bins, all_pos, all_neg, 0.7, missing_mass,
+                        value_mass, least, mode)
+                assert _scan_blocked(*args) == _scan_scalar(*args)

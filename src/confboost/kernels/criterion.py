@@ -71,3 +71,25 @@ def base_mode(mode):
     if mode == REAL or mode == REAL_ABSTAIN:
         return REAL
     return DISCRETE
+
+
+@njit(cache=True, nogil=True)
+def node_scores(pos, neg, mode, out):
+    """``node_score`` of many cells at once: ``out[i] = node_score(pos[i], neg[i], mode)``.
+
+    One branch-free loop per mode, which LLVM vectorises (the square roots of a split search
+    several at a time); each value is ``node_score``'s to the bit.
+
+    Parameters
+    ----------
+    pos, neg : ndarray of shape (n,), float64
+    mode : int
+    out : ndarray of shape (n,), float64
+        Output.
+    """
+    if mode == REAL or mode == REAL_ABSTAIN:
+        for i in range(out.shape[0]):
+            out[i] = 2.0 * np.sqrt(pos[i] * neg[i])
+    else:
+        for i in range(out.shape[0]):
+            out[i] = -abs(pos[i] - neg[i])

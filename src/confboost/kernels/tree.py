@@ -5,11 +5,11 @@ A tree is grown over a row index array ``rows`` in which every node owns a conti
 
 - build its histogram of W+ and W- per (feature, bin, column) over its rows only, from
   two mass columns per example (``node_histogram``: the Hamming tree's agreeing and
-  disagreeing masses; a label tree uses ``kernels/histogram.build_histogram_rows``); the
+  disagreeing masses; a label tree uses ``kernels/histogram.build_histogram_masses``); the
   larger child's histogram is the parent's minus the smaller child's (``subtract_sibling``);
-- find each feature's split of largest drop in Z (``best_node_splits``): the node's score
-  minus its children's, with the score of the confidence mode (paper §4.1, Eq. 10 and 16;
-  §3.1 and Eq. 14 for ±1 hypotheses):
+- find each feature's split of largest drop in Z (``kernels/node_split.best_node_splits``):
+  the node's score minus its children's, with the score of the confidence mode (paper §4.1,
+  Eq. 10 and 16; §3.1 and Eq. 14 for ±1 hypotheses):
 
   - real: s = Σ_l 2 sqrt(W+[l] W-[l]), and the tree's Z = Σ_leaves s          (Eq. 10, 16)
   - discrete: s = -Σ_l |W+[l] - W-[l]|, and the tree's Z = sqrt(T² - r²) with
@@ -40,7 +40,6 @@ from numba import njit, prange
 from confboost._dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
 from confboost.criterion import node_score as node_score_naive
 from confboost.kernels.criterion import node_score as _score
-from confboost.kernels.split import value_totals
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
@@ -118,138 +117,6 @@ def node_histogram_naive(codes, rows, pos, neg):
             hist[feature, b, :, 0] = pos[in_bin].sum(axis=0)
             hist[feature, b, :, 1] = neg[in_bin].sum(axis=0)
     return hist
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
-                     best_missing_left):
-    """Each feature's split of a node with the largest drop in Z.
-
-    A split on feature f at bin b sends codes ``<= b`` left, codes ``> b`` right and the
-    missing bin to the side that gives the larger gain (left on ties). Both children must
-    hold a mass above ``1e-12`` of the node's and at least ``min_leaf_weight``.
-
-    Parameters
-    ----------
-    hist : ndarray of shape (n_features, n_hist_bins, k, 2)
-        The node's histogram; its last bin is the missing one (``MISSING_BIN`` with 256
-        bins; ``learners/tree.compact_codes`` makes fewer).
-    n_bins : ndarray of shape (n_features,), intp
-        Value bins per feature.
-    mode : int
-        Confidence mode code.
-    min_leaf_weight : float
-        Least mass (Σ over columns of W+ + W-) of a child.
-    best_gain : ndarray of shape (n_features,), float64
-        Output: score(node) - score(left) - score(right) of the best split (-inf if none).
-    best_bin : ndarray of shape (n_features,), intp
-        Output: its bin threshold (first one on ties).
-    best_missing_left : ndarray of shape (n_features,), bool
-        Output: whether its missing values go left.
-    """
-    n_features = hist.shape[0]
-    k = hist.shape[2]
-    missing_bin = hist.shape[1] - 1
-    for feature in prange(n_features):
-        all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
-        node_score = 0.0
-        missing_mass = 0.0
-        value_mass = 0.0
-        for l in range(k):
-            miss_pos = hist[feature, missing_bin, l, 0]
-            miss_neg = hist[feature, missing_bin, l, 1]
-            node_score += _score(all_pos[l] + miss_pos, all_neg[l] + miss_neg, mode)
-            missing_mass += miss_pos + miss_neg
-            value_mass += all_pos[l] + all_neg[l]
-        least_mass = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
-        left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
-        left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
-        feature_gain = -np.inf
-        feature_bin = -1
-        feature_missing_left = True
-        left_mass = 0.0
-        for b in range(n_bins[feature]):
-            if b > 0:  # an empty bin repeats the previous split, which wins the tie
-                bin_mass = 0.0
-                for l in range(k):
-                    bin_mass += hist[feature, b, l, 0] + hist[feature, b, l, 1]
-                if bin_mass == 0.0:
-                    continue
-            score_left_miss = 0.0  # missing values left: left and right scores
-            score_right = 0.0
-            score_left = 0.0  # missing values right
-            score_right_miss = 0.0
-            for l in range(k):
-                left_pos[l] += hist[feature, b, l, 0]
-                left_neg[l] += hist[feature, b, l, 1]
-                left_mass += hist[feature, b, l, 0] + hist[feature, b, l, 1]
-                right_pos = max(all_pos[l] - left_pos[l], 0.0)
-                right_neg = max(all_neg[l] - left_neg[l], 0.0)
-                score_right += _score(right_pos, right_neg, mode)
-                score_left += _score(left_pos[l], left_neg[l], mode)
-                if missing_mass > 0.0:
-                    miss_pos = hist[feature, missing_bin, l, 0]
-                    miss_neg = hist[feature, missing_bin, l, 1]
-                    score_left_miss += _score(left_pos[l] + miss_pos, left_neg[l] + miss_neg,
-                                              mode)
-                    score_right_miss += _score(right_pos + miss_pos, right_neg + miss_neg, mode)
-            if missing_mass == 0.0:  # both directions are the same split
-                score_left_miss = score_left
-                score_right_miss = score_right
-            right_mass = max(value_mass - left_mass, 0.0)
-            if left_mass + missing_mass >= least_mass and right_mass >= least_mass:
-                gain = node_score - score_left_miss - score_right
-                if gain > feature_gain:
-                    feature_gain = gain
-                    feature_bin = b
-                    feature_missing_left = True
-            if left_mass >= least_mass and right_mass + missing_mass >= least_mass:
-                gain = node_score - score_left - score_right_miss
-                if gain > feature_gain:
-                    feature_gain = gain
-                    feature_bin = b
-                    feature_missing_left = False
-        best_gain[feature] = feature_gain
-        best_bin[feature] = feature_bin
-        best_missing_left[feature] = feature_missing_left
-
-
-def best_node_splits_naive(codes, rows, pos, neg, n_bins, mode, min_leaf_weight):
-    """Twin of ``best_node_splits`` by brute force over the examples of the node.
-
-    Returns
-    -------
-    best_gain : ndarray of shape (n_features,)
-    best_bin : ndarray of shape (n_features,)
-    best_missing_left : ndarray of shape (n_features,), bool
-    """
-    n_features = codes.shape[0]
-    best_gain = np.full(n_features, -np.inf)
-    best_bin = np.full(n_features, -1, dtype=np.intp)
-    best_missing_left = np.ones(n_features, dtype=bool)
-    node_score = node_score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
-    node_mass = pos[rows].sum() + neg[rows].sum()
-    least = max(min_leaf_weight, 1e-12 * node_mass)
-    for feature in range(n_features):
-        column = codes[feature, rows]
-        for b in range(n_bins[feature]):
-            for missing_left in (True, False):
-                is_missing = column == MISSING_BIN
-                goes_left = (column <= b) & ~is_missing
-                if missing_left:
-                    goes_left |= is_missing
-                left, right = rows[goes_left], rows[~goes_left]
-                if (pos[left].sum() + neg[left].sum() < least
-                        or pos[right].sum() + neg[right].sum() < least):
-                    continue
-                gain = node_score - (
-                    node_score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
-                    + node_score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
-                if gain > best_gain[feature]:
-                    best_gain[feature] = gain
-                    best_bin[feature] = b
-                    best_missing_left[feature] = missing_left
-    return best_gain, best_bin, best_missing_left
 
 
 @njit(cache=True, parallel=True, nogil=True)

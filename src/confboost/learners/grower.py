@@ -7,8 +7,8 @@ node score s = Σ_l 2 sqrt(W+ W-) for real confidences (Eq. 10, 16; Kearns & Man
 s = -Σ_l |W+ - W-| for ±1 ones (§3.1, Eq. 14), gain = s(node) - s(left) - s(right).
 
 Only the smaller child of a numeric split has its histogram built from its rows (a label
-tree's with the stump's kernel, ``kernels/histogram.build_histogram_rows``: one add per
-example, feature and label); the larger child's is the parent's minus the smaller's, so a
+tree's with ``kernels/histogram.build_histogram_masses``: 2k contiguous adds per example
+and feature); the larger child's is the parent's minus the smaller's, so a
 tree costs about one stump pass plus passes over ever smaller nodes. The histograms of
 waiting leaves are kept under ``HISTOGRAM_MEMORY`` (``HistogramPool``).
 

@@ -4,7 +4,7 @@ For a node (its rows, and for continuous columns its histogram of W+ and W- per 
 bin and column) the candidates are
 
 - a threshold on a continuous column: ``x <= θ`` left, a missing value to the side that
-  gives the larger gain (``kernels/tree.best_node_splits``); a node that saw no missing
+  gives the larger gain (``kernels/node_split.best_node_splits``); a node that saw no missing
   value sends it to the child of larger training weight;
 - a categorical value: ``x == v`` left, any other value and a missing value right, for every
   value v seen in training, from the column's value histogram over the node's rows
@@ -23,7 +23,8 @@ import numpy as np
 
 from confboost._dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 from confboost.criterion import split_gain
-from confboost.kernels.tree import best_node_splits, node_term_gains
+from confboost.kernels.node_split import best_node_splits
+from confboost.kernels.tree import node_term_gains
 from confboost.learners.base import leaf_statistics
 
 

@@ -19,7 +19,7 @@ from confboost._dtypes import MISSING_BIN, NODE_THRESHOLD, WEIGHT_DTYPE
 from confboost.confidence import block_confidences
 from confboost.criterion import partition_z
 from confboost.kernels.categorical import value_histogram
-from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_histogram_rows
+from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_histogram_masses
 from confboost.kernels.text import term_block_weights
 from confboost.kernels.tree import best_factorized_splits, node_histogram
 from confboost.learners.base import PartitionFit, label_masses, leaf_statistics
@@ -60,17 +60,35 @@ def compact_codes(dataset):
 
 def label_histograms(dataset, weights, labels, codes=None):
     """The ``fill_histogram`` of a label tree on a ``Dataset``'s numeric part (``grow_tree``),
-    from ``codes`` (``compact_codes``; default the dataset's)."""
+    from ``codes`` (``compact_codes``; default the dataset's).
+
+    Each example's W+ and W- per label are laid out once, in a histogram bin's cell order
+    (``row_masses``), and each node's are gathered from them for
+    ``kernels/histogram.build_histogram_masses`` (the histograms of ``build_histogram`` and
+    ``build_histogram_rows``, bit for bit).
+    """
     codes = dataset.codes if codes is None else codes
-    sign_index = labels.sign_index
+    masses = row_masses(weights, labels)
+    every_row = np.arange(masses.shape[0], dtype=np.intp)
 
     def fill_histogram(rows, hist):
         if rows is None:
-            build_histogram(codes, weights, sign_index, hist)
+            build_histogram_masses(codes, every_row, masses, hist)
         else:
-            build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
+            build_histogram_masses(codes, rows, masses[rows], hist)
 
     return fill_histogram
+
+
+def row_masses(weights, labels):
+    """Each example's W+ and W- per label as a histogram bin holds them, shape (n, k, 2):
+    ``[i, l, 0]`` is W[i, l] where Y[i, l] = +1 else 0.0, ``[i, l, 1]`` W[i, l] where
+    Y[i, l] = -1 else 0.0 (``label_masses``, interleaved)."""
+    masses = np.zeros((*weights.shape, 2), dtype=WEIGHT_DTYPE)
+    positive = labels.sign_index == 0
+    masses[..., 0] = np.where(positive, weights, 0.0)
+    masses[..., 1] = np.where(positive, 0.0, weights)
+    return masses
 
 
 def agreement_masses(pos, neg, vote):

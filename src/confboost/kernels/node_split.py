@@ -1,0 +1,270 @@
+"""A tree node's best threshold split per feature: the drop in Z of every bin threshold.
+
+From a node's histogram of W+ and W- per (feature, bin, column) (``kernels/histogram.py``),
+each feature's thresholds are scanned by a running sum over the bins, and each split scored
+by the node's score minus its children's, with the score of the confidence mode (paper §4.1,
+Eq. 10 and 16; §3.1 and Eq. 14 for ±1 hypotheses; ``kernels/criterion.node_score``):
+
+- real: s = Σ_l 2 sqrt(W+[l] W-[l]), and the tree's Z = Σ_leaves s          (Eq. 10, 16)
+- discrete: s = -Σ_l |W+[l] - W-[l]|, and the tree's Z = sqrt(T² - r²) with
+  r = -Σ_leaves s; Z falls as r grows, so the largest r gain is the largest Z drop.
+
+A missing value goes to the side of the split that gives the larger gain (left on ties). A
+bin with no mass repeats the previous threshold's split, which wins the tie, so only bin 0
+and the bins with mass are candidates.
+
+Real confidences take two square roots per (candidate, label), four with missing values:
+``_scan_blocked`` lays the children's masses of ``_SPLIT_BLOCK`` candidates side by side
+and scores them in one vectorised loop per side (``kernels/criterion.node_scores``), then
+sums each candidate's scores in label order; ±1 confidences, whose score is one subtraction,
+keep the one scalar loop per (bin, label) (``_scan_scalar``), which the blocks' bookkeeping
+would slow down. Both give each gain to the bit as the scalar loop does.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from confboost._dtypes import MISSING_BIN, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
+from confboost.criterion import node_score as node_score_naive
+from confboost.kernels.criterion import node_score as _score
+from confboost.kernels.criterion import node_scores
+from confboost.kernels.split import value_totals
+
+#: Candidate thresholds ``_scan_blocked`` scores at once.
+_SPLIT_BLOCK = 32
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
+                     best_missing_left):
+    """Each feature's split of a node with the largest drop in Z (module docstring).
+
+    Both children must hold a mass above ``1e-12`` of the node's and at least
+    ``min_leaf_weight``.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2)
+        The node's histogram; its last bin is the missing one (``MISSING_BIN`` with 256
+        bins; ``learners/tree.compact_codes`` makes fewer).
+    n_bins : ndarray of shape (n_features,), intp
+        Value bins per feature.
+    mode : int
+        Confidence mode code.
+    min_leaf_weight : float
+        Least mass (Σ over columns of W+ + W-) of a child.
+    best_gain : ndarray of shape (n_features,), float64
+        Output: score(node) - score(left) - score(right) of the best split (-inf if none).
+    best_bin : ndarray of shape (n_features,), intp
+        Output: its bin threshold (first one on ties).
+    best_missing_left : ndarray of shape (n_features,), bool
+        Output: whether its missing values go left.
+    """
+    n_features = hist.shape[0]
+    k = hist.shape[2]
+    missing_bin = hist.shape[1] - 1
+    blocked = mode == REAL or mode == REAL_ABSTAIN
+    for feature in prange(n_features):
+        feature_hist = hist[feature]
+        all_pos, all_neg = value_totals(feature_hist, n_bins[feature])
+        node_score = 0.0
+        missing_mass = 0.0
+        value_mass = 0.0
+        for l in range(k):
+            miss_pos = feature_hist[missing_bin, l, 0]
+            miss_neg = feature_hist[missing_bin, l, 1]
+            node_score += _score(all_pos[l] + miss_pos, all_neg[l] + miss_neg, mode)
+            missing_mass += miss_pos + miss_neg
+            value_mass += all_pos[l] + all_neg[l]
+        least_mass = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
+        if blocked:
+            found = _scan_blocked(feature_hist, n_bins[feature], all_pos, all_neg, node_score,
+                                  missing_mass, value_mass, least_mass, mode)
+        else:
+            found = _scan_scalar(feature_hist, n_bins[feature], all_pos, all_neg, node_score,
+                                 missing_mass, value_mass, least_mass, mode)
+        best_gain[feature], best_bin[feature], best_missing_left[feature] = found
+
+
+@njit(cache=True, nogil=True)
+def _choose(gain_miss_left, gain_miss_right, mass, missing_mass, value_mass, least_mass,
+            best):
+    """Update ``best`` = (gain, missing_left) by one threshold's two splits (missing values
+    left, then right), each only if both children are heavy enough; returns whether one
+    won (strictly larger gain)."""
+    right_mass = max(value_mass - mass, 0.0)
+    won = False
+    if mass + missing_mass >= least_mass and right_mass >= least_mass:
+        if gain_miss_left > best[0]:
+            best[0], best[1], won = gain_miss_left, 1.0, True
+    if mass >= least_mass and right_mass + missing_mass >= least_mass:
+        if gain_miss_right > best[0]:
+            best[0], best[1], won = gain_miss_right, 0.0, True
+    return won
+
+
+@njit(cache=True, nogil=True)
+def _scan_scalar(feature_hist, n_value_bins, all_pos, all_neg, node_score, missing_mass,
+                 value_mass, least_mass, mode):
+    """One feature's best split by one scalar loop per (bin, label): (gain, bin,
+    missing_left), (-inf, -1, True) if none."""
+    k = feature_hist.shape[1]
+    missing_bin = feature_hist.shape[0] - 1
+    left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
+    left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
+    best = np.array([-np.inf, 1.0])
+    best_bin = -1
+    left_mass = 0.0
+    for b in range(n_value_bins):
+        if b > 0:  # an empty bin repeats the previous split, which wins the tie
+            bin_mass = 0.0
+            for l in range(k):
+                bin_mass += feature_hist[b, l, 0] + feature_hist[b, l, 1]
+            if bin_mass == 0.0:
+                continue
+        score_left_miss = 0.0  # missing values left: left and right scores
+        score_right = 0.0
+        score_left = 0.0  # missing values right
+        score_right_miss = 0.0
+        for l in range(k):
+            left_pos[l] += feature_hist[b, l, 0]
+            left_neg[l] += feature_hist[b, l, 1]
+            left_mass += feature_hist[b, l, 0] + feature_hist[b, l, 1]
+            right_pos = max(all_pos[l] - left_pos[l], 0.0)
+            right_neg = max(all_neg[l] - left_neg[l], 0.0)
+            score_right += _score(right_pos, right_neg, mode)
+            score_left += _score(left_pos[l], left_neg[l], mode)
+            if missing_mass > 0.0:
+                miss_pos = feature_hist[missing_bin, l, 0]
+                miss_neg = feature_hist[missing_bin, l, 1]
+                score_left_miss += _score(left_pos[l] + miss_pos, left_neg[l] + miss_neg, mode)
+                score_right_miss += _score(right_pos + miss_pos, right_neg + miss_neg, mode)
+        if missing_mass == 0.0:  # both directions are the same split
+            score_left_miss = score_left
+            score_right_miss = score_right
+        if _choose(node_score - score_left_miss - score_right,
+                   node_score - score_left - score_right_miss, left_mass, missing_mass,
+                   value_mass, least_mass, best):
+            best_bin = b
+    return best[0], best_bin, best[1] == 1.0
+
+
+@njit(cache=True, nogil=True)
+def _scan_blocked(feature_hist, n_value_bins, all_pos, all_neg, node_score, missing_mass,
+                  value_mass, least_mass, mode):
+    """``_scan_scalar`` with the children's scores of ``_SPLIT_BLOCK`` candidates at a time
+    in vectorised loops (module docstring); the same result to the bit."""
+    k = feature_hist.shape[1]
+    missing_bin = feature_hist.shape[0] - 1
+    with_missing = missing_mass > 0.0
+    n_sides = 4 if with_missing else 2
+    # per (candidate, label) cell: sides 0-3 W+ and W- of the left and right children,
+    # 4-7 the same with the missing bin added; 8-11 the scores of the sides (left, right,
+    # left with missing, right with missing); 12-15 the label's totals and missing bin
+    work = np.empty((16, _SPLIT_BLOCK * k), dtype=WEIGHT_DTYPE)
+    sides, scores, tiled = work[:8], work[8:12], work[12:]
+    for at in range(0, _SPLIT_BLOCK * k, k):
+        for l in range(k):
+            tiled[0, at + l] = all_pos[l]
+            tiled[1, at + l] = all_neg[l]
+            tiled[2, at + l] = feature_hist[missing_bin, l, 0]
+            tiled[3, at + l] = feature_hist[missing_bin, l, 1]
+    candidate_mass = np.empty(_SPLIT_BLOCK, dtype=WEIGHT_DTYPE)
+    candidate_bin = np.empty(_SPLIT_BLOCK, dtype=np.intp)
+    left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
+    left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
+    left_mass = 0.0
+    best = np.array([-np.inf, 1.0])
+    best_bin = -1
+    b = 0
+    while b < n_value_bins:
+        n_candidates = 0
+        while b < n_value_bins and n_candidates < _SPLIT_BLOCK:
+            if b > 0:
+                bin_mass = 0.0
+                for l in range(k):
+                    bin_mass += feature_hist[b, l, 0] + feature_hist[b, l, 1]
+                if bin_mass == 0.0:
+                    b += 1
+                    continue
+            at = n_candidates * k
+            for l in range(k):
+                left_pos[l] += feature_hist[b, l, 0]
+                left_neg[l] += feature_hist[b, l, 1]
+                left_mass += feature_hist[b, l, 0] + feature_hist[b, l, 1]
+                sides[0, at + l] = left_pos[l]
+                sides[1, at + l] = left_neg[l]
+            candidate_mass[n_candidates] = left_mass
+            candidate_bin[n_candidates] = b
+            n_candidates += 1
+            b += 1
+        n_cells = n_candidates * k
+        for cell in range(n_cells):  # the right side: the totals minus the left
+            sides[2, cell] = max(tiled[0, cell] - sides[0, cell], 0.0)
+            sides[3, cell] = max(tiled[1, cell] - sides[1, cell], 0.0)
+        if with_missing:
+            for cell in range(n_cells):
+                sides[4, cell] = sides[0, cell] + tiled[2, cell]
+                sides[5, cell] = sides[1, cell] + tiled[3, cell]
+                sides[6, cell] = sides[2, cell] + tiled[2, cell]
+                sides[7, cell] = sides[3, cell] + tiled[3, cell]
+        for side in range(n_sides):
+            node_scores(sides[2 * side, :n_cells], sides[2 * side + 1, :n_cells], mode,
+                        scores[side, :n_cells])
+        for c in range(n_candidates):
+            score_left = 0.0  # missing values right: left and right scores
+            score_right = 0.0
+            for cell in range(c * k, (c + 1) * k):
+                score_right += scores[1, cell]
+                score_left += scores[0, cell]
+            score_left_miss = score_left  # missing values left
+            score_right_miss = score_right
+            if with_missing:
+                score_left_miss = 0.0
+                score_right_miss = 0.0
+                for cell in range(c * k, (c + 1) * k):
+                    score_left_miss += scores[2, cell]
+                    score_right_miss += scores[3, cell]
+            if _choose(node_score - score_left_miss - score_right,
+                       node_score - score_left - score_right_miss, candidate_mass[c],
+                       missing_mass, value_mass, least_mass, best):
+                best_bin = candidate_bin[c]
+    return best[0], best_bin, best[1] == 1.0
+
+
+def best_node_splits_naive(codes, rows, pos, neg, n_bins, mode, min_leaf_weight):
+    """Twin of ``best_node_splits`` by brute force over the examples of the node.
+
+    Returns
+    -------
+    best_gain : ndarray of shape (n_features,)
+    best_bin : ndarray of shape (n_features,)
+    best_missing_left : ndarray of shape (n_features,), bool
+    """
+    n_features = codes.shape[0]
+    best_gain = np.full(n_features, -np.inf)
+    best_bin = np.full(n_features, -1, dtype=np.intp)
+    best_missing_left = np.ones(n_features, dtype=bool)
+    node_score = node_score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
+    node_mass = pos[rows].sum() + neg[rows].sum()
+    least = max(min_leaf_weight, 1e-12 * node_mass)
+    for feature in range(n_features):
+        column = codes[feature, rows]
+        for b in range(n_bins[feature]):
+            for missing_left in (True, False):
+                is_missing = column == MISSING_BIN
+                goes_left = (column <= b) & ~is_missing
+                if missing_left:
+                    goes_left |= is_missing
+                left, right = rows[goes_left], rows[~goes_left]
+                if (pos[left].sum() + neg[left].sum() < least
+                        or pos[right].sum() + neg[right].sum() < least):
+                    continue
+                gain = node_score - (
+                    node_score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
+                    + node_score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
+                if gain > best_gain[feature]:
+                    best_gain[feature] = gain
+                    best_bin[feature] = b
+                    best_missing_left[feature] = missing_left
+    return best_gain, best_bin, best_missing_left
