@@ -274,37 +274,41 @@ def test_block_cover_is_bincount_to_the_last_bit(rng, n_blocks):
         np.testing.assert_array_equal(cover, np.bincount(blocks, minlength=n_blocks))
 
 
-@pytest.mark.parametrize("k", [1, 3, 10])
-def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k):
+@pytest.mark.parametrize(("k", "n_samples"), [(1, 400), (3, 400), (10, 4000)])
+def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n_samples):
     """build_histogram_masses (each row's W+ and W- in cell order, 0.0 in the other sign's
     cell) equals build_histogram_rows and build_histogram to the bit, in any row order,
-    on 256 bins and on fewer (compacted codes), and the naive twin to rounding."""
+    on 256 bins and on fewer (compacted codes), over several blocks of rows (k = 10: 1,638
+    rows a block) and any features a task, and the naive twin to rounding."""
     from confboost.data.dataset import LabelSigns
     from confboost.kernels.histogram import build_histogram_masses, build_histogram_rows
     from confboost.learners.tree import row_masses
 
-    X, signs, weights = random_problem(rng, n_samples=400, n_features=5, k=k, distinct=6)
+    X, signs, weights = random_problem(rng, n_samples=n_samples, n_features=5, k=k,
+                                       distinct=6)
     codes, n_bins = _codes(X)
     labels = LabelSigns.from_signs(signs)
     masses = row_masses(weights, labels)
     assert np.array_equal(masses[..., 0] + masses[..., 1], weights)
-    every_row = np.arange(400, dtype=np.intp)
+    every_row = np.arange(n_samples, dtype=np.intp)
     expected, hist = np.empty((2, 5, N_HIST_BINS, k, 2))
     build_histogram(codes, weights, labels.sign_index, expected)
-    build_histogram_masses(codes, every_row, masses, hist)
+    build_histogram_masses(codes, every_row, masses, hist, 2)
     np.testing.assert_array_equal(hist, expected)
     np.testing.assert_allclose(hist, build_histogram_naive(codes, weights, labels.sign_index),
                                rtol=1e-12, atol=1e-15)
-    for rows in (np.flatnonzero(rng.random(400) < 0.3), rng.permutation(400)[:250]):
+    for rows in (np.flatnonzero(rng.random(n_samples) < 0.6),
+                 rng.permutation(n_samples)[: n_samples // 2]):
         rows = rows.astype(np.intp)
         build_histogram_rows(codes, rows, weights[rows], labels.sign_index[rows], expected)
-        build_histogram_masses(codes, rows, masses[rows], hist)
-        np.testing.assert_array_equal(hist, expected)
+        for group in (1, 3, 8):
+            build_histogram_masses(codes, rows, masses[rows], hist, group)
+            np.testing.assert_array_equal(hist, expected)
     compact = np.where(codes == MISSING_BIN, n_bins.max(), codes).astype(np.uint8)
     n_hist_bins = int(n_bins.max()) + 1
     expected, hist = np.empty((2, 5, n_hist_bins, k, 2))
     build_histogram_rows(compact, rows, weights[rows], labels.sign_index[rows], expected)
-    build_histogram_masses(compact, rows, masses[rows], hist)
+    build_histogram_masses(compact, rows, masses[rows], hist, 1)
     np.testing.assert_array_equal(hist, expected)
 
 

@@ -427,6 +427,24 @@ def test_compact_histograms_grow_the_same_trees(monkeypatch, params):
     np.testing.assert_array_equal(compact.history_["z"], full.history_["z"])
 
 
+def test_mass_histograms_grow_the_same_trees(monkeypatch):
+    """A label tree of 10 labels (node histograms from row masses, build_histogram_masses)
+    is the tree of the weight and sign-index kernels, bit for bit, missing values and all."""
+    import confboost.learners.tree as tree_module
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(900, 6))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.digitize(np.nan_to_num(X[:, 0]) + X[:, 1] + rng.normal(size=900) / 2,
+                    np.linspace(-2, 2, 9))
+    assert len(np.unique(y)) == 10 >= tree_module.MASS_MIN_LABELS
+    masses = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
+    monkeypatch.setattr(tree_module, "MASS_MIN_LABELS", 11)
+    weights = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
+    assert masses.model_.to_dict() == weights.model_.to_dict()
+    np.testing.assert_array_equal(masses.history_["z"], weights.history_["z"])
+
+
 @pytest.mark.parametrize("k", [1, 3, 10])
 @pytest.mark.parametrize("missing", [0.0, 0.1])
 def test_blocked_split_scan_equals_the_scalar_one_bit_for_bit(rng, k, missing):

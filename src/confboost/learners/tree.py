@@ -19,7 +19,13 @@ from confboost._dtypes import MISSING_BIN, NODE_THRESHOLD, WEIGHT_DTYPE
 from confboost.confidence import block_confidences
 from confboost.criterion import partition_z
 from confboost.kernels.categorical import value_histogram
-from confboost.kernels.histogram import N_HIST_BINS, build_histogram, build_histogram_masses
+from confboost.kernels.histogram import (
+    N_HIST_BINS,
+    build_histogram,
+    build_histogram_masses,
+    build_histogram_rows,
+    mass_group,
+)
 from confboost.kernels.text import term_block_weights
 from confboost.kernels.tree import best_factorized_splits, node_histogram
 from confboost.learners.base import PartitionFit, label_masses, leaf_statistics
@@ -58,24 +64,42 @@ def compact_codes(dataset):
     return codes, n_hist_bins
 
 
+#: Labels from which a label tree's node histograms come from each row's masses in cell
+#: order (``build_histogram_masses``, faster from 8 labels on) rather than from its weights
+#: and sign index (``build_histogram`` and ``build_histogram_rows``, faster below).
+MASS_MIN_LABELS = 8
+
+
 def label_histograms(dataset, weights, labels, codes=None):
     """The ``fill_histogram`` of a label tree on a ``Dataset``'s numeric part (``grow_tree``),
     from ``codes`` (``compact_codes``; default the dataset's).
 
-    Each example's W+ and W- per label are laid out once, in a histogram bin's cell order
-    (``row_masses``), and each node's are gathered from them for
-    ``kernels/histogram.build_histogram_masses`` (the histograms of ``build_histogram`` and
-    ``build_histogram_rows``, bit for bit).
+    From ``MASS_MIN_LABELS`` labels on, each example's W+ and W- per label are laid out
+    once in a histogram bin's cell order (``row_masses``) and each node's gathered from them
+    for ``kernels/histogram.build_histogram_masses``; with fewer labels a node's weights and
+    sign indices are gathered for ``build_histogram_rows``. The histograms are the same to
+    the bit.
     """
     codes = dataset.codes if codes is None else codes
+    if weights.shape[1] < MASS_MIN_LABELS:
+        sign_index = labels.sign_index
+
+        def fill_histogram(rows, hist):
+            if rows is None:
+                build_histogram(codes, weights, sign_index, hist)
+            else:
+                build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
+
+        return fill_histogram
     masses = row_masses(weights, labels)
     every_row = np.arange(masses.shape[0], dtype=np.intp)
 
     def fill_histogram(rows, hist):
+        group = mass_group(codes.shape[0])
         if rows is None:
-            build_histogram_masses(codes, every_row, masses, hist)
+            build_histogram_masses(codes, every_row, masses, hist, group)
         else:
-            build_histogram_masses(codes, rows, masses[rows], hist)
+            build_histogram_masses(codes, rows, masses[rows], hist, group)
 
     return fill_histogram
 
