@@ -445,32 +445,91 @@ def test_mass_histograms_grow_the_same_trees(monkeypatch):
     np.testing.assert_array_equal(masses.history_["z"], weights.history_["z"])
 
 
+def _scalar_split_reference(hist, n_bins, mode, min_leaf_weight):
+    """The split search as one scalar loop per (bin, label), in Python: the arithmetic, in
+    its order, that best_node_splits must reproduce to the bit."""
+    import math
+
+    from confboost._dtypes import REAL_ABSTAIN
+
+    def score(pos, neg):
+        return 2.0 * math.sqrt(pos * neg) if mode in (REAL, REAL_ABSTAIN) else -abs(pos - neg)
+
+    found = []
+    for feature_hist, n_value_bins in zip(hist.tolist(), n_bins.tolist(), strict=True):
+        k = len(feature_hist[0])
+        all_pos, all_neg = [0.0] * k, [0.0] * k
+        for b in range(n_value_bins):
+            for l in range(k):
+                all_pos[l] += feature_hist[b][l][0]
+                all_neg[l] += feature_hist[b][l][1]
+        miss = feature_hist[-1]
+        node, missing_mass, value_mass = 0.0, 0.0, 0.0
+        for l in range(k):
+            node += score(all_pos[l] + miss[l][0], all_neg[l] + miss[l][1])
+            missing_mass += miss[l][0] + miss[l][1]
+            value_mass += all_pos[l] + all_neg[l]
+        least = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
+        left_pos, left_neg, left_mass = [0.0] * k, [0.0] * k, 0.0
+        best = (-np.inf, -1, True)
+        for b in range(n_value_bins):
+            cells = feature_hist[b]
+            if b > 0 and sum_in_order(cells) == 0.0:
+                continue
+            sl = sr = slm = srm = 0.0
+            for l in range(k):
+                left_pos[l] += cells[l][0]
+                left_neg[l] += cells[l][1]
+                left_mass += cells[l][0] + cells[l][1]
+                right_pos = max(all_pos[l] - left_pos[l], 0.0)
+                right_neg = max(all_neg[l] - left_neg[l], 0.0)
+                sr += score(right_pos, right_neg)
+                sl += score(left_pos[l], left_neg[l])
+                slm += score(left_pos[l] + miss[l][0], left_neg[l] + miss[l][1])
+                srm += score(right_pos + miss[l][0], right_neg + miss[l][1])
+            if missing_mass == 0.0:
+                slm, srm = sl, sr
+            right_mass = max(value_mass - left_mass, 0.0)
+            if left_mass + missing_mass >= least and right_mass >= least:
+                if node - slm - sr > best[0]:
+                    best = (node - slm - sr, b, True)
+            if left_mass >= least and right_mass + missing_mass >= least:
+                if node - sl - srm > best[0]:
+                    best = (node - sl - srm, b, False)
+        found.append(best)
+    return found
+
+
+def sum_in_order(cells):
+    """Σ (W+ + W-) of a bin's cells, in label order."""
+    total = 0.0
+    for pos, neg in cells:
+        total += pos + neg
+    return total
+
+
 @pytest.mark.parametrize("k", [1, 3, 10])
 @pytest.mark.parametrize("missing", [0.0, 0.1])
-def test_blocked_split_scan_equals_the_scalar_one_bit_for_bit(rng, k, missing):
-    """The real modes' split search (candidates scored in blocks of _SPLIT_BLOCK,
-    vectorised) finds each feature's gain, bin and missing side of the one scalar loop per
-    (bin, label), to the bit: many bins (several blocks), empty bins, missing values, a
-    feature of one value, 256 and compact histograms, real and real-abstain."""
-    from confboost._dtypes import REAL_ABSTAIN
-    from confboost.kernels.node_split import _SPLIT_BLOCK, _scan_blocked, _scan_scalar
-    from confboost.kernels.split import value_totals
+def test_node_splits_equal_the_scalar_loop_bit_for_bit(rng, k, missing):
+    """best_node_splits (real modes on features of many bins: candidates scored in blocks,
+    vectorised) finds each feature's gain, bin and missing side of one scalar loop per
+    (bin, label), to the bit: several blocks, empty bins, missing values, a feature of one
+    value, a feature of few bins, every mode, two least masses."""
+    from confboost.kernels.node_split import _SPLIT_BLOCK
 
-    X, dataset, labels, weights, pos, neg = _problem(rng, k, missing=missing, n_samples=600,
-                                                     n_features=5, distinct=40)
+    X, _, _, _, pos, neg = _problem(rng, k, missing=missing, n_samples=600, n_features=5,
+                                    distinct=40)
     X[:, 4] = 1.0
+    X[:, 3] = np.round(X[:, 3])
     dataset = Dataset.from_array(X, 255)
-    assert dataset.n_bins.max() > 2 * _SPLIT_BLOCK
+    assert dataset.n_bins.max() > 2 * _SPLIT_BLOCK > dataset.n_bins[3]
     rows = np.sort(rng.choice(600, 400, replace=False)).astype(np.intp)
     hist = np.empty((5, N_HIST_BINS, k, 2))
     node_histogram(dataset.codes, rows, pos, neg, hist)
     hist[1, 3:60:2] = 0.0  # empty bins inside a run of candidates
-    for mode in (REAL, REAL_ABSTAIN):
-        for feature_hist, n_value_bins in zip(hist, dataset.n_bins, strict=True):
-            all_pos, all_neg = value_totals(feature_hist, n_value_bins)
-            value_mass = float(all_pos.sum() + all_neg.sum())
-            missing_mass = float(feature_hist[-1].sum())
-            for least in (1e-12, 0.05):
-                args = (feature_hist, n_value_bins, all_pos, all_neg, 0.7, missing_mass,
-                        value_mass, least, mode)
-                assert _scan_blocked(*args) == _scan_scalar(*args)
+    for mode in range(4):  # real, discrete, abstain, real-abstain
+        for least in (0.0, 0.05):
+            out = np.empty(5), np.empty(5, dtype=np.intp), np.empty(5, dtype=bool)
+            best_node_splits(hist, dataset.n_bins, mode, least, *out)
+            assert list(zip(*(a.tolist() for a in out), strict=True)) == (
+                _scalar_split_reference(hist, dataset.n_bins, mode, least))

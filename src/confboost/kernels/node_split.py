@@ -16,9 +16,10 @@ and the bins with mass are candidates.
 Real confidences take two square roots per (candidate, label), four with missing values:
 ``_scan_blocked`` lays the children's masses of ``_SPLIT_BLOCK`` candidates side by side
 and scores them in one vectorised loop per side (``kernels/criterion.node_scores``), then
-sums each candidate's scores in label order; ±1 confidences, whose score is one subtraction,
-keep the one scalar loop per (bin, label) (``_scan_scalar``), which the blocks' bookkeeping
-would slow down. Both give each gain to the bit as the scalar loop does.
+sums each candidate's scores in label order. ±1 confidences, whose score is one subtraction,
+and features of fewer than ``_SPLIT_BLOCK`` value bins keep one scalar loop per (bin,
+label), which the blocks' bookkeeping would slow down (birds-like count features of 5
+values: 2x the round). Both give each gain to the bit.
 """
 
 import numpy as np
@@ -30,7 +31,8 @@ from confboost.kernels.criterion import node_score as _score
 from confboost.kernels.criterion import node_scores
 from confboost.kernels.split import value_totals
 
-#: Candidate thresholds ``_scan_blocked`` scores at once.
+#: Candidate thresholds ``_scan_blocked`` scores at once; features of fewer value bins are
+#: scanned by the scalar loop.
 _SPLIT_BLOCK = 32
 
 
@@ -63,97 +65,82 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
     n_features = hist.shape[0]
     k = hist.shape[2]
     missing_bin = hist.shape[1] - 1
-    blocked = mode == REAL or mode == REAL_ABSTAIN
+    real = mode == REAL or mode == REAL_ABSTAIN
     for feature in prange(n_features):
-        feature_hist = hist[feature]
-        all_pos, all_neg = value_totals(feature_hist, n_bins[feature])
+        all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
         node_score = 0.0
         missing_mass = 0.0
         value_mass = 0.0
         for l in range(k):
-            miss_pos = feature_hist[missing_bin, l, 0]
-            miss_neg = feature_hist[missing_bin, l, 1]
+            miss_pos = hist[feature, missing_bin, l, 0]
+            miss_neg = hist[feature, missing_bin, l, 1]
             node_score += _score(all_pos[l] + miss_pos, all_neg[l] + miss_neg, mode)
             missing_mass += miss_pos + miss_neg
             value_mass += all_pos[l] + all_neg[l]
         least_mass = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
-        if blocked:
-            found = _scan_blocked(feature_hist, n_bins[feature], all_pos, all_neg, node_score,
-                                  missing_mass, value_mass, least_mass, mode)
-        else:
-            found = _scan_scalar(feature_hist, n_bins[feature], all_pos, all_neg, node_score,
-                                 missing_mass, value_mass, least_mass, mode)
-        best_gain[feature], best_bin[feature], best_missing_left[feature] = found
-
-
-@njit(cache=True, nogil=True)
-def _choose(gain_miss_left, gain_miss_right, mass, missing_mass, value_mass, least_mass,
-            best):
-    """Update ``best`` = (gain, missing_left) by one threshold's two splits (missing values
-    left, then right), each only if both children are heavy enough; returns whether one
-    won (strictly larger gain)."""
-    right_mass = max(value_mass - mass, 0.0)
-    won = False
-    if mass + missing_mass >= least_mass and right_mass >= least_mass:
-        if gain_miss_left > best[0]:
-            best[0], best[1], won = gain_miss_left, 1.0, True
-    if mass >= least_mass and right_mass + missing_mass >= least_mass:
-        if gain_miss_right > best[0]:
-            best[0], best[1], won = gain_miss_right, 0.0, True
-    return won
-
-
-@njit(cache=True, nogil=True)
-def _scan_scalar(feature_hist, n_value_bins, all_pos, all_neg, node_score, missing_mass,
-                 value_mass, least_mass, mode):
-    """One feature's best split by one scalar loop per (bin, label): (gain, bin,
-    missing_left), (-inf, -1, True) if none."""
-    k = feature_hist.shape[1]
-    missing_bin = feature_hist.shape[0] - 1
-    left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
-    left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
-    best = np.array([-np.inf, 1.0])
-    best_bin = -1
-    left_mass = 0.0
-    for b in range(n_value_bins):
-        if b > 0:  # an empty bin repeats the previous split, which wins the tie
-            bin_mass = 0.0
+        if real and n_bins[feature] >= _SPLIT_BLOCK:
+            best_gain[feature], best_bin[feature], best_missing_left[feature] = (
+                _scan_blocked(hist[feature], n_bins[feature], all_pos, all_neg, node_score,
+                              missing_mass, value_mass, least_mass, mode))
+            continue
+        left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
+        left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
+        feature_gain = -np.inf
+        feature_bin = -1
+        feature_missing_left = True
+        left_mass = 0.0
+        for b in range(n_bins[feature]):
+            if b > 0:  # an empty bin repeats the previous split, which wins the tie
+                bin_mass = 0.0
+                for l in range(k):
+                    bin_mass += hist[feature, b, l, 0] + hist[feature, b, l, 1]
+                if bin_mass == 0.0:
+                    continue
+            score_left_miss = 0.0  # missing values left: left and right scores
+            score_right = 0.0
+            score_left = 0.0  # missing values right
+            score_right_miss = 0.0
             for l in range(k):
-                bin_mass += feature_hist[b, l, 0] + feature_hist[b, l, 1]
-            if bin_mass == 0.0:
-                continue
-        score_left_miss = 0.0  # missing values left: left and right scores
-        score_right = 0.0
-        score_left = 0.0  # missing values right
-        score_right_miss = 0.0
-        for l in range(k):
-            left_pos[l] += feature_hist[b, l, 0]
-            left_neg[l] += feature_hist[b, l, 1]
-            left_mass += feature_hist[b, l, 0] + feature_hist[b, l, 1]
-            right_pos = max(all_pos[l] - left_pos[l], 0.0)
-            right_neg = max(all_neg[l] - left_neg[l], 0.0)
-            score_right += _score(right_pos, right_neg, mode)
-            score_left += _score(left_pos[l], left_neg[l], mode)
-            if missing_mass > 0.0:
-                miss_pos = feature_hist[missing_bin, l, 0]
-                miss_neg = feature_hist[missing_bin, l, 1]
-                score_left_miss += _score(left_pos[l] + miss_pos, left_neg[l] + miss_neg, mode)
-                score_right_miss += _score(right_pos + miss_pos, right_neg + miss_neg, mode)
-        if missing_mass == 0.0:  # both directions are the same split
-            score_left_miss = score_left
-            score_right_miss = score_right
-        if _choose(node_score - score_left_miss - score_right,
-                   node_score - score_left - score_right_miss, left_mass, missing_mass,
-                   value_mass, least_mass, best):
-            best_bin = b
-    return best[0], best_bin, best[1] == 1.0
+                left_pos[l] += hist[feature, b, l, 0]
+                left_neg[l] += hist[feature, b, l, 1]
+                left_mass += hist[feature, b, l, 0] + hist[feature, b, l, 1]
+                right_pos = max(all_pos[l] - left_pos[l], 0.0)
+                right_neg = max(all_neg[l] - left_neg[l], 0.0)
+                score_right += _score(right_pos, right_neg, mode)
+                score_left += _score(left_pos[l], left_neg[l], mode)
+                if missing_mass > 0.0:
+                    miss_pos = hist[feature, missing_bin, l, 0]
+                    miss_neg = hist[feature, missing_bin, l, 1]
+                    score_left_miss += _score(left_pos[l] + miss_pos, left_neg[l] + miss_neg,
+                                              mode)
+                    score_right_miss += _score(right_pos + miss_pos, right_neg + miss_neg, mode)
+            if missing_mass == 0.0:  # both directions are the same split
+                score_left_miss = score_left
+                score_right_miss = score_right
+            right_mass = max(value_mass - left_mass, 0.0)
+            if left_mass + missing_mass >= least_mass and right_mass >= least_mass:
+                gain = node_score - score_left_miss - score_right
+                if gain > feature_gain:
+                    feature_gain = gain
+                    feature_bin = b
+                    feature_missing_left = True
+            if left_mass >= least_mass and right_mass + missing_mass >= least_mass:
+                gain = node_score - score_left - score_right_miss
+                if gain > feature_gain:
+                    feature_gain = gain
+                    feature_bin = b
+                    feature_missing_left = False
+        best_gain[feature] = feature_gain
+        best_bin[feature] = feature_bin
+        best_missing_left[feature] = feature_missing_left
 
 
 @njit(cache=True, nogil=True)
 def _scan_blocked(feature_hist, n_value_bins, all_pos, all_neg, node_score, missing_mass,
                   value_mass, least_mass, mode):
-    """``_scan_scalar`` with the children's scores of ``_SPLIT_BLOCK`` candidates at a time
-    in vectorised loops (module docstring); the same result to the bit."""
+    """One feature's best split, (gain, bin, missing_left) or (-inf, -1, True), as the
+    scalar loop of ``best_node_splits`` finds it to the bit, with the children's scores of
+    ``_SPLIT_BLOCK`` candidates at a time in vectorised loops (module docstring)."""
     k = feature_hist.shape[1]
     missing_bin = feature_hist.shape[0] - 1
     with_missing = missing_mass > 0.0
@@ -174,8 +161,7 @@ def _scan_blocked(feature_hist, n_value_bins, all_pos, all_neg, node_score, miss
     left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
     left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
     left_mass = 0.0
-    best = np.array([-np.inf, 1.0])
-    best_bin = -1
+    best_gain, best_missing_left, best_bin = -np.inf, True, -1
     b = 0
     while b < n_value_bins:
         n_candidates = 0
@@ -225,11 +211,17 @@ def _scan_blocked(feature_hist, n_value_bins, all_pos, all_neg, node_score, miss
                 for cell in range(c * k, (c + 1) * k):
                     score_left_miss += scores[2, cell]
                     score_right_miss += scores[3, cell]
-            if _choose(node_score - score_left_miss - score_right,
-                       node_score - score_left - score_right_miss, candidate_mass[c],
-                       missing_mass, value_mass, least_mass, best):
-                best_bin = candidate_bin[c]
-    return best[0], best_bin, best[1] == 1.0
+            mass = candidate_mass[c]
+            right_mass = max(value_mass - mass, 0.0)
+            if mass + missing_mass >= least_mass and right_mass >= least_mass:
+                gain = node_score - score_left_miss - score_right
+                if gain > best_gain:
+                    best_gain, best_bin, best_missing_left = gain, candidate_bin[c], True
+            if mass >= least_mass and right_mass + missing_mass >= least_mass:
+                gain = node_score - score_left - score_right_miss
+                if gain > best_gain:
+                    best_gain, best_bin, best_missing_left = gain, candidate_bin[c], False
+    return best_gain, best_bin, best_missing_left
 
 
 def best_node_splits_naive(codes, rows, pos, neg, n_bins, mode, min_leaf_weight):
