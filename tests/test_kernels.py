@@ -322,3 +322,18 @@ def test_node_scores_are_node_score_bit_for_bit(rng, mode):
     node_scores(pos, neg, mode, out)
     np.testing.assert_array_equal(out, [node_score(p, n, mode) for p, n in zip(pos, neg,
                                                                              strict=True)])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.intp])
+def test_block_masses_are_bincounts_bit_for_bit(rng, dtype):
+    """block_masses (one ordered pass) equals one np.bincount per column to the bit, empty
+    blocks included."""
+    from confboost.kernels.update import block_masses, block_masses_naive
+
+    pos, neg = rng.random((2, 500, 4)) ** 3
+    blocks = rng.integers(0, 6, 500).astype(dtype)  # block 6 of 7 stays empty
+    found = block_masses(blocks, 7, pos, neg)
+    for a, b in zip(found, block_masses_naive(blocks, 7, pos, neg), strict=True):
+        assert a.shape == (7, 4)
+        np.testing.assert_array_equal(a, b)
+    assert not found[0][6].any()

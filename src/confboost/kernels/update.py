@@ -8,7 +8,7 @@ For a partition hypothesis with value v[j, l] on block j, example i in block b_i
 ``apply_partition`` updates the scores and the weights and measures the training loss in
 one pass (the scheme divides the factors by the Z its block statistics predict, so no
 second pass renormalises); ``stump_blocks`` and ``stump_block_stats`` give a stump's blocks
-on the training codes.
+on the training codes; ``block_masses`` sums W+ and W- over any partition's blocks.
 
 Every sum over the examples is taken in fixed chunks of ``REDUCTION_CHUNK`` rows, one
 parallel task per chunk, and the chunks' partial sums are added in chunk order: the result
@@ -92,6 +92,43 @@ def stump_block_stats(column_codes, threshold_bin, missing_bin, weights, sign_in
                 weight_pos[block, l] += weights[i, l]
             else:
                 weight_neg[block, l] += weights[i, l]
+
+
+@njit(cache=True, nogil=True)
+def block_masses(blocks, n_blocks, pos, neg):
+    """Σ of ``pos`` and ``neg`` over each block's examples, shape (n_blocks, k) each.
+
+    One pass over the examples in order, each adding its row to its block's: every sum is
+    ``np.bincount``'s (which adds the weights in index order too) to the bit, without a
+    strided copy of each column.
+
+    Parameters
+    ----------
+    blocks : ndarray of shape (n_samples,), integer
+        Block of each example, ``0 <= blocks[i] < n_blocks``.
+    n_blocks : int
+    pos, neg : ndarray of shape (n_samples, k), float64
+
+    Returns
+    -------
+    weight_pos, weight_neg : ndarray of shape (n_blocks, k), float64
+    """
+    k = pos.shape[1]
+    weight_pos = np.zeros((n_blocks, k), dtype=np.float64)
+    weight_neg = np.zeros((n_blocks, k), dtype=np.float64)
+    for i in range(blocks.shape[0]):
+        block = blocks[i]
+        for l in range(k):
+            weight_pos[block, l] += pos[i, l]
+            weight_neg[block, l] += neg[i, l]
+    return weight_pos, weight_neg
+
+
+def block_masses_naive(blocks, n_blocks, pos, neg):
+    """Twin of ``block_masses``: one ``np.bincount`` per column and sign."""
+    return tuple(np.stack([np.bincount(blocks, masses[:, l], minlength=n_blocks)
+                           for l in range(masses.shape[1])], axis=1).reshape(n_blocks, -1)
+                 for masses in (pos, neg))
 
 
 def stump_blocks_naive(column_codes, threshold_bin, missing_bin):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from confboost._dtypes import WEIGHT_DTYPE
+from confboost.kernels.update import block_masses
 from confboost.untrusted import read_floats, require
 
 #: Bound on a column index read from a model file (the real bound, the model's column
@@ -232,18 +233,14 @@ class PartitionFit:
 
 
 def leaf_statistics(train_blocks, n_leaves, pos, neg):
-    """Σ of ``pos`` and ``neg`` over each leaf's examples, shape (n_leaves, k) each."""
-    k = pos.shape[1]
-    weight_pos = np.empty((n_leaves, k), dtype=WEIGHT_DTYPE)
-    weight_neg = np.empty((n_leaves, k), dtype=WEIGHT_DTYPE)
-    for l in range(k):
-        weight_pos[:, l] = np.bincount(train_blocks, pos[:, l], minlength=n_leaves)
-        weight_neg[:, l] = np.bincount(train_blocks, neg[:, l], minlength=n_leaves)
-    return weight_pos, weight_neg
+    """Σ of ``pos`` and ``neg`` over each leaf's examples, shape (n_leaves, k) each
+    (``kernels/update.block_masses``)."""
+    return block_masses(train_blocks, n_leaves, np.asarray(pos, dtype=WEIGHT_DTYPE),
+                        np.asarray(neg, dtype=WEIGHT_DTYPE))
 
 
 def label_masses(weights, labels):
     """W[i, l] split by label sign: (W * [Y = +1], W * [Y = -1]), shape (n, k) each."""
     positive = labels.sign_index == 0
-    return (np.where(positive, weights, 0.0).astype(WEIGHT_DTYPE),
-            np.where(positive, 0.0, weights).astype(WEIGHT_DTYPE))
+    return (np.where(positive, weights, 0.0).astype(WEIGHT_DTYPE, copy=False),
+            np.where(positive, 0.0, weights).astype(WEIGHT_DTYPE, copy=False))
