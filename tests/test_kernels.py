@@ -293,8 +293,9 @@ def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n
     every_row = np.arange(n_samples, dtype=np.intp)
     expected, hist = np.empty((2, 5, N_HIST_BINS, k, 2))
     build_histogram(codes, weights, labels.sign_index, expected)
-    build_histogram_masses(codes, every_row, masses, hist, 2)
-    np.testing.assert_array_equal(hist, expected)
+    for rows in (every_row, None):  # None: every row, without the lookup
+        build_histogram_masses(codes, rows, masses, hist, 2)
+        np.testing.assert_array_equal(hist, expected)
     np.testing.assert_allclose(hist, build_histogram_naive(codes, weights, labels.sign_index),
                                rtol=1e-12, atol=1e-15)
     for rows in (np.flatnonzero(rng.random(n_samples) < 0.6),

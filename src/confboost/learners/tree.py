@@ -92,14 +92,10 @@ def label_histograms(dataset, weights, labels, codes=None):
 
         return fill_histogram
     masses = row_masses(weights, labels)
-    every_row = np.arange(masses.shape[0], dtype=np.intp)
 
     def fill_histogram(rows, hist):
-        group = mass_group(codes.shape[0])
-        if rows is None:
-            build_histogram_masses(codes, every_row, masses, hist, group)
-        else:
-            build_histogram_masses(codes, rows, masses[rows], hist, group)
+        build_histogram_masses(codes, rows, masses if rows is None else masses[rows], hist,
+                               mass_group(codes.shape[0]))
 
     return fill_histogram
 
