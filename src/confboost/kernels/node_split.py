@@ -166,23 +166,23 @@ def _scan_blocked(feature_hist, n_value_bins, all_pos, all_neg, node_score, miss
     while b < n_value_bins:
         n_candidates = 0
         while b < n_value_bins and n_candidates < _SPLIT_BLOCK:
-            if b > 0:
-                bin_mass = 0.0
-                for l in range(k):
-                    bin_mass += feature_hist[b, l, 0] + feature_hist[b, l, 1]
-                if bin_mass == 0.0:
-                    b += 1
-                    continue
+            # an empty bin adds 0.0 to every running sum (no change: the masses are >= 0)
+            # and is no candidate; its sides, written in the next candidate's place, are
+            # overwritten
             at = n_candidates * k
+            bin_mass = 0.0
             for l in range(k):
+                cell_mass = feature_hist[b, l, 0] + feature_hist[b, l, 1]
                 left_pos[l] += feature_hist[b, l, 0]
                 left_neg[l] += feature_hist[b, l, 1]
-                left_mass += feature_hist[b, l, 0] + feature_hist[b, l, 1]
+                left_mass += cell_mass
+                bin_mass += cell_mass
                 sides[0, at + l] = left_pos[l]
                 sides[1, at + l] = left_neg[l]
-            candidate_mass[n_candidates] = left_mass
-            candidate_bin[n_candidates] = b
-            n_candidates += 1
+            if b == 0 or bin_mass != 0.0:
+                candidate_mass[n_candidates] = left_mass
+                candidate_bin[n_candidates] = b
+                n_candidates += 1
             b += 1
         n_cells = n_candidates * k
         for cell in range(n_cells):  # the right side: the totals minus the left
