@@ -3,11 +3,11 @@ processes on the cores (issue 18, point 1).
 
 Starts two ``while True: pass`` processes at this process's nice level, times whole fits
 (binning included) with the default threads and with one thread, interleaved, the median of
-``BUSY_REPEATS`` (default 5) runs each, then a 4-fold ``cross_val_score`` on satimage with
-``n_jobs=2`` against serial, for confboost and for scikit-learn's HistGradientBoosting (the
-first parallel call of either pays joblib's worker start-up), and stops the busy processes.
-Run alone: ``python benchmarks/bench_busy.py``. A ratio above 1 means the default threads
-were slower.
+``BUSY_REPEATS`` (default 5) runs each, or more until each way has run ``BUSY_SECONDS``
+(default 3), then a 4-fold ``cross_val_score`` on satimage with ``n_jobs=2`` against serial,
+for confboost and for scikit-learn's HistGradientBoosting (the first parallel call of either
+pays joblib's worker start-up), and stops the busy processes. Run alone: ``python
+benchmarks/bench_busy.py``. A ratio above 1 means the default threads were slower.
 """
 
 import os
@@ -19,6 +19,8 @@ import common
 import numpy as np
 
 REPEATS = int(os.environ.get("BUSY_REPEATS", "5"))
+#: Seconds of fits each way, at least (BUSY_SECONDS).
+MIN_SECONDS = float(os.environ.get("BUSY_SECONDS", "3"))
 
 
 def shuttle_like():
@@ -71,7 +73,9 @@ def _fit_times(X, y, params):
     BoostClassifier(**small, n_jobs=1).fit(X[spread], y[spread])  # kernels from the cache
     BoostClassifier(**small).fit(X[spread], y[spread])
     default, single = [], []
-    for _ in range(REPEATS):  # interleaved: the load moves
+    # interleaved, as the load moves; at least REPEATS fits and MIN_SECONDS of each: a fit of
+    # 0.1 s loses a 4 ms time slice to a busy process a random number of times (0 to ~20)
+    while len(default) < REPEATS or sum(default) + sum(single) < 2 * MIN_SECONDS:
         for n_jobs, times in ((None, default), (1, single)):
             start = time.perf_counter()
             BoostClassifier(**params, n_jobs=n_jobs).fit(X, y)
@@ -149,7 +153,8 @@ def run():
 def table(result):
     """Markdown lines for ``run()``'s result."""
     lines = [f"Two busy processes on the cores (load average {result['load']:.1f} at the end); "
-             f"whole fits, median of {REPEATS}, interleaved.", "",
+             f"whole fits, median of {REPEATS} or more (at least {MIN_SECONDS:g} s of "
+             "fits each way), interleaved.", "",
              "| task | default n_jobs (s) | n_jobs=1 (s) | default / n_jobs=1 |",
              "|---|---|---|---|"]
     for task, default, single in result["rows"]:

@@ -176,3 +176,14 @@ def test_a_tuned_fit_is_the_model_of_one_thread(monkeypatch):
         documents.append(json.dumps(document, sort_keys=True))
     assert 1 in switches and 2 in switches  # it ran rounds on both counts
     assert documents[0] == documents[1]
+
+
+def test_tuner_drops_slower_threads_after_a_few_rounds():
+    # a busy machine: rounds far shorter than PROBE_SECONDS, more threads slower; the
+    # tuner must not spend PROBE_SECONDS on each count before dropping them
+    rounds, _ = _tuner(lambda threads: 1e-4 * threads)
+    used = rounds.run(40)
+    assert rounds.tuner.choices == [1]
+    # 8 vs 4, 4 vs 2, 2 vs 1 with 3 rounds of each: settled within 30 rounds, where
+    # PROBE_SECONDS of each would take hundreds
+    assert used[29:] == [1] * 11

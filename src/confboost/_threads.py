@@ -99,16 +99,18 @@ class ThreadTuner:
 
     From its ceiling ``threads``, the tuner halves the count while half as many threads run
     the rounds no slower: it runs each round on the count that has had less time so far,
-    until each has run ``PROBE_ROUNDS`` rounds and ``PROBE_SECONDS`` seconds, and keeps the
-    larger only when its mean round time is below ``MORE_THREADS_GAIN`` times the
-    smaller's. The mean, not the median: the rounds a descheduled thread delays are the
-    cost of the threads on a busy machine, and enough of them (several of the scheduler's
-    time slices) even out its noise. Settled, it probes again, from the ceiling, after
-    ``FIRST_PERIOD`` seconds; the period doubles while the choice stays the same (the
-    machine's load moves, and a quieter machine earns the threads back). A round's time is
-    the wall time between two calls in one run: the first call of a run (round index 0, or
-    one that does not follow the previous call's) only starts the clock, since that round
-    loads the kernels and builds the run.
+    and once each has run ``PROBE_ROUNDS`` rounds, drops the larger at once if its mean
+    round time is no lower (a probe on a busy machine then costs a few rounds), else goes
+    on until each has run ``PROBE_SECONDS`` seconds and keeps the larger only when its mean
+    round time is below ``MORE_THREADS_GAIN`` times the smaller's. The mean, not the
+    median: the rounds a descheduled thread delays are the cost of the threads on a busy
+    machine, and enough of them (several of the scheduler's time slices) even out its
+    noise. Settled, it probes again, from the ceiling, after ``FIRST_PERIOD`` seconds; the
+    period doubles while the choice stays the same (the machine's load moves, and a quieter
+    machine earns the threads back). A round's time is the wall time between two calls in
+    one run: the first call of a run (round index 0, or one that does not follow the
+    previous call's) only starts the clock, since that round loads the kernels and builds
+    the run.
 
     Parameters
     ----------
@@ -170,10 +172,14 @@ class ThreadTuner:
 
     def _decide(self, now):
         more, fewer = self._pair
-        if any(len(times) < self.PROBE_ROUNDS or sum(times) < self.PROBE_SECONDS
-               for times in self._times.values()):
+        if any(len(times) < self.PROBE_ROUNDS for times in self._times.values()):
             return
-        if fmean(self._times[more]) < self.MORE_THREADS_GAIN * fmean(self._times[fewer]):
+        slower = fmean(self._times[more]) >= fmean(self._times[fewer])
+        if not slower and any(sum(times) < self.PROBE_SECONDS
+                              for times in self._times.values()):
+            return  # more threads look faster: make sure over PROBE_SECONDS each
+        if not slower and (fmean(self._times[more])
+                           < self.MORE_THREADS_GAIN * fmean(self._times[fewer])):
             chosen = more
         elif fewer > 1:
             self._start_probe(fewer)
