@@ -79,9 +79,10 @@ def _serial_thresholds(X, max_bins):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_thresholds_found_in_threads_equal_the_serial_ones(rng, threads):
+def test_thresholds_found_in_threads_equal_the_serial_ones(rng, threads, monkeypatch):
     import numba
 
+    monkeypatch.setattr("confboost.data.binning.THREADED_SORT_VALUES", 0)  # threads here too
     X = rng.normal(size=(3000, 7))
     X[:, 1] = rng.integers(0, 5, size=3000)  # few distinct values: exact bins
     X[rng.random(3000) < 0.1, 2] = np.nan
@@ -105,3 +106,19 @@ def test_subsample_with_more_distinct_values_in_the_full_data():
     X[::500, 0] = 100.0 + np.arange(10)
     mapper = BinMapper(max_bins=4, subsample=50, random_state=0).fit(X)
     np.testing.assert_array_equal(mapper.thresholds_[0], [0.5, 1.5, 2.5])
+
+
+def test_few_values_are_sorted_without_a_thread_pool(monkeypatch):
+    import numba
+
+    from confboost.data import binning
+
+    def no_pool(n_threads):
+        raise AssertionError(f"a pool of {n_threads} threads for too few values")
+
+    monkeypatch.setattr(binning, "ThreadPoolExecutor", no_pool)
+    square = [0, 1, 4, 9]
+    assert binning._map_in_threads(lambda i: i * i, 4, binning.THREADED_SORT_VALUES - 1) == square
+    if numba.get_num_threads() > 1:  # enough values: the pool is used
+        with pytest.raises(AssertionError, match="a pool of"):
+            binning._map_in_threads(lambda i: i * i, 4, binning.THREADED_SORT_VALUES)
