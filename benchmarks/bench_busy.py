@@ -61,6 +61,8 @@ NOISE_TASK = "satimage, 300 stumps"
 
 
 def _fit_times(X, y, params, first=None):
+    """Median seconds of whole fits with ``n_jobs=first`` (default: None, the default
+    threads) and with ``n_jobs=1``, on busy cores."""
     from confboost import BoostClassifier
 
     params = {"weak_learner": "stump", **params}  # the tasks name trees; the rest are stumps
