@@ -31,8 +31,12 @@ from statistics import fmean
 #: The environment variables that make OpenMP's waiting threads sleep, and their values.
 YIELDING_WAIT = {"OMP_WAIT_POLICY": "PASSIVE", "KMP_BLOCKTIME": "0"}
 
-#: Below this many example·feature·label cells a fit runs its kernels on one thread.
-SMALL_WORK = 200_000
+#: Below this many example·feature·label cells a fit runs its kernels on one thread. Whole
+#: fits of 100 stump rounds on 2 quiet cores, 2 threads / 1: 1.08 at 0.25M cells, 0.94 at
+#: 0.5M, 0.82 at 0.75M, 0.81 at 1M; with two busy processes the default threads cost a 0.5M
+#: fit 10-20% (the tuner's probe and the setup's parallel kernels, each region a possible
+#: time slice): below 0.6M two threads save too little to risk it.
+SMALL_WORK = 600_000
 
 #: Below this many cells a kernel call that makes one light pass over them (the weight update:
 #: a few ns a cell) runs on one thread: less work than waking a second thread, and far less
