@@ -274,7 +274,7 @@ def test_tree_code_blocks_are_the_growths_leaves():
     weights = np.random.default_rng(3).uniform(0.1, 1.0, signs.shape)
     weights /= weights.sum()
     pos, neg = label_masses(weights, labels)
-    rows = LocalRows(dataset, label_histograms(dataset, weights, labels),
+    rows = LocalRows(dataset, label_histograms(dataset, weights, labels, pos, neg),
                      NodeSplits(dataset, pos, neg, REAL, 0.0))
     tree = grow_tree(rows, dataset.n_bins, 4, REAL, 16, None, 0.0, HistogramPool())
     assert tree.n_leaves == 16

@@ -282,13 +282,13 @@ def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n
     rows a block) and any features a task, and the naive twin to rounding."""
     from confboost.data.dataset import LabelSigns
     from confboost.kernels.histogram import build_histogram_masses, build_histogram_rows
-    from confboost.learners.tree import row_masses
+    from confboost.learners.base import label_masses
 
     X, signs, weights = random_problem(rng, n_samples=n_samples, n_features=5, k=k,
                                        distinct=6)
     codes, n_bins = _codes(X)
     labels = LabelSigns.from_signs(signs)
-    masses = row_masses(weights, labels)
+    masses = np.stack(label_masses(weights, labels), axis=-1)  # as label_histograms lays them
     assert np.array_equal(masses[..., 0] + masses[..., 1], weights)
     every_row = np.arange(n_samples, dtype=np.intp)
     expected, hist = np.empty((2, 5, N_HIST_BINS, k, 2))

@@ -141,7 +141,7 @@ def shard_growth_rows(shard, vote, mode, min_leaf_weight, n_columns):
     pos, neg = label_masses(weights, scheme.labels)
     if vote is None:
         grow_pos, grow_neg = pos, neg
-        fill = label_histograms(dataset, weights, scheme.labels)
+        fill = label_histograms(dataset, weights, scheme.labels, pos, neg)
     else:
         grow_pos, grow_neg = agreement_masses(pos, neg, vote)
         pos, neg = np.hstack([pos, grow_pos]), np.hstack([neg, grow_neg])

@@ -70,13 +70,14 @@ def compact_codes(dataset):
 MASS_MIN_LABELS = 8
 
 
-def label_histograms(dataset, weights, labels, codes=None):
+def label_histograms(dataset, weights, labels, pos, neg, codes=None):
     """The ``fill_histogram`` of a label tree on a ``Dataset``'s numeric part (``grow_tree``),
     from ``codes`` (``compact_codes``; default the dataset's).
 
-    From ``MASS_MIN_LABELS`` labels on, each example's W+ and W- per label are laid out
-    once in a histogram bin's cell order (``row_masses``) and each node's gathered from them
-    for ``kernels/histogram.build_histogram_masses``; with fewer labels a node's weights and
+    From ``MASS_MIN_LABELS`` labels on, each example's W+ and W- per label (``pos``,
+    ``neg``: ``label_masses`` of ``weights``) are laid out once in a histogram bin's cell
+    order, shape (n, k, 2), and each node's gathered from them for
+    ``kernels/histogram.build_histogram_masses``; with fewer labels a node's weights and
     sign indices are gathered for ``build_histogram_rows``. The histograms are the same to
     the bit.
     """
@@ -91,24 +92,13 @@ def label_histograms(dataset, weights, labels, codes=None):
                 build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
 
         return fill_histogram
-    masses = row_masses(weights, labels)
+    masses = np.stack((pos, neg), axis=-1)
 
     def fill_histogram(rows, hist):
         build_histogram_masses(codes, rows, masses if rows is None else masses[rows], hist,
                                mass_group(codes.shape[0]))
 
     return fill_histogram
-
-
-def row_masses(weights, labels):
-    """Each example's W+ and W- per label as a histogram bin holds them, shape (n, k, 2):
-    ``[i, l, 0]`` is W[i, l] where Y[i, l] = +1 else 0.0, ``[i, l, 1]`` W[i, l] where
-    Y[i, l] = -1 else 0.0 (``label_masses``, interleaved)."""
-    masses = np.zeros((*weights.shape, 2), dtype=WEIGHT_DTYPE)
-    positive = labels.sign_index == 0
-    masses[..., 0] = np.where(positive, weights, 0.0)
-    masses[..., 1] = np.where(positive, 0.0, weights)
-    return masses
 
 
 def agreement_masses(pos, neg, vote):
@@ -201,7 +191,7 @@ class TreeLearner:
         if self._compact is None or self._compact[0] is not dataset:
             self._compact = (dataset, *compact_codes(dataset))
         _, codes, n_hist_bins = self._compact
-        tree = self._grow(dataset, label_histograms(dataset, weights, labels, codes),
+        tree = self._grow(dataset, label_histograms(dataset, weights, labels, pos, neg, codes),
                           weights.shape[1], splits, n_hist_bins=n_hist_bins)
         values, fit = self._leaf_fit(tree, pos, neg)
         return fit(TreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
