@@ -127,7 +127,7 @@ def block_masses(blocks, n_blocks, pos, neg):
 def block_masses_naive(blocks, n_blocks, pos, neg):
     """Twin of ``block_masses``: one ``np.bincount`` per column and sign."""
     return tuple(np.stack([np.bincount(blocks, masses[:, l], minlength=n_blocks)
-                           for l in range(masses.shape[1])], axis=1).reshape(n_blocks, -1)
+                           for l in range(masses.shape[1])], axis=1)
                  for masses in (pos, neg))
 
 
