@@ -25,6 +25,7 @@ bench: $(VENV)/.installed-bench
 
 lint: $(VENV)/.installed-dev,plot
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

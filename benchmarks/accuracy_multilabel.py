@@ -4,7 +4,7 @@ Data: yeast-ml, scene and emotions on the standard Mulan train/test splits
 (``confboost.datasets.load``). Methods: real and discrete AdaBoost.MH, discrete and real
 AdaBoost.MR; scikit-learn's OneVsRestClassifier(AdaBoostClassifier(depth-1 trees)). Each
 is fitted once for the largest round count and read at each count from staged outputs.
-Metrics (``confboost.metrics``): Hamming loss of ``predict``; one-error, ranking loss,
+Metrics (``confboost.evaluation.metrics``): Hamming loss of ``predict``; one-error, ranking loss,
 coverage and average precision of the scores (``decision_function``).
 
     python benchmarks/accuracy_multilabel.py [--rounds 100 1000] [--n-jobs 1] [--sets scene]
@@ -20,7 +20,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from confboost import BoostClassifier
 from confboost.datasets import load
-from confboost.metrics import (
+from confboost.evaluation.metrics import (
     average_precision,
     coverage,
     hamming_loss,

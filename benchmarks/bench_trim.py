@@ -7,11 +7,11 @@ import numpy as np
 
 def kept_share(X, y, rounds, beta):
     """Mean share of the examples the histograms read per round under ``trim=beta``."""
-    from confboost.boosting import run_boosting
-    from confboost.criterion import mode_code
     from confboost.data.dataset import Dataset
-    from confboost.learners import StumpLearner
-    from confboost.schemes.mh import MHScheme
+    from confboost.engine.boosting import run_boosting
+    from confboost.engine.learners import StumpLearner
+    from confboost.engine.schemes.mh import MHScheme
+    from confboost.kernels.criterion_numpy import mode_code
 
     signs = np.where(y[:, None] == 1, 1, -1).astype(np.int8)
     weight = np.ones(len(y))

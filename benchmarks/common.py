@@ -65,11 +65,11 @@ def run_confboost(X, y, Xt, yt, rounds, **params):
     import numba
 
     from confboost import BoostClassifier
-    from confboost.boosting import run_boosting
-    from confboost.criterion import mode_code
     from confboost.data.dataset import Dataset
-    from confboost.learners import LEARNERS
-    from confboost.schemes.mh import MHScheme
+    from confboost.engine.boosting import run_boosting
+    from confboost.engine.learners import LEARNERS
+    from confboost.engine.schemes.mh import MHScheme
+    from confboost.kernels.criterion_numpy import mode_code
 
     numba.set_num_threads(THREADS)
     probe_rows = np.linspace(0, len(y) - 1, 200).astype(np.intp)  # rows of every class

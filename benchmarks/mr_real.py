@@ -2,7 +2,7 @@
 
 Ranking loss (MR's own loss, Theorem 6) and Hamming loss (``predict``, MR's cut on f) after
 each requested round count, for discrete MR (Eq. 28) and real MR (the folded pair
-confidences of §9, ``confboost.schemes.mr``) at the default ε and, with ``--scales``, at
+confidences of §9, ``confboost.engine.schemes.mr``) at the default ε and, with ``--scales``, at
 ε = s/(2mk) for each s (MR's default is s = 100, ``schemes.mr.PAIR_SMOOTHING_SCALE``).
 
 ``--validation F`` scores a random part F of each training set (seed 0) after fitting on
@@ -19,7 +19,7 @@ import numpy as np
 
 from confboost import BoostClassifier
 from confboost.datasets import load
-from confboost.metrics import hamming_loss, ranking_loss
+from confboost.evaluation.metrics import hamming_loss, ranking_loss
 
 
 def parts(name, validation):

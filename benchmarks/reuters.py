@@ -19,10 +19,10 @@ import time
 import numpy as np
 
 from confboost import BoostClassifier
-from confboost.data.text import TextExpert
+from confboost.data.postings import TextExpert
 from confboost.datasets.reuters import load_reuters21578
-from confboost.fmeasure import macro_f1, micro_f1
-from confboost.metrics import average_precision, hamming_loss, one_error
+from confboost.evaluation.fmeasure import macro_f1, micro_f1
+from confboost.evaluation.metrics import average_precision, hamming_loss, one_error
 
 
 class Checkpoints:

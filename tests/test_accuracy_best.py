@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from confboost import BoostClassifier
-from confboost.metrics import hamming_loss
+from confboost.evaluation.metrics import hamming_loss
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "accuracy_best.py"
 _SPEC = importlib.util.spec_from_file_location("accuracy_best", _PATH)

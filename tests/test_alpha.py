@@ -5,9 +5,9 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 from confboost import BoostClassifier
-from confboost.alpha import block_margins, choose_alpha, exact_alpha, z_of_alpha
-from confboost.confidence import block_confidences
-from confboost.criterion import ABSTAIN, DISCRETE, REAL
+from confboost.engine.alpha import block_margins, choose_alpha, exact_alpha, z_of_alpha
+from confboost.engine.confidence import block_confidences
+from confboost.kernels.criterion_numpy import ABSTAIN, DISCRETE, REAL
 
 
 def _z_prime(alpha, mass, margins):
@@ -77,11 +77,11 @@ def test_freund_schapire_conservative_abstaining_variant():
 @pytest.mark.parametrize("confidence", ["real", "discrete", "abstain"])
 def test_theorem_2_after_exact_alpha(confidence):
     """With exact α, Z'(α_t) = 0, so h_t is uncorrelated with the labels under D_{t+1}."""
-    from confboost.confidence import default_smoothing
-    from confboost.criterion import mode_code
     from confboost.data.dataset import Dataset
-    from confboost.learners import StumpLearner
-    from confboost.schemes.mh import MHScheme
+    from confboost.engine.confidence import default_smoothing
+    from confboost.engine.learners import StumpLearner
+    from confboost.engine.schemes.mh import MHScheme
+    from confboost.kernels.criterion_numpy import mode_code
 
     X, y = load_breast_cancer(return_X_y=True)
     X = X.copy()

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from confboost._dtypes import MISSING_BIN
-from confboost.data.binning import BinMapper
+from confboost.data.bin_mapper import BinMapper
+from confboost.utils.dtypes import MISSING_BIN
 
 
 def test_exact_bins_when_few_distinct_values(rng):
@@ -73,7 +73,7 @@ def test_bad_max_bins():
 
 def _serial_thresholds(X, max_bins):
     """Brute force: every feature's thresholds from its own sorted full column."""
-    from confboost.data.binning import _feature_thresholds
+    from confboost.data.bin_mapper import _feature_thresholds
 
     return [_feature_thresholds(X[~np.isnan(X[:, f]), f], max_bins) for f in range(X.shape[1])]
 
@@ -82,7 +82,7 @@ def _serial_thresholds(X, max_bins):
 def test_thresholds_found_in_threads_equal_the_serial_ones(rng, threads, monkeypatch):
     import numba
 
-    monkeypatch.setattr("confboost.data.binning.THREADED_SORT_VALUES", 0)  # threads here too
+    monkeypatch.setattr("confboost.data.bin_mapper.THREADED_SORT_VALUES", 0)  # threads here too
     X = rng.normal(size=(3000, 7))
     X[:, 1] = rng.integers(0, 5, size=3000)  # few distinct values: exact bins
     X[rng.random(3000) < 0.1, 2] = np.nan
@@ -111,7 +111,7 @@ def test_subsample_with_more_distinct_values_in_the_full_data():
 def test_few_values_are_sorted_without_a_thread_pool(monkeypatch):
     import numba
 
-    from confboost.data import binning
+    from confboost.data import bin_mapper as binning
 
     def no_pool(n_threads):
         raise AssertionError(f"a pool of {n_threads} threads for too few values")

@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
-from confboost.booster import Booster
 from confboost.estimators import BoostClassifier
+from confboost.estimators.booster import Booster
 
 
 def _table(n=120, seed=0):

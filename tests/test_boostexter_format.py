@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from confboost.data.text import TextExpert
+from confboost.data.postings import TextExpert
 from confboost.formats.boostexter import (
     BoosTexterData,
     BoosTexterFormatError,

@@ -8,8 +8,8 @@ from sklearn.metrics import log_loss
 from sklearn.utils.class_weight import compute_sample_weight
 
 from confboost import BoostClassifier, load
-from confboost.calibration import Calibrator, fit_calibrator
 from confboost.datasets import load as load_dataset
+from confboost.training.calibration import Calibrator, fit_calibrator
 
 
 @pytest.mark.parametrize("kind", ["softmax", "sigmoid"])

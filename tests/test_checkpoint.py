@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from confboost import BoostClassifier
-from confboost.checkpoint import Checkpoint
-from confboost.persistence import model_document
+from confboost.formats.model_json import model_document
+from confboost.training.checkpoint import Checkpoint
 
 from .test_fit_atomic import child_env
 
@@ -85,7 +85,7 @@ CHILD = textwrap.dedent("""
     import os, signal, sys
     import numpy as np
     from confboost import BoostClassifier
-    from confboost.checkpoint import Checkpoint
+    from confboost.training.checkpoint import Checkpoint
     path, out, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rng = np.random.default_rng(5)
     X = rng.normal(size=(300, 5))

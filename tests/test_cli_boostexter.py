@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from confboost.cli import main
+from confboost.engine.learners import ProductHypothesis, TreeHypothesis
+from confboost.engine.model import BoostedModel
 from confboost.formats.shyp import ShypError, export_shyp, import_shyp
-from confboost.learners import ProductHypothesis, TreeHypothesis
-from confboost.model import BoostedModel
 
 NAMES = """| a small mixed task: every column kind, missing values, multi-label rows
 spam, ham, urgent.
@@ -185,8 +185,8 @@ def test_classify_reports_stdin_errors_and_optimal_needs_dev(stem, capsys, monke
 def test_import_shyp_errors(stem, tmp_path, capsys):
     from argparse import Namespace
 
-    from confboost.cli_icsiboost import experts
-    from confboost.cli_stems import _encoder
+    from confboost.cli.icsiboost_flags import experts
+    from confboost.cli.stems import _encoder
     from confboost.formats.boostexter import read_names
 
     spec = read_names(tmp_path / "t.names")
@@ -310,7 +310,7 @@ def test_bad_train_options_exit_2(single_stem, capsys):
 def test_train_flags_hold_the_estimator_bounds(single_stem, capsys, flag, parameter, values):
     # each flag's type refuses (before any file is read) exactly what BoostClassifier's
     # parameter table refuses, which the Booster that train fits checks again at fit
-    from confboost.cli import build_parser
+    from confboost.cli.app import build_parser
     from confboost.estimators import BoostClassifier
 
     parser = build_parser()

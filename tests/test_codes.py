@@ -1,4 +1,4 @@
-"""Tests of confboost.schemes.codes: output codes and AdaBoost.MO decoders (paper §8)."""
+"""Tests of confboost.engine.schemes.codes: output codes and AdaBoost.MO decoders (paper §8)."""
 
 import itertools
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from confboost.schemes.codes import (
+from confboost.engine.schemes.codes import (
     exhaustive_code,
     hamming_decode_scores,
     loss_decode_scores,

@@ -93,7 +93,7 @@ def test_continuous_values_of_an_array_refuse_infinity_naming_the_row():
 def test_issparse_without_scipy_is_scipys():
     import scipy.sparse as sp
 
-    from confboost._sparse import issparse
+    from confboost.utils.sparse import issparse
 
     for X in (sp.csr_matrix(np.eye(2)), sp.csc_array(np.eye(2)), np.eye(2), [[1]], None):
         assert issparse(X) == sp.issparse(X)

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from confboost import criterion
-from confboost.criterion import ABSTAIN, DISCRETE, MODES, REAL, REAL_ABSTAIN
-from confboost.kernels import criterion as kernel
+from confboost.kernels import criterion_numba as kernel
+from confboost.kernels import criterion_numpy as criterion
+from confboost.kernels.criterion_numpy import ABSTAIN, DISCRETE, MODES, REAL, REAL_ABSTAIN
 
 
 def _numba_z(pos, neg, abstaining, mode, total):

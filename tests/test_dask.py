@@ -23,7 +23,7 @@ from confboost import BoostClassifier, load
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 from confboost.dask import DaskBoostClassifier  # noqa: E402
-from confboost.dask_trees import tree_code_blocks  # noqa: E402
+from confboost.dask.sharded_trees import tree_code_blocks  # noqa: E402
 
 CHUNKS = (37, 150, 13, 200)  # uneven partitions, 400 rows
 
@@ -159,7 +159,7 @@ def test_auto_learner_is_resolved_as_on_one_machine(client, monkeypatch):
     assert DaskBoostClassifier().weak_learner == "stump"  # trees need one trip a node
     auto = DaskBoostClassifier(n_estimators=2, client=client, weak_learner="auto")
     assert auto.fit(Xd, yd).weak_learner_ == "stump"
-    monkeypatch.setattr("confboost.learners.TREES_ABOVE", X.shape[0] - 1)
+    monkeypatch.setattr("confboost.engine.learners.TREES_ABOVE", X.shape[0] - 1)
     mine = DaskBoostClassifier(n_estimators=3, client=client, weak_learner="auto",
                                max_leaves=4).fit(Xd, yd)
     theirs = BoostClassifier(n_estimators=3, max_leaves=4, calibration=None).fit(X, y)
@@ -258,14 +258,14 @@ def test_tree_code_blocks_are_the_growths_leaves():
     """The walk on bin and value codes (how every partition finds its rows' leaves) puts
     each row in the leaf the local growth put it in, missing values included, on a table
     whose tree splits on thresholds and on values."""
-    from confboost._dtypes import NODE_THRESHOLD, NODE_VALUE
-    from confboost.criterion import REAL
     from confboost.data.columns import FrameEncoder
     from confboost.data.dataset import LabelSigns
-    from confboost.learners.base import label_masses
-    from confboost.learners.grower import HistogramPool, LocalRows, grow_tree
-    from confboost.learners.splitter import NodeSplits
-    from confboost.learners.tree import label_histograms
+    from confboost.engine.learners.base import label_masses
+    from confboost.engine.learners.grower import HistogramPool, LocalRows, grow_tree
+    from confboost.engine.learners.splitter import NodeSplits
+    from confboost.engine.learners.tree import label_histograms
+    from confboost.kernels.criterion_numpy import REAL
+    from confboost.utils.dtypes import NODE_THRESHOLD, NODE_VALUE
 
     frame, y = _table("multiclass")
     dataset = FrameEncoder.from_table(frame).fit_dataset(frame, 255)
@@ -402,7 +402,7 @@ def test_a_tree_costs_one_round_trip_per_split(client, monkeypatch):
     """Growing a tree of L leaves on numeric columns sums the shards' results L - 1 times
     (one task per shard and split: the partition, both children's counts, masses and
     histograms); the leaves' W+/W- come with the splits."""
-    from confboost.dask_shards import Shards
+    from confboost.dask.shards import Shards
 
     calls = []
     total = Shards.total

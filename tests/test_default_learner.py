@@ -7,10 +7,10 @@ import pytest
 
 import confboost
 from confboost import BoostClassifier
-from confboost.learners import TREES_ABOVE, choose_learner
-from confboost.learners.stump import StumpHypothesis
-from confboost.learners.tree_hypothesis import TreeHypothesis
-from confboost.persistence import save_document
+from confboost.engine.learners import TREES_ABOVE, choose_learner
+from confboost.engine.learners.stump import StumpHypothesis
+from confboost.engine.learners.tree_hypothesis import TreeHypothesis
+from confboost.formats.model_json import save_document
 
 
 @pytest.mark.parametrize(("name", "n_samples", "trim", "chosen"), [

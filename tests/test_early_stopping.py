@@ -5,7 +5,7 @@ import pytest
 from sklearn.metrics import accuracy_score
 
 from confboost import BoostClassifier
-from confboost.boosting import ValidationRecord, best_round
+from confboost.engine.boosting import ValidationRecord, best_round
 
 
 def _noisy(n=400, seed=0, classes=3):

@@ -8,7 +8,7 @@ from sklearn.datasets import load_breast_cancer, load_iris
 
 import confboost
 from confboost import BoostClassifier
-from confboost.persistence import save_document
+from confboost.formats.model_json import save_document
 
 
 @pytest.fixture(scope="module")

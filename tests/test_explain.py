@@ -9,10 +9,7 @@ import pytest
 from sklearn.datasets import load_iris
 
 from confboost import BoostClassifier
-from confboost._dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
-from confboost.estimators import load
-from confboost.explain import contribution_importances
-from confboost.learners import (
+from confboost.engine.learners import (
     CategoricalHypothesis,
     HammingTreeHypothesis,
     ProductHypothesis,
@@ -20,7 +17,10 @@ from confboost.learners import (
     TermHypothesis,
     TreeHypothesis,
 )
-from confboost.tree_shap import FlatTree, cover_ratio, tree_shap, tree_shap_naive
+from confboost.estimators import load
+from confboost.explain import contribution_importances
+from confboost.explain.tree_shap import FlatTree, cover_ratio, tree_shap, tree_shap_naive
+from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 from tests.test_mixed import mixed_frame
 
 

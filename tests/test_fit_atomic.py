@@ -13,7 +13,7 @@ from sklearn.exceptions import NotFittedError
 
 import confboost
 from confboost import BoostClassifier
-from confboost.persistence import write_atomic
+from confboost.utils.files import write_atomic
 
 RNG = np.random.default_rng(1)
 X = RNG.normal(size=(80, 5))
@@ -120,12 +120,12 @@ def test_a_save_killed_mid_write_leaves_the_previous_model(tmp_path):
     child = textwrap.dedent(f"""
         import os, sys, time
         import numpy as np
-        import confboost.persistence as model
+        import confboost.utils.files as files
         from confboost import BoostClassifier
         def stall(fd):
             print("writing", flush=True)
             time.sleep(60)
-        model.os.fsync = stall
+        files.os.fsync = stall
         rng = np.random.default_rng(2)
         X = rng.normal(size=(50, 3))
         BoostClassifier(3).fit(X, X[:, 0] > 0).save({str(path)!r})

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from confboost.cli import main
-from confboost.cli_icsiboost import ICSIBOOST_FLAGS
-from confboost.data.text import TermVocabulary, TextExpert, expert_terms
+from confboost.cli.icsiboost_flags import ICSIBOOST_FLAGS
+from confboost.data.postings import TermVocabulary, TextExpert, expert_terms
 from tests.test_cli_boostexter import run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -352,7 +352,7 @@ def test_no_unk_and_can_make():
 
 
 def test_cli_text_settings_apply_to_names_defaults(tmp_path):
-    from confboost.cli_icsiboost import experts
+    from confboost.cli.icsiboost_flags import experts
     from confboost.formats.boostexter import read_names
 
     (tmp_path / "t.names").write_text(

@@ -3,20 +3,20 @@
 import numpy as np
 import pytest
 
-from confboost._dtypes import MISSING_BIN
-from confboost.data.binning import BinMapper
+from confboost.data.bin_mapper import BinMapper
 from confboost.kernels.histogram import (
     N_HIST_BINS,
     build_histogram,
     build_histogram_binary,
     build_histogram_naive,
 )
-from confboost.kernels.predict import predict_stumps, predict_stumps_naive
-from confboost.kernels.split import best_thresholds, best_thresholds_naive
-from confboost.kernels.update import (
+from confboost.kernels.stump_predict import predict_stumps, predict_stumps_naive
+from confboost.kernels.stump_split import best_thresholds, best_thresholds_naive
+from confboost.kernels.weight_update import (
     stump_blocks,
     stump_blocks_naive,
 )
+from confboost.utils.dtypes import MISSING_BIN
 from tests.conftest import random_problem
 
 
@@ -71,7 +71,7 @@ def test_best_thresholds_equal_brute_force(rng, mode, k):
     np.testing.assert_allclose(best_z, naive_z, rtol=1e-10)
     # the chosen bin reaches the least Z (ties may pick another bin of equal Z)
     for f in range(4):
-        from confboost.kernels.split import criterion_naive, stump_block_stats_naive
+        from confboost.kernels.stump_split import criterion_naive, stump_block_stats_naive
 
         pos, neg = stump_block_stats_naive(codes, weights, sign_index, f, best_bin[f])
         assert criterion_naive(pos, neg, mode, 1.0) == pytest.approx(naive_z[f], rel=1e-10)
@@ -79,7 +79,7 @@ def test_best_thresholds_equal_brute_force(rng, mode, k):
 
 def test_real_criterion_is_two_sum_sqrt(rng):
     """Eq. 10 by hand for one stump: Z = 2 Σ_j sqrt(W+_j W-_j)."""
-    from confboost.kernels.split import criterion_naive, stump_block_stats_naive
+    from confboost.kernels.stump_split import criterion_naive, stump_block_stats_naive
 
     X, signs, weights = random_problem(rng, n_samples=60, n_features=1, k=1)
     codes, _ = _codes(X)
@@ -117,7 +117,7 @@ def test_predict_stumps_equals_naive(rng, k):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_transform_codes_equals_searchsorted(rng, dtype):
-    from confboost.kernels.binning import THRESHOLD_WIDTH, transform_codes, transform_codes_naive
+    from confboost.kernels.bin_codes import THRESHOLD_WIDTH, transform_codes, transform_codes_naive
 
     X = rng.normal(size=(5000, 4)).astype(dtype)
     X[rng.random(X.shape) < 0.05] = np.nan
@@ -134,7 +134,7 @@ def test_transform_codes_equals_searchsorted(rng, dtype):
 
 
 def test_distinct_up_to_equals_unique(rng):
-    from confboost.kernels.binning import distinct_up_to, distinct_up_to_naive
+    from confboost.kernels.bin_codes import distinct_up_to, distinct_up_to_naive
 
     X = np.column_stack([rng.integers(0, 20, 3000), rng.normal(size=3000),
                          rng.integers(0, 10, 3000)]).astype(float)
@@ -175,8 +175,8 @@ def test_histogram_over_rows_equals_naive_on_the_subset(rng, k):
 
 @pytest.mark.parametrize("k", [1, 4])
 def test_stump_block_stats_equal_naive(rng, k):
-    from confboost.kernels.split import stump_block_stats_naive
-    from confboost.kernels.update import stump_block_stats
+    from confboost.kernels.stump_split import stump_block_stats_naive
+    from confboost.kernels.weight_update import stump_block_stats
 
     X, signs, weights = random_problem(rng, n_samples=300, n_features=2, k=k, distinct=5)
     codes, _ = _codes(X)
@@ -193,7 +193,7 @@ def test_stump_block_stats_equal_naive(rng, k):
 
 @pytest.mark.parametrize("k, loss_kind", [(1, 0), (3, 0), (4, 1)])
 def test_apply_partition_equals_naive(rng, k, loss_kind):
-    from confboost.kernels.update import apply_partition, apply_partition_naive
+    from confboost.kernels.weight_update import apply_partition, apply_partition_naive
 
     _, signs, weights = random_problem(rng, n_samples=200, k=k)
     if loss_kind == 1:  # single-label signs
@@ -218,7 +218,7 @@ def test_apply_partition_equals_naive(rng, k, loss_kind):
 
 
 def test_trim_rows_equals_naive_and_trims_at_most_beta(rng):
-    from confboost.kernels.trim import trim_rows, trim_rows_naive
+    from confboost.kernels.weight_trim import trim_rows, trim_rows_naive
 
     mass = rng.exponential(size=5000) ** 3
     mass[:10] = 0.0
@@ -238,7 +238,7 @@ def test_trim_rows_equals_naive_and_trims_at_most_beta(rng):
 def test_transform_codes_csc_equals_dense(rng):
     import scipy.sparse as sp
 
-    from confboost.kernels.binning import THRESHOLD_WIDTH, transform_codes, transform_codes_csc
+    from confboost.kernels.bin_codes import THRESHOLD_WIDTH, transform_codes, transform_codes_csc
 
     X = rng.normal(size=(400, 3))
     X[rng.random(X.shape) < 0.7] = 0.0
@@ -257,7 +257,7 @@ def test_transform_codes_csc_equals_dense(rng):
 
 @pytest.mark.parametrize("n_blocks", [1, 3, 8, 255])
 def test_block_cover_is_bincount_to_the_last_bit(rng, n_blocks):
-    from confboost.kernels.cover import block_cover, block_cover_naive
+    from confboost.kernels.block_cover import block_cover, block_cover_naive
 
     for n_samples in (0, 1, 7, 1001):  # counts in lanes of 4: every remainder, and none
         blocks = rng.integers(0, n_blocks, size=n_samples).astype(np.uint8)
@@ -281,8 +281,8 @@ def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n
     on 256 bins and on fewer (compacted codes), over several blocks of rows (k = 10: 1,638
     rows a block) and any features a task, and the naive twin to rounding."""
     from confboost.data.dataset import LabelSigns
+    from confboost.engine.learners.base import label_masses
     from confboost.kernels.histogram import build_histogram_masses, build_histogram_rows
-    from confboost.learners.base import label_masses
 
     X, signs, weights = random_problem(rng, n_samples=n_samples, n_features=5, k=k,
                                        distinct=6)
@@ -315,7 +315,7 @@ def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n
 
 @pytest.mark.parametrize("mode", [0, 1, 2, 3])
 def test_node_scores_are_node_score_bit_for_bit(rng, mode):
-    from confboost.kernels.criterion import node_score, node_scores
+    from confboost.kernels.criterion_numba import node_score, node_scores
 
     pos, neg = rng.random((2, 100)) ** 3
     pos[::7] = 0.0
@@ -329,7 +329,7 @@ def test_node_scores_are_node_score_bit_for_bit(rng, mode):
 def test_block_masses_are_bincounts_bit_for_bit(rng, dtype):
     """block_masses (one ordered pass) equals one np.bincount per column to the bit, empty
     blocks included."""
-    from confboost.kernels.update import block_masses, block_masses_naive
+    from confboost.kernels.weight_update import block_masses, block_masses_naive
 
     pos, neg = rng.random((2, 500, 4)) ** 3
     blocks = rng.integers(0, 6, 500).astype(dtype)  # block 6 of 7 stays empty

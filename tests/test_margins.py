@@ -1,9 +1,9 @@
-"""Tests of confboost.margins: normalized margins and their distribution (paper §5)."""
+"""Tests of confboost.evaluation.margins: normalized margins and their distribution (paper §5)."""
 
 import numpy as np
 import pytest
 
-from confboost.margins import margin_distribution, normalized_margins
+from confboost.evaluation.margins import margin_distribution, normalized_margins
 
 
 def test_binary_margins_by_hand():

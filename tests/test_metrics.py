@@ -1,10 +1,10 @@
-"""Tests of confboost.metrics: hand-computed cases and agreement with scikit-learn."""
+"""Tests of confboost.evaluation.metrics: hand-computed cases and agreement with scikit-learn."""
 
 import numpy as np
 import pytest
 import sklearn.metrics as skm
 
-from confboost.metrics import (
+from confboost.evaluation.metrics import (
     average_precision,
     coverage,
     error,

@@ -5,17 +5,17 @@ import pandas as pd
 import pytest
 
 from confboost import BoostClassifier
-from confboost.criterion import MODES, partition_z
 from confboost.data.columns import FrameEncoder, infer_feature_types
 from confboost.data.dataset import LabelSigns
-from confboost.data.text import TextExpert
+from confboost.data.postings import TextExpert
+from confboost.engine.learners import make_learner
+from confboost.engine.learners.categorical import CategoricalLearner
+from confboost.engine.learners.stump import StumpLearner
+from confboost.engine.learners.term import TermLearner
 from confboost.estimators import load
-from confboost.kernels.categorical import value_histogram, value_histogram_naive
-from confboost.kernels.text import term_criteria, term_criteria_naive
-from confboost.learners import make_learner
-from confboost.learners.categorical import CategoricalLearner
-from confboost.learners.stump import StumpLearner
-from confboost.learners.term import TermLearner
+from confboost.kernels.criterion_numpy import MODES, partition_z
+from confboost.kernels.term_masses import term_criteria, term_criteria_naive
+from confboost.kernels.value_masses import value_histogram, value_histogram_naive
 
 WORDS = ["cheap", "pills", "meeting", "notes", "flights", "free", "team", "report"]
 

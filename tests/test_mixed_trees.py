@@ -7,17 +7,17 @@ import pandas as pd
 import pytest
 
 from confboost import BoostClassifier
-from confboost.criterion import DISCRETE, REAL, partition_z
 from confboost.data.columns import FrameEncoder
 from confboost.data.dataset import LabelSigns
+from confboost.engine.learners import HYPOTHESIS_TYPES
+from confboost.engine.learners.categorical import CategoricalLearner
+from confboost.engine.learners.splitter import categorical_node_masses, value_split_gains
+from confboost.engine.learners.stump import StumpLearner
+from confboost.engine.learners.term import TermLearner
+from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner
 from confboost.estimators import load
-from confboost.kernels.tree import node_term_gains, node_term_gains_naive
-from confboost.learners import HYPOTHESIS_TYPES
-from confboost.learners.categorical import CategoricalLearner
-from confboost.learners.splitter import categorical_node_masses, value_split_gains
-from confboost.learners.stump import StumpLearner
-from confboost.learners.term import TermLearner
-from confboost.learners.tree import HammingTreeLearner, TreeLearner
+from confboost.kernels.criterion_numpy import DISCRETE, REAL, partition_z
+from confboost.kernels.tree_nodes import node_term_gains, node_term_gains_naive
 from tests.test_mixed import _random_postings, mixed_frame
 
 TYPES = {"row": "ignore"}

@@ -5,8 +5,8 @@ import pytest
 from sklearn.datasets import load_iris, load_wine
 
 from confboost import BoostClassifier, load
-from confboost.schemes.codes import hamming_decode_scores, loss_decode_scores, min_distance
-from confboost.schemes.mo import build_code, class_scores
+from confboost.engine.schemes.codes import hamming_decode_scores, loss_decode_scores, min_distance
+from confboost.engine.schemes.mo import build_code, class_scores
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 import confboost
 from confboost import BoostClassifier
-from confboost.model import BoostedModel
-from confboost.persistence import save_document
+from confboost.engine import learners
+from confboost.engine.model import BoostedModel
+from confboost.formats.model_json import save_document
 
 from .test_fit_atomic import child_env
 
@@ -89,7 +90,7 @@ def test_every_kind_round_trips_with_its_checksum(saved):
         loaded = confboost.load(path)
         kinds |= {type(h).type_name for h in loaded.model_.hypotheses}
         assert np.isfinite(loaded.decision_function(X)).all()
-    assert kinds == set(confboost.learners.HYPOTHESIS_TYPES)
+    assert kinds == set(learners.HYPOTHESIS_TYPES)
 
 
 @pytest.mark.parametrize("feature", [10**6, 4, -1, 2**40, 1.5, True, "0"])
@@ -198,7 +199,7 @@ def test_version_2_files_without_checksum_still_load(saved, tmp_path):
 
 
 def test_infinite_thresholds_round_trip_exactly(tmp_path):
-    from confboost.learners import ProductHypothesis, StumpHypothesis, TreeHypothesis
+    from confboost.engine.learners import ProductHypothesis, StumpHypothesis, TreeHypothesis
 
     hypotheses = [StumpHypothesis(0, -np.inf, [[1.0], [-1.0], [0.0]]),
                   StumpHypothesis(1, np.inf, [[0.5], [-1.0], [0.0]]),
@@ -214,7 +215,7 @@ def test_infinite_thresholds_round_trip_exactly(tmp_path):
 
 
 def test_predict_checks_the_columns_the_model_reads():
-    model = BoostedModel([confboost.learners.StumpHypothesis(3, 0.0, [[1.0], [-1.0], [0.0]])],
+    model = BoostedModel([learners.StumpHypothesis(3, 0.0, [[1.0], [-1.0], [0.0]])],
                          [1.0], 1)
     with pytest.raises(ValueError, match="X has 2 columns, but the model reads column 3"):
         model.decision_function(np.zeros((5, 2)))

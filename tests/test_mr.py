@@ -3,11 +3,19 @@
 import numpy as np
 import pytest
 
-from confboost.alpha import choose_alpha, exact_alpha
-from confboost.boosting import run_boosting
-from confboost.criterion import DISCRETE, REAL
 from confboost.data.dataset import Dataset, LabelSigns
-from confboost.kernels.update import (
+from confboost.engine.alpha import choose_alpha, exact_alpha
+from confboost.engine.boosting import run_boosting
+from confboost.engine.learners import StumpLearner
+from confboost.engine.schemes.mr import (
+    MRScheme,
+    bound_offsets,
+    hamming_threshold,
+    pair_confidences,
+)
+from confboost.evaluation.metrics import ranking_loss
+from confboost.kernels.criterion_numpy import DISCRETE, REAL
+from confboost.kernels.weight_update import (
     example_ranking_losses,
     example_ranking_losses_naive,
     pair_block_masses,
@@ -16,14 +24,6 @@ from confboost.kernels.update import (
     pair_learner_weights_naive,
     update_pair_weights,
     update_pair_weights_naive,
-)
-from confboost.learners import StumpLearner
-from confboost.metrics import ranking_loss
-from confboost.schemes.mr import (
-    MRScheme,
-    bound_offsets,
-    hamming_threshold,
-    pair_confidences,
 )
 
 from .conftest import random_problem
@@ -275,7 +275,7 @@ def test_real_mr_folds_alpha_into_bounded_values_on_iris():
 
 
 def test_hamming_tree_leaves_take_eq_22_on_the_pairs_ordered_by_the_vote(rng):
-    from confboost.learners.tree import HammingTreeLearner
+    from confboost.engine.learners.tree import HammingTreeLearner
 
     X, signs = multilabel_problem(rng)
     scheme = MRScheme(signs, np.ones(len(X)))

@@ -5,13 +5,13 @@ import pytest
 from sklearn.datasets import load_breast_cancer, make_multilabel_classification
 
 from confboost import BoostClassifier, load
-from confboost.boosting import run_boosting
-from confboost.confidence import default_smoothing
-from confboost.criterion import MODES
 from confboost.data.dataset import Dataset
-from confboost.learners import StumpLearner
-from confboost.metrics import hamming_loss, ranking_loss
-from confboost.schemes.mh import MHScheme
+from confboost.engine.boosting import run_boosting
+from confboost.engine.confidence import default_smoothing
+from confboost.engine.learners import StumpLearner
+from confboost.engine.schemes.mh import MHScheme
+from confboost.evaluation.metrics import hamming_loss, ranking_loss
+from confboost.kernels.criterion_numpy import MODES
 from tests.conftest import load_or_skip
 
 

@@ -10,8 +10,8 @@ import scipy.sparse
 
 import confboost
 from confboost import BoostClassifier
-from confboost.data.binning import BinMapper
-from confboost.persistence import model_document
+from confboost.data.bin_mapper import BinMapper
+from confboost.formats.model_json import model_document
 
 
 def test_huge_values_are_separated_by_a_finite_threshold(tmp_path):
@@ -70,7 +70,7 @@ def test_the_model_is_bit_identical_for_every_n_jobs(monkeypatch):
     # MH's small updates would run on one thread whatever n_jobs: here they use n_jobs
     from contextlib import nullcontext
 
-    monkeypatch.setattr("confboost.schemes.mh.serial_below", lambda cells: nullcontext())
+    monkeypatch.setattr("confboost.engine.schemes.mh.serial_below", lambda cells: nullcontext())
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2100, 4))
     y3 = np.digitize(X[:, 0] + 0.3 * rng.normal(size=2100), [-0.5, 0.5])
@@ -88,7 +88,7 @@ def test_the_model_is_bit_identical_for_every_n_jobs(monkeypatch):
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="one thread only")
 def test_update_kernels_reduce_in_the_same_order_on_any_thread_count():
-    from confboost.kernels.update import (
+    from confboost.kernels.weight_update import (
         apply_partition,
         pair_learner_weights,
         update_pair_weights,

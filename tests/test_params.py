@@ -15,11 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
-from confboost._params import PARAMETERS, Count, Number, Strings, check_parameters
-from confboost.booster import Booster
-from confboost.data.terms import TextExpert
+from confboost.data.text_experts import TextExpert
 from confboost.estimators import BoostClassifier
-from confboost.persistence import load, read_model
+from confboost.estimators.booster import Booster
+from confboost.estimators.classifier import load
+from confboost.formats.model_json import read_model
+from confboost.training.params import PARAMETERS, Count, Number, Strings, check_parameters
 
 
 def _sklearn_answer(name, value):

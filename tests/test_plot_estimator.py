@@ -9,8 +9,8 @@ from sklearn.datasets import load_iris
 pytest.importorskip("matplotlib")
 
 from confboost import BoostClassifier, plot  # noqa: E402
+from confboost.evaluation.margins import margin_distribution, normalized_margins  # noqa: E402
 from confboost.explain import partial_dependence  # noqa: E402
-from confboost.margins import margin_distribution, normalized_margins  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -6,19 +6,19 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from confboost import BoostClassifier
-from confboost.criterion import DISCRETE, REAL
 from confboost.data.dataset import Dataset, LabelSigns
+from confboost.engine.learners import HYPOTHESIS_TYPES
+from confboost.engine.learners.product import ProductLearner
 from confboost.estimators import load
+from confboost.kernels.criterion_numpy import DISCRETE, REAL
 from confboost.kernels.histogram import N_HIST_BINS
-from confboost.kernels.product import (
+from confboost.kernels.product_split import (
     best_product_terms,
     best_product_terms_naive,
     build_histogram_grouped,
     build_histogram_grouped_naive,
     term_signs,
 )
-from confboost.learners import HYPOTHESIS_TYPES
-from confboost.learners.product import ProductLearner
 from tests.conftest import random_problem
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from confboost.targets import encode_targets, starting_weights
+from confboost.training.targets import encode_targets, starting_weights
 
 
 def test_label_signs_of_binary_multiclass_and_multilabel_y():

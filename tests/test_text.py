@@ -6,14 +6,14 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confboost.data.text import (
+from confboost.data.postings import (
     TermVocabulary,
     TextExpert,
     expert_terms,
     whitespace_tokenize,
     word_tokenize,
 )
-from confboost.kernels.text import term_block_weights, term_block_weights_naive
+from confboost.kernels.term_masses import term_block_weights, term_block_weights_naive
 
 SENTENCE = "The cat sat on the mat."
 

@@ -8,9 +8,9 @@ import pytest
 
 import confboost
 from confboost import BoostClassifier
-from confboost.data.text import MAX_WINDOW, TextExpert, check_pattern, expert_terms
+from confboost.data.postings import MAX_WINDOW, TextExpert, check_pattern, expert_terms
 from confboost.formats.boostexter import read_names
-from confboost.persistence import save_document
+from confboost.formats.model_json import save_document
 
 
 @pytest.mark.parametrize("pattern", ["(a+)+b", "(a*)*b", "(?:a|aa)*b", r"(a)\1",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from confboost._threads import SMALL_WORK, YIELDING_WAIT, prefer_yielding_wait, wanted_threads
+from confboost.utils.threads import SMALL_WORK, YIELDING_WAIT, prefer_yielding_wait, wanted_threads
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -57,7 +57,7 @@ def test_import_confboost_loads_nothing_heavy():
 def test_serial_below_runs_small_calls_on_one_thread():
     import numba
 
-    from confboost._threads import SERIAL_CELLS, serial_below
+    from confboost.utils.threads import SERIAL_CELLS, serial_below
 
     threads = numba.get_num_threads()
     with serial_below(SERIAL_CELLS - 1):
@@ -89,7 +89,7 @@ class _Rounds:
 
 
 def _tuner(cost, threads=8, adaptive=True):
-    from confboost._threads import ThreadTuner
+    from confboost.utils.threads import ThreadTuner
 
     rounds = _Rounds(cost)
     applied = []
@@ -155,12 +155,12 @@ def test_a_tuned_fit_is_the_model_of_one_thread(monkeypatch):
     import numpy as np
 
     from confboost import BoostClassifier
-    from confboost._threads import ThreadTuner
-    from confboost.persistence import model_document
+    from confboost.formats.model_json import model_document
+    from confboost.utils.threads import ThreadTuner
 
     monkeypatch.setattr(ThreadTuner, "PROBE_ROUNDS", 1)
     monkeypatch.setattr(ThreadTuner, "FIRST_PERIOD", 0.0)  # probe again at once, every time
-    monkeypatch.setattr("confboost._threads.SMALL_WORK", 0)
+    monkeypatch.setattr("confboost.utils.threads.SMALL_WORK", 0)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2100, 4))
     y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=2100), [-0.5, 0.5])

@@ -6,12 +6,16 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from confboost import BoostClassifier
-from confboost.criterion import DISCRETE, REAL
 from confboost.data.dataset import Dataset, LabelSigns
+from confboost.engine.learners import HYPOTHESIS_TYPES
+from confboost.engine.learners.base import label_masses
+from confboost.engine.learners.stump import StumpLearner
+from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner
 from confboost.estimators import load
+from confboost.kernels.criterion_numpy import DISCRETE, REAL
 from confboost.kernels.histogram import N_HIST_BINS, build_histogram_rows
 from confboost.kernels.node_split import best_node_splits, best_node_splits_naive
-from confboost.kernels.tree import (
+from confboost.kernels.tree_nodes import (
     best_factorized_splits,
     best_factorized_splits_naive,
     node_histogram,
@@ -22,10 +26,6 @@ from confboost.kernels.tree import (
     tree_blocks,
     tree_blocks_naive,
 )
-from confboost.learners import HYPOTHESIS_TYPES
-from confboost.learners.base import label_masses
-from confboost.learners.stump import StumpLearner
-from confboost.learners.tree import HammingTreeLearner, TreeLearner
 from tests.conftest import random_problem
 
 
@@ -351,7 +351,7 @@ def test_bad_tree_parameters_are_value_errors(params):
 @pytest.mark.parametrize("weak_learner", ["tree", "hamming_tree"])
 def test_histogram_memory_cap_grows_the_same_tree(monkeypatch, weak_learner):
     """With room for one node histogram the dropped ones are rebuilt: the same model."""
-    import confboost.learners.grower as grower_module
+    import confboost.engine.learners.grower as grower_module
 
     X, y = load_iris(return_X_y=True)
     free = BoostClassifier(5, weak_learner=weak_learner, max_leaves=12).fit(X, y)
@@ -370,8 +370,8 @@ def test_histogram_memory_cap_grows_the_same_tree(monkeypatch, weak_learner):
 def test_compact_histograms_hold_the_cells_of_the_full_ones(rng, k):
     """On codes of few bins (compact_codes) the kernels fill, subtract and split histograms
     of n_bins + 1 bins whose cells are those of the 256-bin ones, bit for bit."""
+    from confboost.engine.learners.tree import compact_codes
     from confboost.kernels.histogram import build_histogram, build_histogram_naive
-    from confboost.learners.tree import compact_codes
 
     _, dataset, labels, weights, pos, neg = _problem(rng, k, distinct=5)
     codes, n_hist_bins = compact_codes(dataset)
@@ -412,7 +412,7 @@ def test_compact_histograms_hold_the_cells_of_the_full_ones(rng, k):
                                     {"max_leaves": 12, "scheme": "mr"}])
 def test_compact_histograms_grow_the_same_trees(monkeypatch, params):
     """A label tree on compacted codes is the tree of the 256-bin histograms, bit for bit."""
-    import confboost.learners.tree as tree_module
+    import confboost.engine.learners.tree as tree_module
 
     rng = np.random.default_rng(5)
     X = rng.poisson(2.0, size=(200, 12)).astype(np.float64)  # counts: a few bins each
@@ -430,7 +430,7 @@ def test_compact_histograms_grow_the_same_trees(monkeypatch, params):
 def test_mass_histograms_grow_the_same_trees(monkeypatch):
     """A label tree of 10 labels (node histograms from row masses, build_histogram_masses)
     is the tree of the weight and sign-index kernels, bit for bit, missing values and all."""
-    import confboost.learners.tree as tree_module
+    import confboost.engine.learners.tree as tree_module
 
     rng = np.random.default_rng(7)
     X = rng.normal(size=(900, 6))
@@ -450,7 +450,7 @@ def _scalar_split_reference(hist, n_bins, mode, min_leaf_weight):
     its order, that best_node_splits must reproduce to the bit."""
     import math
 
-    from confboost._dtypes import REAL_ABSTAIN
+    from confboost.utils.dtypes import REAL_ABSTAIN
 
     def score(pos, neg):
         return 2.0 * math.sqrt(pos * neg) if mode in (REAL, REAL_ABSTAIN) else -abs(pos - neg)

@@ -203,7 +203,7 @@ def margin_cdf(margins, path, title=None):
     Parameters
     ----------
     margins : dict of str to array-like
-        Normalised margins (``confboost.margins.normalized_margins``) per label.
+        Normalised margins (``confboost.evaluation.margins.normalized_margins``) per label.
     path : str or Path
     title : str, optional
 
@@ -211,7 +211,7 @@ def margin_cdf(margins, path, title=None):
     -------
     Path
     """
-    from confboost.margins import margin_distribution
+    from confboost.evaluation.margins import margin_distribution
 
     figure, (axis,) = _grid(1, panel_size=(5.0, 3.6))
     grid = np.linspace(-1.0, 1.0, 401)
@@ -255,7 +255,7 @@ def _label_matrix(clf, y):
 
 def _staged_losses(clf, X, y):
     """The test loss after each round, the loss ``loss_name(clf)`` names."""
-    from confboost.metrics import ranking_loss
+    from confboost.evaluation.metrics import ranking_loss
 
     name = loss_name(clf)
     y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
@@ -332,7 +332,7 @@ def margins(clf, X, y, rounds=None):
     -------
     matplotlib.figure.Figure
     """
-    from confboost.margins import margin_distribution, normalized_margins
+    from confboost.evaluation.margins import margin_distribution, normalized_margins
 
     n = clf.n_estimators_
     if rounds is None:
@@ -371,7 +371,7 @@ def margins(clf, X, y, rounds=None):
 
 def _one_row(clf, x):
     """``x`` as a one-row input and the text of each column's value."""
-    from confboost.rules import table_names
+    from confboost.explain.rules import table_names
 
     names = table_names(clf)
     if hasattr(x, "iloc"):
@@ -410,7 +410,7 @@ def contributions(clf, x, label=None, max_display=10):
     -------
     matplotlib.figure.Figure
     """
-    from confboost.rules import output_names
+    from confboost.explain.rules import output_names
 
     row, names, shown = _one_row(clf, x)
     explained = clf.explain(row)[0]
@@ -479,8 +479,8 @@ def dependence(clf, column, X=None, label=None):
     -------
     matplotlib.figure.Figure
     """
-    from confboost.explain import partial_dependence, reads_only, tested_points
-    from confboost.rules import output_names, table_names
+    from confboost.explain.contributions import partial_dependence, reads_only, tested_points
+    from confboost.explain.rules import output_names, table_names
 
     names = table_names(clf)
     index = names.index(column) if isinstance(column, str) else int(column)

@@ -57,12 +57,12 @@ from dataclasses import fields
 
 import numpy as np
 
-from confboost._dtypes import X_DTYPE
 from confboost.data.dataset import CategoricalColumn, Dataset, TextColumn
 from confboost.data.frame import Frame
-from confboost.data.terms import TextExpert
-from confboost.data.text import TermVocabulary
-from confboost.untrusted import fail, prefixed, read_list, read_str, require
+from confboost.data.postings import TermVocabulary
+from confboost.data.text_experts import TextExpert
+from confboost.utils.dtypes import X_DTYPE
+from confboost.utils.untrusted import fail, prefixed, read_list, read_str, require
 
 FEATURE_KINDS = ("continuous", "categorical", "text", "ignore")
 

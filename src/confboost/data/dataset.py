@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from confboost._dtypes import SIGN_DTYPE, X_BINNED_DTYPE
-from confboost.data.binning import BinMapper
+from confboost.data.bin_mapper import BinMapper
+from confboost.utils.dtypes import SIGN_DTYPE, X_BINNED_DTYPE
 
 
 @dataclass

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from confboost.datasets import load
-from confboost.estimators import BoostClassifier
+from confboost.estimators.classifier import BoostClassifier
 
 
 def report_rounds(n_rounds):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from confboost.datasets import BUNDLED, DATASETS, load, load_reuters21578
-from confboost.estimators import BoostClassifier
+from confboost.estimators.classifier import BoostClassifier
 
 # --------------------------------------------------------------------------- registry
 

@@ -25,7 +25,7 @@ lines whose first non-blank character is ``|`` are comments, in both files.
       (>= 0), ``drop`` (a regular expression without whitespace), ``no_unk`` (``0`` or ``1``)
       and, a confboost extension that icsiboost refuses, ``tokenizer`` (``word`` or
       ``whitespace``; better given on the command line, ``confboost train --text``); see
-      ``confboost.data.text``. Settings a line leaves out come from ``read_names``'s
+      ``confboost.data.postings``. Settings a line leaves out come from ``read_names``'s
       ``text_defaults``;
     - ``NAME: v1, v2, v3.``  a categorical column (BoosTexter's "set") taking one of these
       values; at least two, distinct, none ``?``;
@@ -58,7 +58,7 @@ This module is the format's public face: the readers and writers live in
 from pathlib import Path
 
 from confboost.formats.data_file import BoosTexterData, read_data, write_data
-from confboost.formats.lines import BoosTexterFormatError
+from confboost.formats.file_lines import BoosTexterFormatError
 from confboost.formats.names_file import (
     COLUMN_KINDS,
     ColumnSpec,

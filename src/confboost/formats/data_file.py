@@ -16,15 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from confboost._dtypes import LABEL_DTYPE
-from confboost.formats.lines import (
+from confboost.formats.file_lines import (
     MISSING,
     BoosTexterFormatError,
     check_writable,
     content_lines,
     shown,
 )
-from confboost.persistence import write_atomic
+from confboost.utils.dtypes import LABEL_DTYPE
+from confboost.utils.files import write_atomic
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 # A character that no number (nor missing value, nor the spaces around them) holds. On text of

@@ -9,15 +9,15 @@ line: continuous, text with its ``TextExpert``, categorical with its values, or 
 import re
 from dataclasses import dataclass, field
 
-from confboost.data.terms import TextExpert
-from confboost.formats.lines import (
+from confboost.data.text_experts import TextExpert
+from confboost.formats.file_lines import (
     MISSING,
     BoosTexterFormatError,
     check_writable,
     content_lines,
     shown,
 )
-from confboost.persistence import write_atomic
+from confboost.utils.files import write_atomic
 
 #: Column kinds of a ``.names`` file.
 COLUMN_KINDS = ("continuous", "text", "categorical", "ignore")

@@ -50,9 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
-from confboost.learners import CategoricalHypothesis, StumpHypothesis, TermHypothesis
-from confboost.model import BoostedModel
-from confboost.persistence import write_atomic
+from confboost.engine.learners import CategoricalHypothesis, StumpHypothesis, TermHypothesis
+from confboost.engine.model import BoostedModel
+from confboost.utils.files import write_atomic
 
 _HEADER = re.compile(r" *([^ ]+) Text:(SGRAM|THRESHOLD):([^:]+):(.*)")
 _DBL_MAX = np.finfo(np.float64).max

@@ -4,7 +4,7 @@ Every kernel is a module-level ``@njit(cache=True)`` function with a ``_naive`` 
 NumPy/Python that the tests compare it against (DESIGN.md, rules 1 and 3).
 """
 
-from confboost._threads import prefer_yielding_wait
+from confboost.utils.threads import prefer_yielding_wait
 
 # Before any kernel runs: OpenMP reads its wait policy once, when numba first loads it.
 prefer_yielding_wait()

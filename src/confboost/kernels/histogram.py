@@ -16,7 +16,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from confboost._dtypes import WEIGHT_DTYPE
+from confboost.utils.dtypes import WEIGHT_DTYPE
 
 #: Bins per feature in a histogram: the 255 value bins and the missing bin.
 N_HIST_BINS = 256

@@ -1,0 +1,163 @@
+"""The ``confboost`` command line, thin over the library.
+
+Commands: ``demo`` (the main job of ``make run``); ``reproduce`` (the paper's §10
+experiments, written as a report); ``show`` (a model's rounds as rules); ``train``,
+``test``, ``classify``, ``export-shyp``, ``import-shyp`` (BoosTexter / icsiboost files,
+``cli_boostexter.py``). Every command has
+``--help``; bad arguments or files end with exit status 2 and a one-line message.
+"""
+
+import argparse
+import sys
+
+
+def _demo(arguments):
+    from confboost.experiments.demo import run_demo
+
+    run_demo(dataset=arguments.dataset, n_rounds=arguments.rounds,
+             confidence=arguments.confidence, data_dir=arguments.data)
+    return 0
+
+
+def _comma_list(text):
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _round_list(text):
+    try:
+        rounds = [int(part) for part in _comma_list(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a comma-separated list of integers: {text!r}") from None
+    if not rounds or min(rounds) < 1:
+        raise argparse.ArgumentTypeError(f"round counts must be positive: {text!r}")
+    return rounds
+
+
+def _reproduce(arguments):
+    import shlex
+
+    from confboost.datasets import BUNDLED
+    from confboost.experiments.reproduce import reproduce
+
+    command = "confboost reproduce " + shlex.join(arguments.raw_argv)
+    reproduce(out_dir=arguments.out, data_dir=arguments.data or BUNDLED,
+              quick=arguments.quick, datasets=arguments.datasets, rounds=arguments.rounds,
+              n_jobs=arguments.jobs, text=not arguments.no_text, command=command.strip())
+    return 0
+
+
+def _show(arguments):
+    from pathlib import Path
+
+    from confboost.estimators.booster import Booster
+    from confboost.explain.rules import rules_text
+    from confboost.formats.model_json import read_model
+
+    if not Path(arguments.model).exists():
+        raise FileNotFoundError(f"{arguments.model}: no such model file")
+    # read as a Booster: every field checked, no scikit-learn imported (issue 18)
+    estimator, document = read_model(arguments.model, Booster)
+    # a BoosTexter model names its classes beside the labels' indices
+    classes = document.get("boostexter", {}).get("classes")
+    print(rules_text(estimator, top=arguments.top, first=arguments.rounds,
+                     class_names=classes), end="")
+    return 0
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (importlib.metadata
+    is a tenth of a command's start-up)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("confboost")
+        except PackageNotFoundError:
+            found = "(not installed)"
+        print(f"confboost {found}")
+        parser.exit()
+
+
+def build_parser():
+    """The argument parser of every command."""
+    parser = _OneLineParser(
+        prog="confboost", description="Boosting with confidence-rated predictions.")
+    parser.add_argument("--version", action=_VersionAction)
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="boost on a bundled data set and print the bound "
+                                            "at work (the job of `make run`)")
+    demo.add_argument("--dataset", default="breast-cancer-wisconsin",
+                      help="data set name (default: %(default)s)")
+    demo.add_argument("--rounds", type=int, default=200, help="boosting rounds")
+    demo.add_argument("--confidence", default="real",
+                      choices=["real", "discrete", "abstain", "real-abstain"])
+    demo.add_argument("--data", default=None, help="data folder (default: bundled copies)")
+    demo.set_defaults(handler=_demo)
+
+    reproduce = commands.add_parser(
+        "reproduce", help="run the paper's experiments (§10) and write a report with tables "
+                          "and plots")
+    reproduce.add_argument("--quick", action="store_true",
+                           help="10 and 100 rounds on the smaller sets (a few minutes)")
+    reproduce.add_argument("--out", default="reproduce-out",
+                           help="output folder (default: %(default)s)")
+    reproduce.add_argument("--data", default=None,
+                           help="data folder with one sub-folder per set (default: the copies "
+                                "bundled with confboost; sets not there are skipped)")
+    reproduce.add_argument("--datasets", type=_comma_list, default=None,
+                           help="comma-separated data set names (default: all of the run)")
+    reproduce.add_argument("--rounds", type=_round_list, default=None,
+                           help="comma-separated round counts (default: 10,100,1000; "
+                                "--quick: 10,100)")
+    reproduce.add_argument("--jobs", type=int, default=None,
+                           help="threads per fit (default: all cores)")
+    reproduce.add_argument("--no-text", action="store_true", help="leave out the text task")
+    reproduce.set_defaults(handler=_reproduce)
+
+    from confboost.cli.icsiboost_flags import positive_int
+
+    show = commands.add_parser(
+        "show", help="print a model's rounds as rules",
+        description="Print each round of a saved model as a rule with column and class "
+                    "names, its outputs multiplied by alpha (what the round adds to f).")
+    show.add_argument("-m", "--model", required=True, help="model file (JSON)")
+    show.add_argument("-n", dest="rounds", type=positive_int, metavar="N",
+                      help="only the first N rounds")
+    show.add_argument("--top", type=positive_int, metavar="N",
+                      help="only the N rounds of least Z_t, largest bound decrease first")
+    show.set_defaults(handler=_show)
+
+    from confboost.cli.boostexter_commands import add_commands
+    from confboost.engine.schemes import SCHEMES
+
+    # BoosTexter files give every example a label set; AdaBoost.MO takes them when each
+    # example has exactly one (``cli_train._one_class_each``).
+    add_commands(commands, SCHEMES)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``confboost`` script; returns the exit status."""
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    arguments.raw_argv = raw[1:] if raw[:1] == [arguments.command] else raw
+    try:
+        return arguments.handler(arguments)
+    except (ValueError, OSError, ImportError) as error:
+        message = " ".join(str(error).split())  # one line, whatever the message holds
+        print(f"confboost {arguments.command}: error: {message}", file=sys.stderr)
+        return 2
+

@@ -1,0 +1,246 @@
+"""``confboost train``: boost on a stem, one icsiboost line per round, write the model.
+
+Owns ``train_command`` and what only training needs: the per-round printer (``wh-err`` is
+icsiboost's unsmoothed objective of the weak learner, ``weak_objective``; ``th-err`` the
+running product), the confidence and learner options, AdaBoost.MO's one-class-per-example
+check, and icsiboost's ``--interruptible`` / ``--resume`` (a ``Checkpoint`` at
+``STEM.checkpoint``). See ``cli_boostexter.py`` for the format of the lines.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from confboost.cli import icsiboost_flags as icsi
+from confboost.cli.stems import (
+    MODEL_SUFFIX,
+    _class_index,
+    _class_scores,
+    _feature_types,
+    _path,
+    _read_optional,
+    _save_model,
+    _single_label,
+    _spec,
+    _truncate,
+    icsiboost_error,
+)
+from confboost.engine.boosting import best_round
+from confboost.formats.boostexter import read_data
+from confboost.utils.files import check_writable
+
+
+def weak_objective(fit):
+    """icsiboost's ``wh-err``: the weak learner's unsmoothed objective of the round.
+
+    ``2 Σ_j Σ_l √(W+[j, l] W-[j, l])`` over the hypothesis's blocks, plus ``W+ + W-`` of a
+    block that abstains (its values all 0: ``2√(W+ W-)`` equals that when ``W+ = W-``),
+    under the round's weights normalised to sum 1 (Schapire & Singer 1999, Eq. 10 without the
+    smoothing of §4.2). Its running product is ``th-err``.
+    """
+    pos, neg = np.asarray(fit.weight_pos), np.asarray(fit.weight_neg)
+    total = float(pos.sum() + neg.sum())
+    abstains = np.all(np.asarray(fit.hypothesis.values) == 0, axis=1)
+    value = 2.0 * np.sqrt(pos[~abstains] * neg[~abstains]).sum() + (
+        pos[abstains].sum() + neg[abstains].sum())
+    return float(value / total) if total > 0 else 1.0
+
+
+class RoundPrinter:
+    """The per-round line of icsiboost, following the model on train, dev and test."""
+
+    def __init__(self, estimator, train, dev, test, single_label, fmeasure_class, stream):
+        self.estimator = estimator
+        self.sets = {"train": train, "dev": dev, "test": test}
+        self.single_label = single_label
+        self.fmeasure_class = fmeasure_class
+        self.stream = stream
+        self.frames = {}
+        self.scores = {}
+        self.product = 1.0
+        self.measures = {"dev": [], "test": []}
+        self.thresholds = {"dev": [], "test": []}
+
+    def _measure(self, name, scores):
+        labels = self.sets[name].labels
+        scores = _class_scores(self.estimator, scores)
+        if self.fmeasure_class is None:
+            return icsiboost_error(labels, scores, self.single_label), None
+        from confboost.evaluation.fmeasure import max_fmeasure
+
+        return max_fmeasure(labels[:, self.fmeasure_class], scores[:, self.fmeasure_class]), None
+
+    def __call__(self, round_index, record):
+        fit, alpha = record["fit"], record["alpha"]
+        values = alpha * fit.hypothesis.values
+        k = values.shape[1]
+        objective = weak_objective(fit)
+        self.product *= objective
+        parts = {}
+        for name, data in self.sets.items():
+            if data is None:
+                parts[name] = None
+                continue
+            if name not in self.scores:
+                self.scores[name] = np.zeros((len(data.line_numbers), k))
+                if name != "train":
+                    self.frames[name] = self.estimator.encoder_.transform(data.columns)
+            if name == "train":
+                self.scores[name] += values[fit.train_blocks]
+            else:
+                self.scores[name] += values[fit.hypothesis.blocks(self.frames[name])]
+            parts[name] = self._measure(name, self.scores[name])[0]
+        for name in ("dev", "test"):
+            if parts[name] is not None:
+                value = parts[name] if self.fmeasure_class is None else parts[name][0]
+                threshold = None if self.fmeasure_class is None else parts[name][1]
+                self.measures[name].append(value)
+                self.thresholds[name].append(threshold)
+        line = f"rnd {round_index + 1}: wh-err= {objective:f} th-err= {self.product:f}"
+        for name in ("dev", "test", "train"):
+            part = parts[name]
+            if self.fmeasure_class is None:
+                line += f" {name}= {np.nan if part is None else part:f}"
+            elif part is None:
+                line += f" {name}= {np.nan:f} (R=nan, P=nan)"
+            else:
+                line += f" {name}= {part[0]:f} (R={part[2]:.3f}, P={part[3]:.3f})"
+        print(line, file=self.stream, flush=True)
+
+
+def _confidence(arguments, spec, train):
+    """--confidence, or real-abstain for icsiboost's --abstaining-stump / --no-unknown-stump.
+
+    confboost's real-abstain abstains on both an absent term and a missing continuous value;
+    each icsiboost flag on its own is that only where the other kind of block cannot occur.
+    """
+    abstaining, no_unknown = arguments.abstaining_stump, arguments.no_unknown_stump
+    if not (abstaining or no_unknown):
+        return arguments.confidence
+    kinds = {column.kind for column in spec.columns}
+    if abstaining and not no_unknown and any(
+            np.isnan(train.columns[c.name]).any() for c in spec.columns
+            if c.kind == "continuous"):
+        raise ValueError("--abstaining-stump without --no-unknown-stump: a continuous column "
+                         "has missing values, which confboost's abstaining mode also "
+                         "abstains on; give both flags")
+    if no_unknown and not abstaining and kinds & {"text", "categorical"}:
+        raise ValueError("--no-unknown-stump without --abstaining-stump: the data has text or "
+                         "set columns, which confboost's abstaining mode also abstains on; "
+                         "give both flags")
+    return "real-abstain"
+
+
+def _learner_options(arguments):
+    """``BoostClassifier``'s learner and AdaBoost.MO options from ``train``'s flags (the
+    ``icsiboost`` command has none of them: the defaults)."""
+    return {"weak_learner": getattr(arguments, "weak_learner", "stump"),
+            "max_leaves": getattr(arguments, "max_leaves", 8),
+            "learning_rate": getattr(arguments, "learning_rate", 1.0),
+            "code": getattr(arguments, "code", "random"),
+            "code_length": getattr(arguments, "code_length", None),
+            "decoding": getattr(arguments, "decoding", "loss"),
+            "random_state": getattr(arguments, "seed", 0)}
+
+
+def _one_class_each(data, spec, path):
+    """AdaBoost.MO's y: each example's one class index; ValueError naming the first line
+    with another number of labels, or a class without an example."""
+    counts = data.labels.sum(axis=1)
+    wrong = np.flatnonzero(counts != 1)
+    if wrong.size:
+        row = int(wrong[0])
+        raise ValueError(f"{path}:{data.line_numbers[row]}: --scheme mo needs exactly one "
+                         f"label per example; this one has {int(counts[row])}")
+    classes = np.argmax(data.labels, axis=1)
+    absent = [spec.classes[c] for c in range(len(spec.classes)) if not (classes == c).any()]
+    if absent:
+        raise ValueError(f"{path}: --scheme mo needs an example of every class; none of "
+                         f"{', '.join(absent)}")
+    return classes
+
+
+def _checkpoint(arguments):
+    """icsiboost's --interruptible / --resume: a ``Checkpoint`` at STEM.checkpoint saved every
+    round, or None. Without --resume a run starts over (an old checkpoint is removed); with
+    it, the run continues from the checkpoint, which must exist."""
+    interruptible = getattr(arguments, "interruptible", False)
+    resume = getattr(arguments, "resume", False)
+    if not (interruptible or resume):
+        return None
+    from confboost.training.checkpoint import Checkpoint
+
+    path = Path(str(arguments.stem) + ".checkpoint")
+    if resume and not path.exists():
+        raise ValueError(f"{path}: no checkpoint to resume from (a run with --interruptible "
+                         "writes it)")
+    if not resume:
+        path.unlink(missing_ok=True)
+    return Checkpoint(path, every=1)
+
+
+def train_command(arguments):
+    # the estimator without scikit-learn: a run imports none of it (issue 18)
+    from confboost.estimators.booster import Booster
+
+    spec = _spec(arguments)
+    fmeasure_class = _class_index(spec, arguments.max_fmeasure)
+    train_path = _path(arguments, ".data")
+    train = read_data(train_path, spec)
+    if len(train.line_numbers) == 0:
+        raise ValueError(f"{train_path}: no training examples")
+    dev = _read_optional(arguments, ".dev", spec)
+    test = _read_optional(arguments, ".test", spec)
+    if arguments.dryrun:
+        print(f"{train_path}: {len(train.line_numbers)} examples; the files read without "
+              "error (--dryrun: nothing trained)", file=sys.stderr)
+        return 0
+    if arguments.optimal_iterations and dev is None and test is None:
+        raise ValueError("--optimal-iterations needs STEM.dev (or STEM.test) to choose the round")
+    experts = icsi.experts(spec, arguments)
+    k = len(spec.classes)
+    smoothing = ("auto" if arguments.smoothing is None
+                 else arguments.smoothing / (len(train.line_numbers) * k))
+    if smoothing == 0:
+        raise ValueError(f"-E {arguments.smoothing}: too small, ε = E / (examples × classes) "
+                         "is 0 as a float")
+    estimator = Booster(
+        n_estimators=arguments.rounds or 10, scheme=arguments.scheme,
+        confidence=_confidence(arguments, spec, train), alpha=arguments.alpha,
+        smoothing=smoothing, n_jobs=arguments.jobs, feature_types=_feature_types(spec),
+        text_expert=experts or None, calibration=None, early_stopping=False,
+        **_learner_options(arguments))
+    output = arguments.output or str(arguments.stem) + MODEL_SUFFIX
+    checkpoint = _checkpoint(arguments)
+    for path in (output, arguments.model, checkpoint and checkpoint.path):
+        if path:
+            check_writable(path)  # before training, not after
+    single_label = _single_label(train.labels)
+    targets = train.labels
+    if arguments.scheme == "mo":
+        targets = _one_class_each(train, spec, train_path)
+    printer = RoundPrinter(estimator, train, dev, test, single_label, fmeasure_class,
+                           sys.stdout)
+    estimator.fit(train.columns, targets,
+                  callbacks=[printer] + ([checkpoint] if checkpoint else []))
+    if arguments.optimal_iterations:
+        chosen = "dev" if dev is not None else "test"
+        measures = np.asarray(printer.measures[chosen])
+        best = best_round(measures, greater_is_better=fmeasure_class is not None) - 1
+        _truncate(estimator, best + 1)
+        what = "max_fmeasure" if fmeasure_class is not None else "error"
+        line = f"OPTIMAL ITERATIONS: {best + 1}, {what} = {measures[best]:f}"
+        if fmeasure_class is not None:
+            line += f", threshold = {printer.thresholds[chosen][best]:f}"
+        print(line, flush=True)
+    if arguments.model and arguments.model.endswith(".shyp"):
+        from confboost.formats.shyp import export_shyp
+
+        export_shyp(arguments.model, estimator.model_, estimator.encoder_, spec)
+        print(f"model: {arguments.model} (.shyp)", file=sys.stderr)
+    elif arguments.model:
+        output = arguments.model
+    _save_model(estimator, output, spec)
+    print(f"model: {output} ({len(estimator.model_)} rounds)", file=sys.stderr)
+    return 0

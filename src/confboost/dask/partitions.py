@@ -1,0 +1,227 @@
+"""The training collections of the Dask layer: aligned partitions, what each holds, bins.
+
+``confboost.dask`` reads its input only through these functions: ``partitions`` turns
+(X, y, sample_weight) dask collections into aligned delayed partitions (refusing what the
+layer does not train on, with a message naming it), ``partition_summary`` is what one
+partition tells the client (rows, labels, Σ w; never rows themselves), and ``bin_sample`` /
+``fit_bins`` find the common bins from a sample drawn from every partition, on a worker.
+
+A dask DataFrame with categorical columns (a ``category`` dtype, or strings that
+``data/columns.py``'s rule reads as categorical) is a *table*: ``table_columns`` finds every
+column's kind and each categorical column's vocabulary from one pass in which every
+partition returns its distinct values (``partition_values``; the client merges these sets,
+never rows), and ``encode_partition`` turns a partition into the continuous matrix and the
+value codes of the local ``FrameEncoder.fit_dataset``. Text columns are refused by name.
+"""
+
+import sys
+
+import dask.array as da
+import numpy as np
+from dask import delayed
+
+from confboost.data.bin_mapper import BinMapper
+from confboost.data.columns import (
+    FEATURE_KINDS,
+    FrameEncoder,
+    continuous_values,
+    string_kind,
+    string_values,
+    warn_doubtful_kind,
+)
+
+#: Rows drawn from the partitions to find the bins (``BinMapper``'s own subsample size).
+BIN_SAMPLE = 200_000
+
+
+def is_dask_frame(X, kinds=("DataFrame",)):
+    """Whether X is a dask DataFrame (or Series); dask.dataframe is not imported for it:
+    a user who has one has imported it (it needs pyarrow, which dask arrays do not)."""
+    frames = sys.modules.get("dask.dataframe")
+    return frames is not None and any(isinstance(X, getattr(frames, kind)) for kind in kinds)
+
+
+def partition_summary(X, y, sample_weight):
+    """Rows, label values (or label count), Σ w, #{w > 0} of one partition; ValueError on
+    values ``BoostClassifier.fit`` refuses (infinite X, bad weights, a non-0/1 indicator)."""
+    if np.isinf(X).any():
+        raise ValueError("X holds infinite values (NaN is a missing value; inf is refused)")
+    if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
+        raise ValueError("sample_weight must be finite and non-negative")
+    if y.ndim == 2 and not np.isin(y, (0, 1)).all():
+        raise ValueError("a 2-D y is a multi-label indicator matrix and must hold only 0 and 1")
+    labels = y.shape[1] if y.ndim == 2 else np.unique(y)
+    return X.shape[0], labels, float(np.sum(sample_weight)), int(np.count_nonzero(sample_weight))
+
+
+def bin_sample(X, sample_weight, n_rows, seed):
+    """``n_rows`` rows of the partition drawn without replacement (all when fewer)."""
+    if n_rows >= X.shape[0]:
+        return X, sample_weight
+    rows = np.sort(np.random.default_rng(seed).choice(X.shape[0], n_rows, replace=False))
+    return X[rows], sample_weight[rows]
+
+
+def fit_bins(max_bins, *samples):
+    """A ``BinMapper`` fitted on the concatenated samples (run on a worker)."""
+    X = np.concatenate([sample[0] for sample in samples])
+    weights = np.concatenate([sample[1] for sample in samples])
+    return BinMapper(max_bins=max_bins, subsample=None).fit(X, weights)
+
+
+
+def partitions(X, y, sample_weight, table=None):
+    """Aligned delayed partitions (X, y, w, value codes), the number of columns and the
+    column names.
+
+    ``table`` (``table_columns``' output, for a dask DataFrame with categorical columns):
+    X's partitions are encoded on the workers (``encode_partition``), X of a partition is its
+    continuous matrix and the value codes a list of int32 arrays; otherwise the value codes
+    are an empty list.
+    """
+    names = None
+    if table is not None:
+        names = [str(column) for column in X.columns]
+        lengths = tuple(int(n) for n in X.map_partitions(len).compute())
+        encoded = [delayed(encode_partition, nout=2)(part, *table)
+                   for part in X.to_delayed()]
+        n_features = len(names)
+        chunks = (lengths,)
+    else:
+        if is_dask_frame(X):  # numeric columns only (else ``is_table``)
+            names = [str(column) for column in X.columns]
+            X = X.to_dask_array(lengths=True)
+        if not isinstance(X, da.Array) or X.ndim != 2:
+            raise ValueError("X must be a 2-D dask array or a dask DataFrame, got "
+                             f"{type(X).__name__}; use BoostClassifier for in-memory data")
+        if X.dtype.kind not in "biuf":
+            raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+        X = X.astype(X.dtype if X.dtype in (np.float32, np.float64) else np.float64)
+        X = X.rechunk({1: -1})
+        n_features, chunks = X.shape[1], X.chunks
+        encoded = [(part, []) for part in X.to_delayed().ravel()]
+    n_samples = sum(chunks[0])
+    if is_dask_frame(y, ("Series", "DataFrame")):
+        y = y.to_dask_array(lengths=True)
+    y = da.asarray(y)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
+    y = y.rechunk({0: chunks[0], **({1: -1} if y.ndim == 2 else {})})
+    if sample_weight is None:
+        sample_weight = da.ones(n_samples, chunks=(chunks[0],), dtype=np.float64)
+    else:
+        sample_weight = da.asarray(sample_weight).astype(np.float64).rechunk({0: chunks[0]})
+        if sample_weight.shape != (n_samples,):
+            raise ValueError(f"sample_weight must have shape ({n_samples},), got "
+                             f"{sample_weight.shape}")
+    parts = [(matrix, labels, weights, codes) for (matrix, codes), labels, weights in zip(
+        encoded, y.to_delayed().ravel(), sample_weight.to_delayed().ravel(), strict=True)]
+    return parts, n_features, names
+
+
+def is_table(X, feature_types):
+    """Whether X is fitted as a table: a dask DataFrame with a column that is not numeric,
+    or whose ``feature_types`` give a kind other than continuous (as ``is_mixed``)."""
+    if not is_dask_frame(X):
+        if feature_types is not None:
+            raise ValueError("feature_types needs X to be a dask DataFrame whose column "
+                             "names it refers to")
+        return False
+    return (any(dtype.kind not in "biuf" for dtype in X.dtypes)
+            or any(kind != "continuous" for kind in (feature_types or {}).values()))
+
+
+def partition_values(frame, names):
+    """The distinct values of the columns ``names`` of one pandas partition, as strings
+    (``data/columns.string_values``), and their number of non-missing values:
+    {name: (set of str, int)}."""
+    out = {}
+    for name in names:
+        present = frame[name].dropna()  # None, NaN, pd.NA, NaT: ``columns.is_missing``
+        out[name] = (set(present.astype(str).unique()), len(present))
+    return out
+
+
+def table_columns(client, X, feature_types):
+    """The ``FrameEncoder`` of a dask DataFrame and each categorical column's vocabulary.
+
+    Kinds follow ``data/columns.infer_feature_types``: numeric dtypes are continuous, a
+    ``category`` dtype categorical, other columns by ``string_kind`` on the distinct values
+    of the whole column (merged from ``partition_values``); ``feature_types`` overrides.
+
+    Returns
+    -------
+    encoder : FrameEncoder
+    vocabularies : dict of int to list of str
+        The sorted distinct values of each categorical column, by table position (the
+        local fit's value codes).
+
+    Raises
+    ------
+    ValueError
+        For a text column, a date or time column, or a bad ``feature_types``.
+    """
+    names = list(X.columns)
+    given = dict(feature_types or {})
+    unknown = [name for name in given if name not in names]
+    if unknown:
+        raise ValueError(f"feature_types names columns that X does not have: {unknown!r}")
+    bad = {name: kind for name, kind in given.items() if kind not in FEATURE_KINDS}
+    if bad:
+        raise ValueError(f"feature_types must give kinds among {FEATURE_KINDS}, got {bad!r}")
+    kinds = {}
+    for name, dtype in X.dtypes.items():
+        if given.get(name) == "ignore":
+            kinds[name] = "ignore"
+        elif dtype.kind in "mM":
+            raise ValueError(f"column {name!r} holds dates or times; convert it to numbers "
+                             f"first (e.g. seconds since 1970) or pass feature_types="
+                             f"{{{name!r}: 'ignore'}}")
+        elif given.get(name) is not None:
+            kinds[name] = given[name]
+        elif dtype.kind in "biuf":
+            kinds[name] = "continuous"
+        elif str(dtype) == "category":
+            kinds[name] = "categorical"
+    read = [name for name in names if kinds.get(name) in (None, "categorical", "text")]
+    merged = {name: (set(), 0) for name in read}
+    if read:
+        for values in client.gather(client.compute(
+                [delayed(partition_values)(part, read) for part in X.to_delayed()])):
+            for name, (distinct, n_present) in values.items():
+                merged[name] = (merged[name][0] | distinct, merged[name][1] + n_present)
+    for name in read:
+        distinct, n_present = merged[name]
+        if name not in kinds:
+            kinds[name] = string_kind(distinct, n_present)
+            warn_doubtful_kind(name, kinds[name], n_present, len(distinct), stacklevel=5)
+        if kinds[name] == "text":
+            raise ValueError(
+                f"column {name!r} is text; DaskBoostClassifier trains on numeric and "
+                "categorical columns (a text column's vocabulary is not built on the cluster "
+                f"yet): pass feature_types={{{name!r}: 'categorical'}} to read its values as "
+                f"categories, or {{{name!r}: 'ignore'}}, or train BoostClassifier on the "
+                "gathered table")
+    encoder = FrameEncoder(names, [kinds[name] for name in names], {})
+    vocabularies = {position: sorted(merged[name][0])
+                    for position, name in enumerate(names) if kinds[name] == "categorical"}
+    return encoder, vocabularies
+
+
+def encode_partition(frame, encoder, vocabularies):
+    """One pandas partition as the local ``FrameEncoder.fit_dataset`` reads it: the
+    continuous columns as a float64 matrix (n_rows, n_continuous), NaN where missing, and
+    each categorical column's value codes (int32, -1 where missing), in table order."""
+    columns = [frame[encoder.names[c]] for c in encoder.numeric_columns]
+    matrix = np.empty((len(frame), len(columns)), dtype=np.float64)
+    for j, (c, column) in enumerate(zip(encoder.numeric_columns, columns, strict=True)):
+        matrix[:, j] = (column.to_numpy(dtype=np.float64, na_value=np.nan)
+                        if column.dtype.kind in "biuf" else
+                        continuous_values(column.tolist(), encoder.names[c]))
+    codes = []
+    for position, values in sorted(vocabularies.items()):
+        code_of = {value: code for code, value in enumerate(values)}
+        codes.append(np.array([-1 if value is None else code_of[value] for value in
+                               string_values(frame[encoder.names[position]].tolist())],
+                              dtype=np.int32))
+    return matrix, codes

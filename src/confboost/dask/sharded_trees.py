@@ -1,0 +1,370 @@
+"""Trees on a Dask cluster: the local grower over rows spread across partitions.
+
+``confboost.dask`` boosts over *shards* (one partition's binned rows and weights each, on
+the worker that holds it). This module grows the local learners' trees over them without a
+second grower: ``learners/grower.grow_tree`` reads a node's rows only through a "row sets"
+object, and ``ShardedRows`` is that object for shards. Each shard keeps its own
+``GrowthRows`` (the one-machine ``LocalRows``, so the same kernels and partitions, and the
+splitter's ``NodeSplits`` for categorical columns), and a split is one step: one task per
+shard (``shard_split``) partitions the node's rows and returns, for both children, their
+row count, W+/W- of every label, the numeric histogram and the categorical value masses;
+the pairwise reduction tree sums these, and one result comes back to the client. So
+
+- ``partition(node)`` costs one round trip, and it also fills the cache from which
+  ``fill(child)`` (the smaller child's histogram; the grower takes the larger one's as the
+  parent's minus it, as on one machine), ``best_other(child)`` (the best value test, by the
+  splitter's ``best_value_split``) and the leaves' W+/W- are answered;
+- the root's histogram is the one the round's update already summed (``Shards.hist``);
+  its value masses (with categorical columns) cost one round trip per tree.
+
+The split is chosen once, on the client, by the grower's own search; the leaf values and Z
+come from the summed leaf masses by the local learner's rule (``TreeLearner.leaf_values``).
+A tree of L leaves thus costs L - 1 round trips (one more with categorical columns), on top
+of the round's update, in which each shard finds its rows' leaves by walking the tree
+(``tree_code_blocks``). Building both children's histograms costs up to twice the local
+growth's histogram work (which builds only the smaller child's); the round trips, not the
+kernels, dominate a distributed round.
+
+Functions whose name starts with ``shard_`` run on the workers (``Shards.each``); the rest
+runs on the client.
+"""
+
+import copy
+import dataclasses
+
+import numpy as np
+
+from confboost.engine.learners.base import PartitionFit, label_masses, leaf_statistics
+from confboost.engine.learners.grower import LocalRows, grow_tree
+from confboost.engine.learners.splitter import NodeSplits, best_value_split
+from confboost.engine.learners.tree import (
+    HammingTreeLearner,
+    TreeLearner,
+    _best_factorised,
+    agreement_masses,
+    hypothesis_nodes,
+    label_histograms,
+)
+from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
+from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.tree_nodes import node_histogram
+from confboost.utils.dtypes import BLOCK_DTYPE, MISSING_BIN, NODE_THRESHOLD, WEIGHT_DTYPE
+
+
+def tree_code_blocks(dataset, kind, feature, threshold_bin, missing_left, left, right):
+    """The leaf of every row of a ``Dataset`` under a grown tree, shape (n_samples,), uint8.
+
+    A threshold node sends a row left as ``kernels/tree.partition_rows`` does (``code <=
+    threshold_bin``, the missing bin by ``missing_left``), a value node as
+    ``NodeSplits.goes_left`` does (the value code equal to ``threshold_bin``), so the
+    leaves are those of the growth.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    kind, feature, threshold_bin : ndarray of shape (n_nodes,), intp
+        ``GrownTree``'s node arrays (``feature``: a row of ``codes`` or an index into the
+        categorical columns that have values, as ``NodeSplits.categorical``).
+    missing_left : ndarray of shape (n_nodes,), bool
+    left, right : ndarray of shape (n_nodes,), intp
+    """
+    out = np.zeros(dataset.n_samples, dtype=BLOCK_DTYPE)
+    if kind.shape[0] == 0:
+        return out
+    categorical = [column for column in dataset.categorical if column.values]
+    stack = [(0, np.arange(dataset.n_samples, dtype=np.intp))]
+    while stack:
+        node, rows = stack.pop()
+        if kind[node] == NODE_THRESHOLD:
+            codes = dataset.codes[feature[node], rows]
+            goes_left = np.where(codes == MISSING_BIN, missing_left[node],
+                                 codes <= threshold_bin[node])
+        else:
+            goes_left = categorical[feature[node]].codes[rows] == threshold_bin[node]
+        for child, child_rows in ((left[node], rows[goes_left]), (right[node], rows[~goes_left])):
+            if child < 0:
+                out[child_rows] = -child - 1
+            else:
+                stack.append((child, child_rows))
+    return out
+
+
+class GrowthRows:
+    """One shard's rows of a growing tree, on its worker.
+
+    Parameters
+    ----------
+    local : LocalRows
+        The one-machine row sets over the shard's Dataset.
+    pos, neg : ndarray of shape (n_samples, c)
+        Each row's W+ and W- per label (with a Hamming tree's agreeing and disagreeing mass
+        as a last column): what the leaves' statistics sum.
+    splits : NodeSplits or None
+        The splitter's categorical splits over the growth's masses (None without them).
+    hist_shape : tuple
+        A node histogram's shape, (n_features, 256, c, 2); n_features may be 0.
+
+    Attributes
+    ----------
+    summary : list of ndarray
+        What the last step returns to the client (``node_summary``'s of the root, or
+        ``[n_left]`` and both children's after a split).
+    """
+
+    def __init__(self, local, pos, neg, splits, hist_shape):
+        self.local = local
+        self.pos, self.neg = pos, neg
+        self.splits = splits
+        self.hist_shape = hist_shape
+        self.summary = self.node_summary(0, False)
+
+    def node_summary(self, node, with_hist):
+        """[W+/W- of the node's rows per label (c, 2), its numeric histogram (empty
+        unless ``with_hist``), the value masses of each categorical column (2, n_values,
+        c')]."""
+        start, stop = self.local.ranges[node]
+        rows = self.local.rows[start:stop]
+        masses = np.stack([self.pos[rows].sum(axis=0), self.neg[rows].sum(axis=0)], axis=-1)
+        hist = np.empty(self.hist_shape if with_hist else (0,), dtype=WEIGHT_DTYPE)
+        if with_hist:
+            self.local.fill(node, hist)
+        values = self.splits.value_masses(rows) if self.splits is not None else []
+        return [masses, hist, *values]
+
+
+def shard_growth_rows(shard, vote, mode, min_leaf_weight, n_columns):
+    """The shard's ``GrowthRows`` for a tree with a value per label (``vote`` None) or a
+    Hamming tree of vote ``vote`` (its nodes filled with each row's agreeing and
+    disagreeing mass, as ``HammingTreeLearner.fit`` fills them)."""
+    dataset, scheme = shard.dataset, shard.scheme
+    weights = np.ascontiguousarray(scheme.learner_weights, dtype=WEIGHT_DTYPE)
+    pos, neg = label_masses(weights, scheme.labels)
+    if vote is None:
+        grow_pos, grow_neg = pos, neg
+        fill = label_histograms(dataset, weights, scheme.labels, pos, neg)
+    else:
+        grow_pos, grow_neg = agreement_masses(pos, neg, vote)
+        pos, neg = np.hstack([pos, grow_pos]), np.hstack([neg, grow_neg])
+        codes, every_row = dataset.codes, np.arange(dataset.n_samples, dtype=np.intp)
+
+        def fill(rows, hist):
+            node_histogram(codes, every_row if rows is None else rows, grow_pos, grow_neg,
+                           hist)
+
+    splits = NodeSplits(dataset, grow_pos, grow_neg, mode, min_leaf_weight)
+    local = LocalRows(dataset if dataset.has_numeric else None,
+                      fill if dataset.has_numeric else None, splits or None)
+    return GrowthRows(local, pos, neg, splits or None,
+                      (dataset.n_features, N_HIST_BINS, n_columns, 2))
+
+
+def shard_split(rows, node, split, left, right, with_hist):
+    """New row sets with ``node`` split into ``left`` and ``right`` (the old ones stay valid
+    for Dask's recomputation); their summary: [n_left, left child's node summary, right
+    child's]."""
+    split_rows = copy.copy(rows)
+    split_rows.local = copy.copy(rows.local)
+    split_rows.local.rows = rows.local.rows.copy()
+    split_rows.local.ranges = dict(rows.local.ranges)
+    n_left = split_rows.local.partition(node, split, left, right)
+    split_rows.summary = [np.array([n_left], dtype=np.int64),
+                          *split_rows.node_summary(left, with_hist),
+                          *split_rows.node_summary(right, with_hist)]
+    return split_rows
+
+
+def shard_summary(rows):
+    """The summary of the shard's last step (taken where the row sets live; a new list,
+    which the client may change)."""
+    return list(rows.summary)
+
+
+def shard_node_histogram(rows, node):
+    """The histogram of the shard's rows in ``node``."""
+    hist = np.empty(rows.hist_shape, dtype=WEIGHT_DTYPE)
+    rows.local.fill(node, hist)
+    return hist
+
+
+def shard_leaf_masses(shard, structure, n_leaves, vote=None):
+    """W+ and W- of the shard's rows in each leaf, shape (n_leaves, k, 2); with a Hamming
+    tree's ``vote``, the agreeing and disagreeing mass as a last column, (n_leaves, k + 1, 2).
+    """
+    blocks = tree_code_blocks(shard.dataset, *structure)
+    pos, neg = label_masses(shard.scheme.learner_weights, shard.scheme.labels)
+    if vote is not None:
+        agree, disagree = agreement_masses(pos, neg, vote)
+        pos, neg = np.hstack([pos, agree]), np.hstack([neg, disagree])
+    return np.stack(leaf_statistics(blocks, n_leaves, pos, neg), axis=-1)
+
+
+class ShardedRows:
+    """``grow_tree``'s row sets over shards: one task per shard a split, results summed.
+
+    Parameters
+    ----------
+    shards : confboost.dask.shards.Shards
+    states : list of Future
+        Each shard's ``GrowthRows``.
+    n_samples : int
+        Rows of all shards.
+    growth : slice
+        The columns of a node's masses that the growth splits on (all labels, or a Hamming
+        tree's agreement column).
+    has_numeric, has_values : bool
+        Whether the data have continuous columns, categorical columns with values.
+    mode, min_leaf_weight, max_leaves
+        The learner's.
+    """
+
+    def __init__(self, shards, states, n_samples, growth, has_numeric, has_values, mode,
+                 min_leaf_weight, max_leaves):
+        self.shards = shards
+        self.states = states
+        self.n_samples = n_samples
+        self.growth = growth
+        self.has_numeric, self.has_values = has_numeric, has_values
+        self.mode, self.min_leaf_weight, self.max_leaves = mode, min_leaf_weight, max_leaves
+        self.n_leaves = 1
+        self.sizes = {0: n_samples}
+        self.cache = {}  # node -> [masses, histogram, *value masses], summed over shards
+        self.leaf_masses = None
+        if has_values:  # the root's value masses, for its value tests
+            self.cache[0] = self._summary()
+
+    def _summary(self):
+        return self.shards.total(self.shards.each(shard_summary, self.states))
+
+    def fill(self, node, hist):
+        cached = self.cache.get(node)
+        if cached is not None and cached[1].size:
+            hist[...] = cached[1]
+            cached[1] = cached[1][:0]  # the grower owns it now
+        else:  # the parent of a split whose histogram was dropped (HISTOGRAM_MEMORY)
+            hist[...] = self.shards.total(self.shards.each(shard_node_histogram,
+                                                           self.states, node))
+
+    def partition(self, node, split, left, right):
+        self.n_leaves += 1
+        with_hist = self.has_numeric and self.n_leaves < self.max_leaves
+        self.states = self.shards.each(shard_split, self.states, node, split, left, right,
+                                       with_hist)
+        summary = self._summary()
+        half = (len(summary) - 1) // 2
+        self.cache[left], self.cache[right] = summary[1: 1 + half], summary[1 + half:]
+        n_left = int(summary[0][0])
+        self.sizes[left], self.sizes[right] = n_left, self.sizes[node] - n_left
+        # the grower takes the larger child's histogram as the parent's minus the smaller's
+        large = right if n_left <= self.sizes[right] else left
+        self.cache[large][1] = self.cache[large][1][:0]
+        return n_left
+
+    def best_other(self, node):
+        if not self.has_values:
+            return None
+        masses, _, *value_masses = self.cache[node]
+        growth = masses[self.growth]
+        return best_value_split(growth[:, 0], growth[:, 1], value_masses, self.mode,
+                                self.min_leaf_weight)
+
+    def leaf_blocks(self, leaf_of_node):
+        """None (each shard finds its own leaves); the leaves' summed W+/W- are kept in
+        ``leaf_masses``, shape (n_leaves, c, 2), when every leaf's are known."""
+        if all(node in self.cache for node in leaf_of_node):
+            by_leaf = sorted(leaf_of_node, key=leaf_of_node.get)
+            self.leaf_masses = np.stack([self.cache[node][0] for node in by_leaf])
+        return None
+
+
+class ShardedTreeLearner(TreeLearner):
+    """``TreeLearner`` over shards: the same growth, each split one task per shard.
+
+    Parameters
+    ----------
+    mode, smoothing, max_leaves, max_depth, min_leaf_weight
+        As ``TreeLearner``'s.
+    shards : confboost.dask.shards.Shards
+    """
+
+    def __init__(self, mode, smoothing, shards, **tree_params):
+        super().__init__(mode, smoothing, **tree_params)
+        self.shards = shards
+
+    def fit(self, dataset, weights, labels):
+        """``dataset`` is the header (the bins and vocabularies, no rows); weights and
+        labels are the shards'. A failure of the cluster in the middle of the growth grows
+        the tree again on rebuilt shards (``Shards.attempt``)."""
+        return self.shards.attempt(lambda: self._fit_shards(dataset))
+
+    def _root(self, header):
+        """(root histogram or None, histogram columns, vote or None)."""
+        hist = self.shards.hist
+        return (hist.copy() if header.has_numeric else None), hist.shape[2], None
+
+    def _fit_shards(self, header):
+        root_hist, n_columns, vote = self._root(header)
+        has_values = any(column.values for column in header.categorical)
+        if not (header.has_numeric or has_values):
+            raise ValueError("the data has no usable feature (every column is ignored or "
+                             "empty)")
+        states = self.shards.each(shard_growth_rows, self.shards.futures, vote, self.mode,
+                                  self.min_leaf_weight, n_columns)
+        growth = slice(None) if vote is None else slice(-1, None)
+        rows = ShardedRows(self.shards, states, header.n_samples, growth, header.has_numeric,
+                           has_values, self.mode, self.min_leaf_weight, self.max_leaves)
+        tree = grow_tree(rows, header.n_bins if header.has_numeric else None, n_columns,
+                         self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
+                         self._pool, root_hist)
+        structure = (tree.kind, tree.feature, tree.threshold_bin, tree.missing_left,
+                     tree.left, tree.right)
+        masses = rows.leaf_masses
+        if masses is None:  # a tree of one leaf whose root was not summed
+            masses = self.shards.total(self.shards.each(
+                shard_leaf_masses, self.shards.futures, structure, tree.n_leaves, vote))
+        # the splitter of the header (no rows) names the value tests' columns and values
+        splits = NodeSplits(dataclasses.replace(header, n_samples=0), None, None, self.mode,
+                            self.min_leaf_weight)
+        nodes = (*hypothesis_nodes(tree, header, splits), tree.left, tree.right)
+        if vote is None:
+            weight_pos, weight_neg = masses[..., 0], masses[..., 1]
+            values, criterion = self.leaf_values(weight_pos, weight_neg, float(masses.sum()))
+            hypothesis = TreeHypothesis(*nodes, values)
+        else:
+            weight_pos, weight_neg = masses[:, :-1, 0], masses[:, :-1, 1]
+            leaf_values, criterion = self.leaf_values(
+                masses[:, -1:, 0], masses[:, -1:, 1], float(masses[:, :-1].sum()))
+            hypothesis = HammingTreeHypothesis(*nodes, vote, leaf_values[:, 0])
+        fit = PartitionFit(hypothesis, None, np.ascontiguousarray(weight_pos),
+                           np.ascontiguousarray(weight_neg), criterion)
+        fit.split = {"hypothesis": hypothesis, "tree": structure, "weight_pos": fit.weight_pos,
+                     "weight_neg": fit.weight_neg, "criterion": criterion}
+        return fit
+
+
+class ShardedHammingTreeLearner(ShardedTreeLearner):
+    """``HammingTreeLearner`` over shards: the vote v of the best factorised split at the
+    root over every column kind, from the summed all-label root histogram
+    (``HammingTreeLearner._vote``) and value histograms (as ``_other_votes``), then the
+    one-column growth of ``ShardedTreeLearner`` on each shard's agreeing and disagreeing
+    masses."""
+
+    _collapse = HammingTreeLearner._collapse
+    _vote = staticmethod(HammingTreeLearner._vote)
+
+    def _root(self, header):
+        label_hist = self.shards.hist
+        best = self._vote(label_hist, header.n_bins) if header.has_numeric else None
+        value_hists = self.shards.value_hists
+        if value_hists:  # every row is in one value or missing: the node margins
+            margin_total = (value_hists[0][0] - value_hists[0][1]).sum(axis=0)
+        for column, hist in zip(header.categorical, value_hists, strict=True):
+            if column.values:
+                edge, vote = _best_factorised(hist[0, :-1] - hist[1, :-1], margin_total)
+                if best is None or edge > best[0]:
+                    best = (edge, vote)
+        if best is None:
+            raise ValueError("the data has no usable feature (every column is ignored or "
+                             "empty)")
+        vote = best[1]
+        root_hist = self._collapse(label_hist, vote) if header.has_numeric else None
+        return root_hist, 1, vote

@@ -1,0 +1,291 @@
+"""Best-first growth of a tree by the largest drop in Z: the grower.
+
+Every leaf holds its best split (``learners/splitter.py``), and the leaf whose split lowers
+the tree's Z the most is split next, until ``max_leaves`` leaves, or no leaf has a split
+that lowers Z (within ``max_depth``). Z and the gain of a split are ``criterion.py``'s: the
+node score s = Σ_l 2 sqrt(W+ W-) for real confidences (Eq. 10, 16; Kearns & Mansour 1996),
+s = -Σ_l |W+ - W-| for ±1 ones (§3.1, Eq. 14), gain = s(node) - s(left) - s(right).
+
+Only the smaller child of a numeric split has its histogram built from its rows (a label
+tree's with ``kernels/histogram.build_histogram_masses``: 2k contiguous adds per example
+and feature); the larger child's is the parent's minus the smaller's, so a
+tree costs about one stump pass plus passes over ever smaller nodes. The histograms of
+waiting leaves are kept under ``HISTOGRAM_MEMORY`` (``HistogramPool``).
+
+A split is "a partition of the node's rows into two" (``kernels.tree.partition_rows`` for
+a threshold), so every column kind plugs in the same way: the node's best categorical or
+term split comes from the splitter's ``NodeSplits``, and each node records its kind
+(``_dtypes.NODE_THRESHOLD``, ``NODE_VALUE``, ``NODE_TERM``).
+
+The grower reads rows only through a "row sets" object: fill a node's histogram, partition
+a node by a split (-> the left child's size), the node's best split on the other kinds.
+``LocalRows`` is the one-machine implementation; ``confboost.dask`` sends one task per
+partition for each of these steps and sums what comes back, so the same code grows the same
+tree over rows spread across a cluster.
+"""
+
+import heapq
+
+import numpy as np
+
+from confboost.engine.learners.splitter import numeric_split
+from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.tree_nodes import partition_rows, subtract_sibling
+from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
+
+#: Most bytes of node histograms a growing tree keeps for its waiting leaves (1 GiB). Past
+#: it the histograms of the leaves of least gain are dropped, and rebuilt from their rows
+#: if those leaves are split; the tree is the same. (One fashion-mnist histogram, 784
+#: features x 256 bins x 10 labels x 2, is 32 MB.)
+HISTOGRAM_MEMORY = 2**30
+
+
+class HistogramPool:
+    """Reusable node histograms of one shape (the learner keeps one across rounds)."""
+
+    def __init__(self):
+        self.shape = None
+        self.free = []
+
+    def get(self, shape):
+        if shape != self.shape:
+            self.shape, self.free = shape, []
+        return self.free.pop() if self.free else np.empty(shape, dtype=WEIGHT_DTYPE)
+
+    def put(self, hist):
+        self.free.append(hist)
+
+
+
+class GrownTree:
+    """The structure of a grown tree on bin codes (and value codes, term indices).
+
+    Attributes
+    ----------
+    kind : ndarray of shape (n_nodes,), intp
+        ``NODE_THRESHOLD``, ``NODE_VALUE`` or ``NODE_TERM`` (``_dtypes.py``).
+    feature : ndarray of shape (n_nodes,), intp
+        Threshold nodes: the row of ``Dataset.codes``; the other kinds: the index of the
+        column in the splitter's list of categorical or text columns.
+    threshold_bin : ndarray of shape (n_nodes,), intp
+        Bin threshold (numeric: codes ``<= threshold_bin`` go left); for the other kinds the
+        value code or term index that goes left.
+    left, right : ndarray of shape (n_nodes,), intp
+        Internal nodes (node 0 is the root); a child ``c < 0`` is leaf ``-c - 1``.
+    missing_left : ndarray of shape (n_nodes,), bool
+        Numeric splits only (False for the other kinds: a missing value goes right).
+    train_blocks : ndarray of shape (n_samples,), uint8, or None
+        Leaf of each training example; leaves are numbered left to right. None when the
+        rows lie elsewhere (``confboost.dask``: each partition finds its own).
+    n_leaves : int
+    """
+
+    def __init__(self, kind, feature, threshold_bin, missing_left, left, right, train_blocks,
+                 n_leaves):
+        self.kind = kind
+        self.feature = feature
+        self.threshold_bin = threshold_bin
+        self.missing_left = missing_left
+        self.left = left
+        self.right = right
+        self.train_blocks = train_blocks
+        self.n_leaves = n_leaves
+
+
+class LocalRows:
+    """The row sets of a tree grown on one machine: one row array in which every node's rows
+    are a contiguous range (``partition_rows`` keeps them so).
+
+    The grower reads a node's rows only through this object (``fill``, ``partition``,
+    ``best_other``, ``leaf_blocks``), so the distributed fit (``confboost.dask``) grows the
+    same tree over rows spread across partitions with a stand-in of the same methods.
+
+    Parameters
+    ----------
+    dataset : Dataset or None
+        The binned numeric features; None when there are none.
+    fill_histogram : callable or None
+        ``fill_histogram(rows, hist)`` overwrites ``hist`` with the W+ and W- of the examples
+        ``rows`` (intp; None for all) per (feature, bin, column). None with ``dataset``.
+    other_splits : NodeSplits, optional
+        Splits on the other column kinds (``learners/splitter.NodeSplits``):
+        ``n_samples``; ``best(rows)`` -> (gain, split) or None, the node's best such split
+        by the same gain as ``best_node_splits``, ``split = (kind, index, code, False)``;
+        ``partition(split, rows, start, stop)`` -> n_left, which reorders
+        ``rows[start:stop]`` as ``partition_rows`` does.
+    """
+
+    def __init__(self, dataset, fill_histogram, other_splits=None):
+        self.codes = None if dataset is None else dataset.codes
+        self.fill_histogram = fill_histogram
+        self.other_splits = other_splits
+        self.n_samples = other_splits.n_samples if dataset is None else dataset.n_samples
+        self.rows = np.arange(self.n_samples, dtype=np.intp)
+        self.ranges = {0: (0, self.n_samples)}  # node -> (start, stop) in ``rows``
+        self.scratch = None if dataset is None else np.empty(self.n_samples, dtype=np.intp)
+
+    def fill(self, node, hist):
+        """Overwrite ``hist`` with the histogram of node ``node``'s rows."""
+        start, stop = self.ranges[node]
+        self.fill_histogram(None if node == 0 else self.rows[start:stop], hist)
+
+    def partition(self, node, split, left, right):
+        """Split node ``node``'s rows into nodes ``left`` and ``right``; returns the number
+        that go left."""
+        start, stop = self.ranges[node]
+        kind, index, code, missing_left = split
+        if kind == NODE_THRESHOLD:
+            n_left = partition_rows(self.codes[index], self.rows, start, stop, code,
+                                    missing_left, self.scratch)
+        else:
+            n_left = self.other_splits.partition(split, self.rows, start, stop)
+        self.ranges[left] = (start, start + n_left)
+        self.ranges[right] = (start + n_left, stop)
+        return n_left
+
+    def best_other(self, node):
+        """The node's best split on the other column kinds, (gain, split), or None."""
+        if self.other_splits is None:
+            return None
+        start, stop = self.ranges[node]
+        return self.other_splits.best(self.rows[start:stop])
+
+    def leaf_blocks(self, leaf_of_node):
+        """The leaf of every row, shape (n_samples,), uint8, from {node: leaf}."""
+        train_blocks = np.empty(self.n_samples, dtype=BLOCK_DTYPE)
+        for node, leaf in leaf_of_node.items():
+            start, stop = self.ranges[node]
+            train_blocks[self.rows[start:stop]] = leaf
+        return train_blocks
+
+
+def grow_tree(row_sets, n_bins, n_columns, mode, max_leaves, max_depth, min_leaf_weight,
+              pool, root_hist=None, n_hist_bins=N_HIST_BINS):
+    """Best-first growth by the largest drop in Z (see the module docstring).
+
+    Parameters
+    ----------
+    row_sets : LocalRows or a stand-in with its methods
+        ``n_samples``; ``fill(node, hist)``; ``partition(node, split, left, right)`` ->
+        n_left; ``best_other(node)`` -> (gain, split) or None; ``leaf_blocks(leaf_of_node)``
+        -> the training examples' leaves (or None).
+    n_bins : ndarray of shape (n_features,) or None
+        Value bins of each numeric feature; None when there are none (``best_other`` then
+        proposes every split).
+    n_columns : int
+        Columns of the histograms (labels, or 1 for a Hamming tree).
+    mode : int
+        Confidence mode code.
+    max_leaves : int
+    max_depth : int or None
+    min_leaf_weight : float
+    pool : HistogramPool
+    root_hist : ndarray of shape (n_features, n_hist_bins, k, 2), optional
+        The root's histogram if already known (taken from ``pool``; it is given back).
+    n_hist_bins : int, default=256
+        Bins of a node histogram, the last one the missing bin: 256, or fewer when the row
+        sets fill histograms from compacted codes (``learners/tree.compact_codes``).
+
+    On equal gains a numeric split wins over the other kinds.
+
+    Returns
+    -------
+    GrownTree
+    """
+    if n_bins is not None:
+        n_features = n_bins.shape[0]
+        shape = (n_features, n_hist_bins, n_columns, 2)
+        buffers = (np.empty(n_features, dtype=np.float64), np.empty(n_features, dtype=np.intp),
+                   np.empty(n_features, dtype=bool))
+    # nodes: [size, depth, split or None, children or None]
+    nodes = [[row_sets.n_samples, 0, None, None]]
+    hists = {}
+    candidates = []
+
+    def consider(node_id, hist):
+        size, depth = nodes[node_id][:2]
+        best = None
+        if size >= 2 and (max_depth is None or depth < max_depth):
+            if hist is not None:
+                best = numeric_split(hist, n_bins, mode, min_leaf_weight, buffers)
+            found = row_sets.best_other(node_id)
+            if found is not None and found[0] > 0.0 and (best is None or found[0] > best[0]):
+                best = found
+        if best is None:
+            if hist is not None:
+                pool.put(hist)
+            return
+        heapq.heappush(candidates, (-best[0], node_id, best[1]))
+        if hist is not None:
+            hists[node_id] = hist
+            while len(hists) > 1 and len(hists) * hist.nbytes > HISTOGRAM_MEMORY:
+                # drop the histogram of the waiting leaf of least gain; rebuilt if it splits
+                gains = {node: -priority for priority, node, _ in candidates if node in hists}
+                pool.put(hists.pop(min(gains, key=gains.get)))
+
+    if n_bins is not None and root_hist is None:
+        root_hist = pool.get(shape)
+        row_sets.fill(0, root_hist)
+    consider(0, root_hist)
+    n_leaves = 1
+    while candidates and n_leaves < max_leaves:
+        _, node_id, split = heapq.heappop(candidates)
+        size, depth = nodes[node_id][:2]
+        children = (len(nodes), len(nodes) + 1)
+        n_left = row_sets.partition(node_id, split, *children)
+        nodes[node_id][2] = split
+        nodes[node_id][3] = children
+        nodes.append([n_left, depth + 1, None, None])
+        nodes.append([size - n_left, depth + 1, None, None])
+        n_leaves += 1
+        if n_leaves == max_leaves:  # the children will not split: no search for them
+            break
+        small, large = children if n_left <= size - n_left else children[::-1]
+        if n_bins is None:
+            consider(small, None)
+            consider(large, None)
+            continue
+        small_hist = pool.get(shape)
+        row_sets.fill(small, small_hist)
+        large_hist = hists.pop(node_id, None)
+        if large_hist is None:  # dropped under HISTOGRAM_MEMORY: the parent's, from its rows
+            large_hist = pool.get(shape)
+            row_sets.fill(node_id, large_hist)
+        subtract_sibling(large_hist, small_hist)
+        consider(small, small_hist)
+        consider(large, large_hist)
+    for hist in hists.values():
+        pool.put(hist)
+    return _number_nodes(nodes, row_sets)
+
+
+def _number_nodes(nodes, row_sets):
+    """Node arrays from the growth records: internal nodes in split order, leaves left to
+    right."""
+    internal = [i for i, node in enumerate(nodes) if node[2] is not None]
+    internal_index = {node_id: position for position, node_id in enumerate(internal)}
+    leaf_index = {}
+    stack = [0]
+    while stack:  # depth-first, left child first
+        node_id = stack.pop()
+        if nodes[node_id][3] is None:
+            leaf_index[node_id] = len(leaf_index)
+        else:
+            stack.extend(reversed(nodes[node_id][3]))
+
+    def ref(node_id):
+        return internal_index[node_id] if node_id in internal_index else -leaf_index[node_id] - 1
+
+    n = len(internal)
+    kind = np.empty(n, dtype=np.intp)
+    feature = np.empty(n, dtype=np.intp)
+    threshold_bin = np.empty(n, dtype=np.intp)
+    missing_left = np.empty(n, dtype=bool)
+    left = np.empty(n, dtype=np.intp)
+    right = np.empty(n, dtype=np.intp)
+    for position, node_id in enumerate(internal):
+        (kind[position], feature[position], threshold_bin[position],
+         missing_left[position]) = nodes[node_id][2]
+        left[position], right[position] = (ref(c) for c in nodes[node_id][3])
+    return GrownTree(kind, feature, threshold_bin, missing_left, left, right,
+                     row_sets.leaf_blocks(leaf_index), len(leaf_index))

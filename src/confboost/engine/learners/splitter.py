@@ -1,0 +1,229 @@
+"""A tree node's best split over every column kind: the splitter.
+
+For a node (its rows, and for continuous columns its histogram of W+ and W- per feature,
+bin and column) the candidates are
+
+- a threshold on a continuous column: ``x <= θ`` left, a missing value to the side that
+  gives the larger gain (``kernels/node_split.best_node_splits``); a node that saw no missing
+  value sends it to the child of larger training weight;
+- a categorical value: ``x == v`` left, any other value and a missing value right, for every
+  value v seen in training, from the column's value histogram over the node's rows
+  (O(n_node · k) per column, ``categorical_node_masses``, ``value_split_gains``);
+- a term of a text column: present left, absent right (a missing text holds no term), from
+  the term postings restricted to the node's rows (``kernels/tree.node_term_gains``,
+  O(nnz · k) per column and node).
+
+Every candidate is scored by the same drop in Z (``criterion.split_gain``; paper §4.1, Eq.
+10 and 16; §3.1); on equal gains a threshold wins, then a value, then a term, each in column
+order. A tree has no abstaining block, so a missing categorical value or text goes right
+with the other non-matching examples.
+"""
+
+import numpy as np
+
+from confboost.engine.learners.base import leaf_statistics
+from confboost.kernels.criterion_numpy import split_gain
+from confboost.kernels.node_split import best_node_splits
+from confboost.kernels.tree_nodes import node_term_gains
+from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
+
+
+def numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
+    """(gain, split) of a node's best threshold split, or None when none lowers Z.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2)
+        The node's histogram, its last bin the missing one.
+    n_bins : ndarray of shape (n_features,), intp
+    mode : int
+    min_leaf_weight : float
+    buffers : tuple of ndarray of shape (n_features,)
+        Work space: float64 gains, intp bins, bool missing sides.
+
+    Returns
+    -------
+    (float, (int, int, int, bool)) or None
+        The gain and ``(NODE_THRESHOLD, feature, threshold_bin, missing_left)``.
+    """
+    gain, split_bin, split_missing_left = buffers
+    best_node_splits(hist, n_bins, mode, min_leaf_weight, gain, split_bin, split_missing_left)
+    feature = int(np.argmax(gain))
+    if not gain[feature] > 0.0:
+        return None
+    b = int(split_bin[feature])
+    missing_left = bool(split_missing_left[feature])
+    if not hist[feature, -1].any():
+        # no missing value seen here: send it to the child of larger training weight
+        missing_left = bool(hist[feature, : b + 1].sum()
+                            >= hist[feature, b + 1: n_bins[feature]].sum())
+    return float(gain[feature]), (NODE_THRESHOLD, feature, b, missing_left)
+
+
+def categorical_node_masses(codes, rows, n_values, pos, neg):
+    """W+ and W- of a node's rows with each value, shape (2, n_values, k).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,), int32
+        Value code of each example, -1 where missing.
+    rows : ndarray of shape (n_rows,), intp
+        The node's rows.
+    n_values : int
+    pos, neg : ndarray of shape (n_samples, k)
+        Positive and negative mass of each example and column.
+
+    Masses of disjoint row sets add up to those of their union (``confboost.dask`` sums its
+    partitions').
+    """
+    node_codes = codes[rows]
+    known = node_codes >= 0
+    return np.stack(leaf_statistics(node_codes[known], n_values, pos[rows[known]],
+                                    neg[rows[known]]))
+
+
+def value_split_gains(node_pos, node_neg, equal_pos, equal_neg, mode, least_mass):
+    """The drop in Z of each value test ``x == v`` at a node (missing goes right).
+
+    Parameters
+    ----------
+    node_pos, node_neg : ndarray of shape (k,)
+        W+ and W- of the node.
+    equal_pos, equal_neg : ndarray of shape (n_values, k)
+        W+ and W- of the node's rows with each value (``categorical_node_masses``).
+    mode : int
+        Confidence mode code.
+    least_mass : float
+        Least mass of a child.
+
+    Returns
+    -------
+    gains : ndarray of shape (n_values,)
+        score(node) - score(= v) - score(≠ v), -inf where a child is lighter than
+        ``least_mass``.
+    """
+    gains = split_gain(node_pos, node_neg, equal_pos, equal_neg, mode)
+    equal_mass = equal_pos.sum(axis=1) + equal_neg.sum(axis=1)
+    rest_mass = node_pos.sum() + node_neg.sum() - equal_mass
+    gains[(equal_mass < least_mass) | (rest_mass < least_mass)] = -np.inf
+    return gains
+
+
+def least_child_mass(node_pos, node_neg, min_leaf_weight):
+    """Least mass of a child of a node of W+ ``node_pos`` and W- ``node_neg``."""
+    return max(min_leaf_weight, 1e-12 * float(node_pos.sum() + node_neg.sum()))
+
+
+def best_value_split(node_pos, node_neg, value_masses, mode, min_leaf_weight):
+    """A node's best value test over the categorical columns, (gain, (NODE_VALUE, index,
+    code, False)), or None when there is no column.
+
+    Parameters
+    ----------
+    node_pos, node_neg : ndarray of shape (k,)
+    value_masses : list of ndarray of shape (2, n_values, k)
+        ``categorical_node_masses`` of each column (``NodeSplits.categorical``).
+    mode : int
+    min_leaf_weight : float
+    """
+    least_mass = least_child_mass(node_pos, node_neg, min_leaf_weight)
+    best = None
+    for index, masses in enumerate(value_masses):
+        gains = value_split_gains(node_pos, node_neg, masses[0], masses[1], mode, least_mass)
+        code = int(np.argmax(gains))
+        if best is None or gains[code] > best[0]:
+            best = (float(gains[code]), (NODE_VALUE, index, code, False))
+    return best
+
+
+class NodeSplits:
+    """The categorical and term splits of a node (``grow_tree``'s ``other_splits``).
+
+    Parameters
+    ----------
+    dataset : Dataset
+    pos, neg : ndarray of shape (n_samples, c), float64, C-contiguous
+        Positive and negative mass of each example and histogram column.
+    mode : int
+        Confidence mode code.
+    min_leaf_weight : float
+    """
+
+    def __init__(self, dataset, pos, neg, mode, min_leaf_weight):
+        self.categorical = [column for column in dataset.categorical if column.values]
+        self.text = [column for column in dataset.text if column.indptr.shape[0] > 1]
+        self.pos, self.neg = pos, neg
+        self.mode = mode
+        self.min_leaf_weight = min_leaf_weight
+        self.n_samples = dataset.n_samples
+        self._in_node = np.zeros(dataset.n_samples, dtype=bool)
+        self._present = np.zeros(dataset.n_samples, dtype=bool)
+
+    def __bool__(self):
+        return bool(self.categorical or self.text)
+
+    def best(self, rows):
+        """The node's best categorical or term split: (gain, (kind, index, code, False)),
+        or None when there is none; ``index`` is the column's position in
+        ``self.categorical`` or ``self.text``."""
+        pos, neg = self.pos, self.neg
+        node_pos, node_neg = self.node_masses(rows)
+        best = best_value_split(node_pos, node_neg, self.value_masses(rows), self.mode,
+                                self.min_leaf_weight)
+        least_mass = least_child_mass(node_pos, node_neg, self.min_leaf_weight)
+        if self.text:
+            self._in_node[rows] = True
+            for index, column in enumerate(self.text):
+                # one gain per distinct posting list; the first term of the best list is
+                # the first term of the largest gain (``data/dataset.TextColumn``)
+                gains = np.empty(column.distinct_first_term.shape[0], dtype=np.float64)
+                node_term_gains(column.distinct_indptr, column.distinct_indices,
+                                self._in_node, pos, neg, node_pos, node_neg, self.mode,
+                                least_mass, gains)
+                best_list = int(np.argmax(gains))
+                if best is None or gains[best_list] > best[0]:
+                    term = int(column.distinct_first_term[best_list])
+                    best = (float(gains[best_list]), (NODE_TERM, index, term, False))
+            self._in_node[rows] = False
+        return best
+
+    def node_masses(self, rows):
+        """W+ and W- of the node of ``rows``, shape (k,) each."""
+        return self.pos[rows].sum(axis=0), self.neg[rows].sum(axis=0)
+
+    def value_masses(self, rows):
+        """``categorical_node_masses`` of every categorical column at the node of ``rows``."""
+        return [categorical_node_masses(column.codes, rows, len(column.values), self.pos,
+                                        self.neg)
+                for column in self.categorical]
+
+    def goes_left(self, split, rows):
+        """Whether each of ``rows`` goes left under a categorical or term split, shape
+        (n_rows,), bool."""
+        kind, index, code, _ = split
+        if kind == NODE_VALUE:
+            return self.categorical[index].codes[rows] == code
+        column = self.text[index]
+        documents = column.indices[column.indptr[code]: column.indptr[code + 1]]
+        self._present[documents] = True
+        left = self._present[rows]
+        self._present[documents] = False
+        return left
+
+    def partition(self, split, rows, start, stop):
+        """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's;
+        returns the number that go left."""
+        node_rows = rows[start:stop]
+        left = self.goes_left(split, node_rows)
+        n_left = int(left.sum())
+        rows[start:stop] = np.concatenate([node_rows[left], node_rows[~left]])
+        return n_left
+
+    def describe(self, split):
+        """Table column and saved value (categorical value or term) of a split."""
+        kind, index, code, _ = split
+        if kind == NODE_VALUE:
+            column = self.categorical[index]
+            return column.column, column.values[code]
+        column = self.text[index]
+        return column.column, column.terms[code]

@@ -1,0 +1,305 @@
+"""Decision stumps on continuous features, with a missing-value block (paper §4.1, §7.1).
+
+A stump tests ``x[feature] <= threshold`` and partitions the domain into three blocks:
+0 (test true), 1 (test false), 2 (value missing). The learner builds the W+/W- histograms of
+every feature, finds the threshold of least Z (``kernels/split.py``), and sets the block
+values by the confidence rule (``confidence.py``). Under the abstaining modes block 2 is the
+abstaining block.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from confboost.data.frame import as_frame
+from confboost.engine.confidence import block_confidences
+from confboost.engine.learners.base import (
+    MAX_INDEX,
+    PartitionFit,
+    PartitionHypothesis,
+    blocks_text,
+    column_label,
+    saved_values,
+)
+from confboost.kernels.histogram import (
+    N_HIST_BINS,
+    build_histogram,
+    build_histogram_binary,
+    build_histogram_binary_rows,
+    build_histogram_rows,
+)
+from confboost.kernels.stump_predict import predict_stumps
+from confboost.kernels.stump_split import best_thresholds
+from confboost.kernels.weight_trim import trim_rows
+from confboost.kernels.weight_update import stump_block_stats, stump_blocks
+from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
+from confboost.utils.untrusted import read_float, read_int, require, write_float
+
+#: Which of a stump's blocks the abstaining modes abstain on: the missing-value block.
+STUMP_ABSTAINING = np.array([False, False, True])
+
+
+class StumpHypothesis(PartitionHypothesis):
+    """A stump ``x[feature] <= threshold`` with a value per block and label.
+
+    Parameters
+    ----------
+    feature : int
+        Table position of the column tested.
+    threshold : float
+        Raw-value threshold (``inf`` sends every non-missing value to block 0).
+    values : ndarray of shape (3, k)
+    """
+
+    type_name = "stump"
+
+    def __init__(self, feature, threshold, values):
+        self.feature = int(feature)
+        self.threshold = float(threshold)
+        self.values = np.asarray(values, dtype=np.float64)
+
+    def features(self):
+        return [self.feature]
+
+    def blocks(self, X):
+        column = as_frame(X).continuous_values(self.feature)
+        return np.where(np.isnan(column), 2, np.where(column <= self.threshold, 0, 1))
+
+    def with_columns(self, position):
+        return StumpHypothesis(position[self.feature], self.threshold, self.values)
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        name = column_label(names, self.feature)
+        tests = ([f"{name} <= {self.threshold:.6g}", f"{name} > {self.threshold:.6g}"]
+                 if np.isfinite(self.threshold) else [f"{name} known", "(never)"])
+        tests.append(f"{name} missing")
+        keep = [b for b in range(3) if tests[b] != "(never)"]
+        return blocks_text([tests[b] for b in keep], self.values[keep], classes, scale)
+
+    def test_columns(self):
+        return np.array([self.feature], dtype=np.intp)
+
+    def tested_points(self, column):
+        tested = self.feature == column and np.isfinite(self.threshold)
+        return ([self.threshold] if tested else []), []
+
+    @classmethod
+    def add_scores(cls, hypotheses, alphas, frame, scores):
+        """All the stumps in one pass of the ``predict_stumps`` kernel."""
+        X = frame.numeric
+        X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype == np.float32 else np.float64)
+        features = np.array([h.feature for h in hypotheses], dtype=np.intp)
+        for feature in np.unique(features):
+            frame.continuous_values(int(feature))  # ValueError if not a continuous column
+        thresholds = np.array([h.threshold for h in hypotheses], dtype=np.float64)
+        values = np.array([h.values * a for h, a in zip(hypotheses, alphas, strict=True)],
+                          dtype=np.float64).reshape(len(hypotheses), 3, scores.shape[1])
+        predict_stumps(X, features, thresholds, values, scores)
+
+    def to_dict(self):
+        return {"type": self.type_name, "feature": self.feature,
+                "threshold": write_float(self.threshold), "values": self.values.tolist()}
+
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of ``to_dict``; ValueError naming the bad field. The feature is checked
+        against the model's columns by ``BoostedModel.check_columns``."""
+        feature = read_int(require(data, "feature", "stump"), "feature", 0, MAX_INDEX)
+        threshold = read_float(require(data, "threshold", "stump"), "threshold", infinite=True)
+        return cls(feature, threshold, saved_values(data, 3))
+
+
+@dataclass
+class StumpSplit:
+    """The best stump of a histogram, before its training blocks are known.
+
+    Attributes
+    ----------
+    hypothesis : StumpHypothesis
+    feature_row : int
+        Row of ``Dataset.codes`` tested (the hypothesis names its table position).
+    threshold_bin : int
+        Codes ``<= threshold_bin`` are block 0 (``kernels.update.stump_blocks``).
+    weight_pos, weight_neg : ndarray of shape (3, k)
+        W+ and W- of the three blocks.
+    values : ndarray of shape (3, k)
+    criterion : float
+        The stump's Z.
+    """
+
+    hypothesis: StumpHypothesis
+    feature_row: int
+    threshold_bin: int
+    weight_pos: np.ndarray
+    weight_neg: np.ndarray
+    values: np.ndarray
+    criterion: float
+
+
+class StumpLearner:
+    """Finds the stump of least Z under the given weights.
+
+    Parameters
+    ----------
+    mode : int
+        Confidence mode code (``criterion.MODES``).
+    smoothing : float
+        ε for the real confidences.
+    trim : float, default=0.0
+        Weight trimming β (Friedman, Hastie & Tibshirani 2000): the histograms that choose
+        the split skip the lightest examples holding at most β of the weight mass
+        (``kernels/trim.py``). The chosen stump's confidences fit the kept examples; its
+        block statistics, from which α and Z_t follow, are recomputed over all examples.
+
+    Attributes
+    ----------
+    kept_ : list of int
+        Examples the histograms used, per round (every example when ``trim`` is 0).
+    """
+
+    def __init__(self, mode, smoothing, trim=0.0):
+        self.mode = mode
+        self.smoothing = smoothing
+        self.trim = trim
+        self.kept_ = []
+        self._hist = None
+        self._rows = None
+
+    def fit(self, dataset, weights, labels):
+        """Best stump for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
+
+        Returns
+        -------
+        PartitionFit or None
+            None when the Dataset has no continuous column.
+        """
+        if not dataset.has_numeric:
+            return None
+        n_samples = dataset.codes.shape[1]
+        k = weights.shape[1]
+        weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
+        sign_index = labels.sign_index
+        rows = self._trimmed_rows(weights) if self.trim > 0 else None
+        hist = self.histogram(dataset, weights, labels, rows, out=self._hist)
+        self._hist = hist
+        self.kept_.append(n_samples if rows is None else rows.shape[0])
+        split = self.best_split(hist, dataset)
+        feature, threshold_bin = split.feature_row, split.threshold_bin
+        weight_pos, weight_neg, values = split.weight_pos, split.weight_neg, split.values
+        train_blocks = np.empty(n_samples, dtype=np.uint8)
+        if rows is None:
+            stump_blocks(dataset.codes[feature], threshold_bin, MISSING_BIN, train_blocks)
+        else:
+            # Trimmed: the confidences fit the kept examples (as in Friedman et al.; fitting
+            # them to all examples would leave the same stump best on the kept ones, round
+            # after round), while α and Z_t use the block statistics of every example.
+            kept_edge = float(np.sum((weight_pos - weight_neg) * values))
+            weight_pos = np.empty((3, k), dtype=WEIGHT_DTYPE)
+            weight_neg = np.empty((3, k), dtype=WEIGHT_DTYPE)
+            stump_block_stats(dataset.codes[feature], threshold_bin, MISSING_BIN, weights,
+                              sign_index, train_blocks, weight_pos, weight_neg)
+            full_edge = float(np.sum((weight_pos - weight_neg) * values))
+            if not full_edge >= 0.5 * kept_edge:
+                # the trimmed choice lost most of its edge r = Σ W h on all the examples
+                # (the kept set can get stuck on one stump): this round, use every example
+                self.kept_.pop()
+                return self._fit_untrimmed(dataset, weights, labels)
+        return PartitionFit(
+            hypothesis=split.hypothesis,
+            train_blocks=train_blocks,
+            weight_pos=weight_pos,
+            weight_neg=weight_neg,
+            criterion=split.criterion,
+        )
+
+    @staticmethod
+    def histogram(dataset, weights, labels, rows=None, out=None):
+        """The W+/W- histogram of every numeric feature, shape (n_features, 256, k, 2).
+
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k), float64, C-contiguous
+        labels : LabelSigns
+        rows : ndarray of shape (n_kept,), uint32, optional
+            Only these examples (weight trimming); None for all.
+        out : ndarray, optional
+            Reused when it has the histogram's shape.
+
+        Histograms of disjoint row sets add up to the histogram of their union: the
+        distributed fit (``confboost.dask``) sums its partitions' histograms.
+        """
+        n_features = dataset.codes.shape[0]
+        k = weights.shape[1]
+        shape = (n_features, N_HIST_BINS, k, 2)
+        hist = out if out is not None and out.shape == shape else np.empty(
+            shape, dtype=WEIGHT_DTYPE)
+        sign_index = labels.sign_index
+        if k == 1:
+            if rows is None:
+                build_histogram_binary(dataset.codes, weights[:, 0], sign_index[:, 0], hist)
+            else:
+                build_histogram_binary_rows(dataset.codes, rows, weights[rows, 0],
+                                            sign_index[rows, 0], hist)
+        elif rows is None:
+            build_histogram(dataset.codes, weights, sign_index, hist)
+        else:
+            build_histogram_rows(dataset.codes, rows, weights[rows], sign_index[rows], hist)
+        return hist
+
+    def best_split(self, hist, dataset):
+        """The stump of least Z from a histogram (``histogram``'s output).
+
+        Parameters
+        ----------
+        hist : ndarray of shape (n_features, 256, k, 2)
+        dataset : Dataset
+            Its bins and columns (``n_bins``, ``numeric_columns``, ``bin_mapper``); its
+            rows are not read, so a Dataset of no rows with the same bins will do.
+
+        Returns
+        -------
+        StumpSplit
+        """
+        n_features = hist.shape[0]
+        best_z = np.empty(n_features, dtype=np.float64)
+        best_bin = np.empty(n_features, dtype=np.intp)
+        # every example lies in one bin of feature 0: the histogram's total mass
+        total = float(hist[0].sum())
+        best_thresholds(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
+        feature = int(np.argmin(best_z))
+        threshold_bin = int(best_bin[feature])
+        weight_pos, weight_neg = self._block_stats(hist[feature], dataset.n_bins[feature],
+                                                   threshold_bin)
+        values = block_confidences(weight_pos, weight_neg, STUMP_ABSTAINING, self.mode,
+                                   self.smoothing)
+        threshold = dataset.raw_threshold(feature, threshold_bin)
+        hypothesis = StumpHypothesis(dataset.numeric_columns[feature], threshold, values)
+        return StumpSplit(hypothesis, feature, threshold_bin, weight_pos, weight_neg, values,
+                          float(best_z[feature]))
+
+    def _fit_untrimmed(self, dataset, weights, labels):
+        trim, self.trim = self.trim, 0.0
+        try:
+            return self.fit(dataset, weights, labels)
+        finally:
+            self.trim = trim
+
+    def _trimmed_rows(self, weights):
+        """Examples kept by weight trimming this round, shape (n_kept,), uint32."""
+        n_samples = weights.shape[0]
+        mass = weights[:, 0] if weights.shape[1] == 1 else weights.sum(axis=1)
+        mass = np.ascontiguousarray(mass)
+        if self._rows is None or self._rows.shape[0] != n_samples:
+            self._rows = np.empty(n_samples, dtype=np.uint32)
+        count = trim_rows(mass, mass.view(np.uint64), float(self.trim), self._rows)
+        return self._rows[:count]
+
+    @staticmethod
+    def _block_stats(feature_hist, n_value_bins, threshold_bin):
+        """W+ and W- of the three blocks, shape (3, k) each, from one feature's histogram."""
+        left = feature_hist[: threshold_bin + 1].sum(axis=0)
+        right = feature_hist[threshold_bin + 1: n_value_bins].sum(axis=0)
+        missing = feature_hist[MISSING_BIN]
+        stats = np.stack([left, right, missing])
+        return stats[:, :, 0].copy(), stats[:, :, 1].copy()

@@ -1,0 +1,144 @@
+"""Term-presence tests on text columns (BoosTexter; Schapire & Singer 2000, §7.1 of the 1999 paper).
+
+The hypothesis tests whether a term (a word or word n-gram of a text column, ``data/text.py``)
+is present in a document: two blocks, 0 (present) and 1 (absent, including a missing text).
+Under the abstaining modes ("abstain", "real-abstain") the absent block abstains, which is
+BoosTexter's real abstaining AdaBoost.MH.
+
+Per round the learner reads each text column's distinct posting lists once (terms found in
+the same documents share one list and one Z, ``data/frame.TextColumn``), computing every
+list's Z in one fused pass (``kernels/text.term_criteria``: O(nnz · k), no (n_terms, k)
+array), keeps the first term of least Z, and only for that term forms the block statistics
+and confidences.
+"""
+
+import numpy as np
+
+from confboost.engine.confidence import block_confidences
+from confboost.engine.learners.base import (
+    MAX_INDEX,
+    PartitionFit,
+    PartitionHypothesis,
+    blocks_text,
+    column_label,
+    saved_values,
+)
+from confboost.kernels.term_masses import term_criteria
+from confboost.utils.untrusted import read_int, read_str, require
+
+#: The abstaining block of a term test: absent.
+TERM_ABSTAINING = np.array([False, True])
+
+
+class TermHypothesis(PartitionHypothesis):
+    """Presence of ``term`` in text column ``column``; a value per block (present, absent).
+
+    Parameters
+    ----------
+    column : int
+        Position of the column in the input table.
+    term : str
+        Words joined by one space (``TextExpert.terms``).
+    values : ndarray of shape (2, k)
+    """
+
+    type_name = "term"
+
+    def __init__(self, column, term, values):
+        self.column = int(column)
+        self.term = str(term)
+        self.values = np.asarray(values, dtype=np.float64)
+
+    def features(self):
+        return [self.column]
+
+    def blocks(self, X):
+        """Blocks of the examples of a ``Frame``."""
+        return X.term_blocks(self.column, self.term)
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        name = column_label(names, self.column)
+        tests = [f"{name} contains {self.term!r}", f"{name} lacks {self.term!r}"]
+        return blocks_text(tests, self.values, classes, scale)
+
+    def test_columns(self):
+        return np.array([self.column], dtype=np.intp)
+
+    def tested_points(self, column):
+        return [], []
+
+    def with_columns(self, position):
+        return TermHypothesis(position[self.column], self.term, self.values)
+
+    def to_dict(self):
+        return {"type": self.type_name, "column": self.column, "term": self.term,
+                "values": self.values.tolist()}
+
+    def columns_read(self):
+        return [("text", self.column)]
+
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of ``to_dict``; ValueError naming the bad field."""
+        column = read_int(require(data, "column", "term"), "column", 0, MAX_INDEX)
+        term = read_str(require(data, "term", "term"), "term")
+        return cls(column, term, saved_values(data, 2))
+
+
+def term_block_stats(indptr, indices, term, weights, signs, total_pos, total_neg):
+    """W+ and W- of the present and absent blocks of one term, shape (2, k) each."""
+    rows = indices[indptr[term]: indptr[term + 1]]
+    w, s = weights[rows], signs[rows]
+    present_pos = np.where(s > 0, w, 0.0).sum(axis=0)
+    present_neg = np.where(s < 0, w, 0.0).sum(axis=0)
+    return (np.stack([present_pos, np.maximum(total_pos - present_pos, 0.0)]),
+            np.stack([present_neg, np.maximum(total_neg - present_neg, 0.0)]))
+
+
+class TermLearner:
+    """Finds the term test of least Z over every text column.
+
+    Parameters
+    ----------
+    mode : int
+        Confidence mode code.
+    smoothing : float
+    """
+
+    def __init__(self, mode, smoothing):
+        self.mode = mode
+        self.smoothing = smoothing
+
+    def fit(self, dataset, weights, labels):
+        """Best term over ``dataset.text`` (a ``Dataset``); None if no column has terms."""
+        signs = labels.signs
+        total_pos = np.where(signs > 0, weights, 0.0).sum(axis=0)
+        total_neg = np.where(signs < 0, weights, 0.0).sum(axis=0)
+        total = float(weights.sum())
+        best = None
+        for column in dataset.text:
+            n_lists = column.distinct_first_term.shape[0]
+            if n_lists == 0:
+                continue
+            z = np.empty(n_lists, dtype=np.float64)
+            term_criteria(column.distinct_indptr, column.distinct_indices, weights, signs,
+                          total_pos, total_neg, self.mode, total, z)
+            best_list = int(np.argmin(z))  # the first term of least Z: lists are in term order
+            if best is None or z[best_list] < best[0]:
+                best = (float(z[best_list]), column, int(column.distinct_first_term[best_list]))
+        if best is None:
+            return None
+        z, column, term = best
+        weight_pos, weight_neg = term_block_stats(column.indptr, column.indices, term, weights,
+                                                  signs, total_pos, total_neg)
+        values = block_confidences(weight_pos, weight_neg, TERM_ABSTAINING, self.mode,
+                                   self.smoothing)
+        train_blocks = np.ones(weights.shape[0], dtype=np.uint8)
+        train_blocks[column.indices[column.indptr[term]: column.indptr[term + 1]]] = 0
+        return PartitionFit(
+            hypothesis=TermHypothesis(column.column, column.terms[term], values),
+            train_blocks=train_blocks,
+            weight_pos=weight_pos,
+            weight_neg=weight_neg,
+            criterion=z,
+        )

@@ -1,0 +1,396 @@
+"""The tree learners: ``TreeLearner`` and ``HammingTreeLearner``.
+
+A tree is a domain-partitioning hypothesis (paper §4.1): its leaves are the blocks, and the
+confidence rule (``confidence.block_confidences``) sets the value of each leaf. The
+hypotheses and their one node layout are ``learners/tree_hypothesis.py``'s.
+
+``TreeLearner`` grows a tree with a value per leaf and label; ``HammingTreeLearner`` a
+label-independent tree with one vote vector v and a scalar confidence per leaf,
+h(x, l) = v_l c_leaf (Kégl 2014). Both grow best-first by the largest drop in Z
+(``learners/grower.py``) over the best split of each node over every column kind
+(``learners/splitter.py``). A tree's leaves are a partition in two at each node, so there is
+no abstaining block: under ``confidence="abstain"`` a tree is the discrete tree, and under
+``"real-abstain"`` the real tree.
+"""
+
+import numpy as np
+
+from confboost.engine.confidence import block_confidences
+from confboost.engine.learners.base import PartitionFit, label_masses, leaf_statistics
+from confboost.engine.learners.grower import HistogramPool, LocalRows, grow_tree
+from confboost.engine.learners.splitter import NodeSplits
+from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
+from confboost.kernels.criterion_numpy import partition_z
+from confboost.kernels.histogram import (
+    N_HIST_BINS,
+    build_histogram,
+    build_histogram_masses,
+    build_histogram_rows,
+    mass_group,
+)
+from confboost.kernels.term_masses import term_block_weights
+from confboost.kernels.tree_nodes import best_factorized_splits, node_histogram
+from confboost.kernels.value_masses import value_histogram
+from confboost.utils.dtypes import MISSING_BIN, NODE_THRESHOLD, WEIGHT_DTYPE
+
+
+def compact_codes(dataset):
+    """A ``Dataset``'s codes for node histograms of as few bins as its features need.
+
+    A node histogram has 256 bins per feature (the missing bin is code 255) whatever the
+    feature's values: on features of a few values (birds: 323 count features of at most 5
+    bins, 19 labels) a tree spent its time zeroing and subtracting 25 MB histograms that
+    were nearly all empty. With at most ``B`` value bins per feature the codes here keep
+    every value bin and move the missing bin to ``B``, the last of ``B + 1`` histogram bins;
+    every histogram cell of a value or missing bin holds the same sum as before, so the
+    trees are the same bit for bit.
+
+    Parameters
+    ----------
+    dataset : Dataset
+
+    Returns
+    -------
+    codes : ndarray of shape (n_features, n_samples), uint8
+        ``dataset.codes`` itself when no feature is narrower than 255 value bins, else a
+        copy with ``MISSING_BIN`` replaced by ``n_hist_bins - 1``.
+    n_hist_bins : int
+    """
+    n_hist_bins = int(dataset.n_bins.max()) + 1 if dataset.n_bins.size else N_HIST_BINS
+    if n_hist_bins >= N_HIST_BINS:
+        return dataset.codes, N_HIST_BINS
+    codes = dataset.codes.copy()
+    codes[codes == MISSING_BIN] = n_hist_bins - 1
+    return codes, n_hist_bins
+
+
+#: Labels from which a label tree's node histograms come from each row's masses in cell
+#: order (``build_histogram_masses``, faster from 8 labels on) rather than from its weights
+#: and sign index (``build_histogram`` and ``build_histogram_rows``, faster below).
+MASS_MIN_LABELS = 8
+
+
+def label_histograms(dataset, weights, labels, pos, neg, codes=None):
+    """The ``fill_histogram`` of a label tree on a ``Dataset``'s numeric part (``grow_tree``),
+    from ``codes`` (``compact_codes``; default the dataset's).
+
+    From ``MASS_MIN_LABELS`` labels on, each example's W+ and W- per label (``pos``,
+    ``neg``: ``label_masses`` of ``weights``) are laid out once in a histogram bin's cell
+    order, shape (n, k, 2), and each node's gathered from them for
+    ``kernels/histogram.build_histogram_masses``; with fewer labels a node's weights and
+    sign indices are gathered for ``build_histogram_rows``. The histograms are the same to
+    the bit.
+    """
+    codes = dataset.codes if codes is None else codes
+    if weights.shape[1] < MASS_MIN_LABELS:
+        sign_index = labels.sign_index
+
+        def fill_histogram(rows, hist):
+            if rows is None:
+                build_histogram(codes, weights, sign_index, hist)
+            else:
+                build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
+
+        return fill_histogram
+    masses = np.stack((pos, neg), axis=-1)
+
+    def fill_histogram(rows, hist):
+        build_histogram_masses(codes, rows, masses if rows is None else masses[rows], hist,
+                               mass_group(codes.shape[0]))
+
+    return fill_histogram
+
+
+def agreement_masses(pos, neg, vote):
+    """Each example's mass agreeing and disagreeing with the vote v, shape (n, 1) each.
+
+    A_i = Σ_l W[i,l] [Y[i,l] = v_l], D_i = Σ_l W[i,l] [Y[i,l] ≠ v_l], from
+    ``pos``, ``neg`` = ``label_masses``, shape (n, k), and ``vote``, shape (k,).
+    """
+    for_vote = vote > 0
+    agree = pos[:, for_vote].sum(axis=1) + neg[:, ~for_vote].sum(axis=1)
+    disagree = neg[:, for_vote].sum(axis=1) + pos[:, ~for_vote].sum(axis=1)
+    return (np.ascontiguousarray(agree[:, None], dtype=WEIGHT_DTYPE),
+            np.ascontiguousarray(disagree[:, None], dtype=WEIGHT_DTYPE))
+
+
+def _no_feature_error():
+    return ValueError("the data has no usable feature (every column is ignored or empty)")
+
+
+def hypothesis_nodes(tree, dataset, splits):
+    """The node arrays of a grown tree in the saved layout: (kind, column, threshold,
+    value, missing_left), columns at their table positions."""
+    column, threshold, value = [], [], []
+    for kind, index, code in zip(tree.kind, tree.feature, tree.threshold_bin, strict=True):
+        if kind == NODE_THRESHOLD:
+            column.append(int(dataset.numeric_columns[index]))
+            threshold.append(dataset.raw_threshold(index, code))
+            value.append(None)
+        else:
+            position, name = splits.describe((kind, index, code, False))
+            column.append(position)
+            threshold.append(np.nan)
+            value.append(name)
+    return tree.kind, column, threshold, value, tree.missing_left
+
+
+class TreeLearner:
+    """Finds a tree of small Z under the given weights, with per-label leaf values.
+
+    Parameters
+    ----------
+    mode : int
+        Confidence mode code (``criterion.MODES``).
+    smoothing : float
+        ε for the real confidences.
+    max_leaves : int
+        Most leaves, 2 .. 255 (2 leaves: the stump without its missing block).
+    max_depth : int or None
+        Most splits from the root to a leaf.
+    min_leaf_weight : float
+        Least weight (Σ_l W+ + W-, of the round's weights that sum to 1) of a leaf.
+    """
+
+    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
+        self.mode = mode
+        self.smoothing = smoothing
+        self.max_leaves = max_leaves
+        self.max_depth = max_depth
+        self.min_leaf_weight = min_leaf_weight
+        self._pool = HistogramPool()
+        self._compact = None  # (dataset, its compact_codes, n_hist_bins)
+
+    def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
+              n_hist_bins=N_HIST_BINS):
+        numeric = dataset if dataset.has_numeric else None
+        if numeric is None and not splits:
+            raise _no_feature_error()
+        row_sets = LocalRows(numeric, fill_histogram if numeric is not None else None,
+                             splits or None)
+        return grow_tree(row_sets, None if numeric is None else numeric.n_bins, n_columns,
+                         self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
+                         self._pool, root_hist, n_hist_bins)
+
+    def fit(self, dataset, weights, labels):
+        """Best-first tree for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
+
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k)
+        labels : LabelSigns
+
+        Returns
+        -------
+        PartitionFit
+        """
+        weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
+        pos, neg = label_masses(weights, labels)
+        splits = NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight)
+        if self._compact is None or self._compact[0] is not dataset:
+            self._compact = (dataset, *compact_codes(dataset))
+        _, codes, n_hist_bins = self._compact
+        tree = self._grow(dataset, label_histograms(dataset, weights, labels, pos, neg, codes),
+                          weights.shape[1], splits, n_hist_bins=n_hist_bins)
+        values, fit = self._leaf_fit(tree, pos, neg)
+        return fit(TreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
+                                  tree.right, values))
+
+    def leaf_values(self, weight_pos, weight_neg, total):
+        """The leaf values from the leaves' W+ and W-, shape (n_leaves, c) each, and the
+        tree's Z (``partition_z``; ``total``: the mass of all examples). The confidence rule
+        of §4.1 (``block_confidences``); a leaf never abstains."""
+        values = block_confidences(weight_pos, weight_neg,
+                                   np.zeros(weight_pos.shape[0], dtype=bool), self.mode,
+                                   self.smoothing)
+        return values, partition_z(weight_pos, weight_neg, None, self.mode, total)
+
+    def _leaf_fit(self, tree, pos, neg):
+        """The leaf values, shape (n_leaves, k), and a function of the hypothesis giving its
+        ``PartitionFit``."""
+        weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
+        values, criterion = self.leaf_values(weight_pos, weight_neg,
+                                             float(pos.sum() + neg.sum()))
+
+        def fit(hypothesis):
+            return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
+                                weight_pos=weight_pos, weight_neg=weight_neg,
+                                criterion=criterion)
+
+        return values, fit
+
+
+class HammingTreeLearner(TreeLearner):
+    """Multi-class Hamming trees (B. Kégl, "The return of AdaBoost.MH: multi-class Hamming
+    trees", ICLR 2014).
+
+    The hypothesis is h(x, l) = v_l c_{j(x)}: one vote vector v in {-1, +1}^k, one
+    label-independent partition into leaves j, one scalar confidence c_j per leaf. With
+    ±1 confidences (``"discrete"``) this is Kégl's α v φ(x), φ(x) = c_{j(x)} in {-1, +1} a
+    tree-structured scalar classifier, α from §3.1. With real confidences each leaf gets
+    c_j = ½ ln((A_j + ε)/(D_j + ε)), where A_j and D_j are the leaf's mass agreeing and
+    disagreeing with v (A_j = Σ_{i in j} Σ_l W[i,l] [Y[i,l] = v_l]): Eq. 9 on the pairs
+    relabelled by v.
+
+    How it is found: v is the vote of the best factorised stump h(x, l) = v_l φ(x) at the
+    root (largest edge Σ_l |d_left[l] - d_right[l]|, Kégl's discrete AdaBoost.MH stump,
+    v_l = sign(d_left[l] - d_right[l])), from one histogram pass over all labels; then with
+    v fixed every example carries the masses (A_i, D_i), and the tree is grown best-first
+    on that one-column problem by the mode's Z (2 Σ_j sqrt(A_j D_j) for real, sqrt(1 - r²)
+    with r = Σ_j |A_j - D_j| for ±1). Its root histogram is the all-label one collapsed by
+    v, so a Hamming tree costs one stump pass plus one-column passes over the nodes.
+    Kégl grows the tree with his factorised stumps at every node; here v is fixed at the
+    root and only the partition and the c_j follow it.
+
+    On a table with categorical and text columns the vote comes from the best factorised
+    split at the root over every kind: a continuous column's factorised stump, a
+    categorical ``x == v`` against the rest, a term's presence; each gives margins
+    d_left[l], d_right[l] (W+ - W- of each side), edge Σ_l |d_left[l] - d_right[l]| and
+    v_l = sign(d_left[l] - d_right[l]).
+    """
+
+    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
+        super().__init__(mode, smoothing, max_leaves, max_depth, min_leaf_weight)
+        self._label_hist = None
+
+    def fit(self, dataset, weights, labels):
+        """Best-first Hamming tree for weights ``W`` (n_samples, k) and ``labels``.
+
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k)
+        labels : LabelSigns
+
+        Returns
+        -------
+        PartitionFit
+        """
+        weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
+        pos, neg = label_masses(weights, labels)
+        best = None  # (edge, vote)
+        if dataset.has_numeric:
+            label_hist = self._pool_labels(dataset.codes.shape[0], pos.shape[1])
+            build_histogram(dataset.codes, weights, labels.sign_index, label_hist)
+            best = self._vote(label_hist, dataset.n_bins)
+        for edge, vote in self._other_votes(dataset, weights, labels):
+            if best is None or edge > best[0]:
+                best = (edge, vote)
+        if best is None:
+            raise _no_feature_error()
+        vote = best[1]
+        agree, disagree = agreement_masses(pos, neg, vote)
+        splits = NodeSplits(dataset, agree, disagree, self.mode, self.min_leaf_weight)
+        fill, root_hist = None, None
+        if dataset.has_numeric:
+            codes = dataset.codes
+            every_row = np.arange(codes.shape[1], dtype=np.intp)
+
+            def fill(rows, hist):
+                node_histogram(codes, every_row if rows is None else rows, agree, disagree,
+                               hist)
+
+            root_hist = self._collapse(label_hist, vote)
+        tree = self._grow(dataset, fill, 1, splits, root_hist)
+        leaf_values, fit = self._leaf_fit(tree, agree, disagree, pos, neg)
+        return fit(HammingTreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
+                                         tree.right, vote, leaf_values))
+
+    def _collapse(self, label_hist, vote):
+        """The one-column root histogram (agreeing, disagreeing mass) of the all-label one."""
+        for_vote = vote > 0
+        root_hist = self._pool.get((label_hist.shape[0], N_HIST_BINS, 1, 2))
+        root_hist[:, :, 0, 0] = (label_hist[:, :, for_vote, 0].sum(axis=2)
+                                 + label_hist[:, :, ~for_vote, 1].sum(axis=2))
+        root_hist[:, :, 0, 1] = (label_hist[:, :, for_vote, 1].sum(axis=2)
+                                 + label_hist[:, :, ~for_vote, 0].sum(axis=2))
+        return root_hist
+
+    def _leaf_fit(self, tree, agree, disagree, pos, neg):
+        """The leaf confidences c_j, shape (n_leaves,), and a function of the hypothesis
+        giving its ``PartitionFit`` (block statistics per label, Z of the agree/disagree
+        problem)."""
+        leaf_agree, leaf_disagree = leaf_statistics(tree.train_blocks, tree.n_leaves, agree,
+                                                    disagree)
+        leaf_values, criterion = self.leaf_values(leaf_agree, leaf_disagree,
+                                                  float(pos.sum() + neg.sum()))
+        weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
+
+        def fit(hypothesis):
+            return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
+                                weight_pos=weight_pos, weight_neg=weight_neg,
+                                criterion=criterion)
+
+        return leaf_values[:, 0], fit
+
+    def _pool_labels(self, n_features, k):
+        """The all-label root histogram buffer, kept across rounds."""
+        shape = (n_features, N_HIST_BINS, k, 2)
+        if self._label_hist is None or self._label_hist.shape != shape:
+            self._label_hist = np.empty(shape, dtype=WEIGHT_DTYPE)
+        return self._label_hist
+
+    @staticmethod
+    def _vote(label_hist, n_bins):
+        """The edge and v of the best factorised stump at the root: (float, (k,) ±1)."""
+        n_features = label_hist.shape[0]
+        edge = np.empty(n_features, dtype=np.float64)
+        best_bin = np.empty(n_features, dtype=np.intp)
+        missing_left = np.empty(n_features, dtype=bool)
+        best_factorized_splits(label_hist, n_bins, edge, best_bin, missing_left)
+        feature = int(np.argmax(edge))
+        feature_hist = label_hist[feature]
+        margin = feature_hist[..., 0] - feature_hist[..., 1]  # (256, k)
+        b = int(best_bin[feature])
+        left = margin[: b + 1].sum(axis=0)
+        right = margin[b + 1: n_bins[feature]].sum(axis=0)
+        if missing_left[feature]:
+            left = left + margin[MISSING_BIN]
+        else:
+            right = right + margin[MISSING_BIN]
+        return float(edge[feature]), np.where(left - right >= 0, 1.0, -1.0)
+
+    @staticmethod
+    def _other_votes(dataset, weights, labels):
+        """(edge, vote) of the best factorised categorical and term split of each column.
+
+        A split with left margins d[l] and node margins M[l] (W+ - W- over all examples)
+        has d_left - d_right = 2 d - M: edge Σ_l |2 d[l] - M[l]|, vote sign(2 d - M)
+        (+1 on ties, as the numeric vote). The term margins come from
+        ``kernels/text.term_block_weights``, an (n_lists, k) array per text column (one row
+        per distinct posting list).
+        """
+        margin_total = np.where(labels.signs > 0, weights, -weights).sum(axis=0)
+        for column in dataset.categorical:
+            if not column.values:
+                continue
+            w_plus, w_minus = value_histogram(column.codes, len(column.values), weights,
+                                              labels.signs)
+            yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
+        for column in dataset.text:
+            if column.indptr.shape[0] == 1:
+                continue
+            w_plus, w_minus = term_block_weights(column.distinct_indptr,
+                                                 column.distinct_indices, weights,
+                                                 labels.signs)
+            yield _best_factorised(w_plus - w_minus, margin_total)
+
+
+def _best_factorised(left_margin, margin_total):
+    """Edge and vote of the best of several two-sided splits from their left margins.
+
+    Parameters
+    ----------
+    left_margin : ndarray of shape (n_splits, k)
+    margin_total : ndarray of shape (k,)
+
+    Returns
+    -------
+    edge : float
+    vote : ndarray of shape (k,), ±1
+    """
+    difference = 2.0 * left_margin - margin_total
+    edges = np.abs(difference).sum(axis=1)
+    best = int(np.argmax(edges))
+    return float(edges[best]), np.where(difference[best] >= 0, 1.0, -1.0)

@@ -1,0 +1,160 @@
+"""Split search for stumps: the threshold of least Z on each feature (Eq. 10, 16; §3.3).
+
+A stump on feature f with bin threshold b partitions the examples into three blocks: codes
+``<= b`` (block 0), codes ``> b`` (block 1) and the missing bin (block 2). From the histogram
+(see ``histogram.py``) the block statistics of every threshold follow by a running sum, and
+the criterion Z of the confidence mode is evaluated for each (mass of all blocks = ``total``):
+
+- real: Z = Σ_j Σ_l 2 sqrt(W+[j,l] W-[j,l])                       (Eq. 10, 16)
+- discrete: Z = sqrt(total² - r²), r = Σ_j Σ_l |W+[j,l] - W-[j,l]|     (§3.1, Eq. 14)
+- abstain: Z = W0 + 2 sqrt(A D), A = Σ_{j<2,l} max(W+, W-), D = Σ_{j<2,l} min(W+, W-),
+  W0 = mass of the missing block                                     (§3.3)
+- real-abstain: Z = W0 + Σ_{j<2} Σ_l 2 sqrt(W+[j,l] W-[j,l])
+
+Thresholds run over ``b = 0 .. n_bins[f] - 1``; ``b = n_bins[f] - 1`` sends every non-missing
+value to block 0 (the paper's oblivious hypothesis, with a missing block).
+"""
+
+import numpy as np
+from numba import njit
+
+from confboost.kernels.criterion_numba import cell, is_abstaining, needs_v, z_from_sums
+from confboost.kernels.criterion_numpy import partition_z
+from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
+
+#: The stump's abstaining block: the missing-value block (block 2).
+STUMP_ABSTAINING = np.array([False, False, True])
+
+
+@njit(cache=True, nogil=True)
+def value_totals(feature_hist, n_value_bins):
+    """W+ and W- of a feature's value bins (the missing bin left out), shape (k,) each.
+
+    Parameters
+    ----------
+    feature_hist : ndarray of shape (256, k, 2)
+        One feature's histogram.
+    n_value_bins : int
+    """
+    k = feature_hist.shape[1]
+    all_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
+    all_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
+    for b in range(n_value_bins):
+        for l in range(k):
+            all_pos[l] += feature_hist[b, l, 0]
+            all_neg[l] += feature_hist[b, l, 1]
+    return all_pos, all_neg
+
+
+@njit(cache=True, nogil=True)
+def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
+    """Least-Z threshold of every feature.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_features, 256, k, 2)
+        W+ (``[..., 0]``) and W- (``[..., 1]``) per feature, bin and label.
+    n_bins : ndarray of shape (n_features,), intp
+        Value bins per feature.
+    mode : int
+        Confidence mode code.
+    total : float
+        Total weight mass (1 for normalised weights).
+    best_z : ndarray of shape (n_features,), float64
+        Output: the least Z on each feature (inf if the feature has no threshold).
+    best_bin : ndarray of shape (n_features,), intp
+        Output: the bin threshold reaching it (first one on ties).
+    """
+    # serial: the work is n_features × 256 × k, too little to pay for waking a thread team.
+    # Per bin the criterion is summed in scalars (no per-bin call or array write), and the
+    # missing block's share, the same for every threshold, once per feature: 6-9x faster
+    # than a call per bin on (50, 256, k) histograms, k = 1 and 10.
+    n_features = hist.shape[0]
+    k = hist.shape[2]
+    abstaining = is_abstaining(mode)
+    with_v = needs_v(mode)
+    left_pos = np.empty(k, dtype=WEIGHT_DTYPE)
+    left_neg = np.empty(k, dtype=WEIGHT_DTYPE)
+    for feature in range(n_features):
+        all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
+        # the missing block, the same for every threshold: the abstaining mass W0, or an
+        # informative block like the others
+        missing_u = 0.0
+        abstained = 0.0
+        for l in range(k):
+            miss_pos = hist[feature, MISSING_BIN, l, 0]
+            miss_neg = hist[feature, MISSING_BIN, l, 1]
+            if abstaining:
+                abstained += miss_pos + miss_neg
+            else:
+                missing_u += cell(miss_pos, miss_neg, mode)
+        left_pos[:] = 0.0
+        left_neg[:] = 0.0
+        feature_best = np.inf
+        feature_bin = -1
+        for b in range(n_bins[feature]):
+            blocks_u = 0.0  # Σ of ``cell`` (and of min(W+, W-)) over blocks 0 and 1
+            blocks_v = 0.0
+            for l in range(k):
+                pos = left_pos[l] + hist[feature, b, l, 0]
+                neg = left_neg[l] + hist[feature, b, l, 1]
+                left_pos[l] = pos
+                left_neg[l] = neg
+                right_pos = max(all_pos[l] - pos, 0.0)
+                right_neg = max(all_neg[l] - neg, 0.0)
+                blocks_u += cell(pos, neg, mode) + cell(right_pos, right_neg, mode)
+                if with_v:
+                    blocks_v += min(pos, neg) + min(right_pos, right_neg)
+            z = z_from_sums(blocks_u + missing_u, blocks_v, abstained, mode, total)
+            if z < feature_best:
+                feature_best = z
+                feature_bin = b
+        best_z[feature] = feature_best
+        best_bin[feature] = feature_bin
+
+
+def stump_block_stats_naive(codes, weights, sign_index, feature, threshold_bin):
+    """Brute-force W+ and W- of the three blocks of one stump, from the examples.
+
+    Returns
+    -------
+    weight_pos, weight_neg : ndarray of shape (3, k)
+    """
+    column = codes[feature]
+    blocks = np.where(column == MISSING_BIN, 2, np.where(column <= threshold_bin, 0, 1))
+    k = weights.shape[1]
+    weight_pos = np.zeros((3, k), dtype=WEIGHT_DTYPE)
+    weight_neg = np.zeros((3, k), dtype=WEIGHT_DTYPE)
+    for j in range(3):
+        for l in range(k):
+            in_block = blocks == j
+            weight_pos[j, l] = weights[in_block & (sign_index[:, l] == 0), l].sum()
+            weight_neg[j, l] = weights[in_block & (sign_index[:, l] == 1), l].sum()
+    return weight_pos, weight_neg
+
+
+def criterion_naive(weight_pos, weight_neg, mode, total):
+    """Z of a stump's three blocks from their (3, k) statistics (block 2, missing, abstains)."""
+    return partition_z(weight_pos, weight_neg, STUMP_ABSTAINING, mode, total)
+
+
+def best_thresholds_naive(codes, weights, sign_index, n_bins, mode, total):
+    """Twin of ``best_thresholds`` by brute force over every threshold, from the examples.
+
+    Returns
+    -------
+    best_z : ndarray of shape (n_features,)
+    best_bin : ndarray of shape (n_features,)
+    """
+    n_features = codes.shape[0]
+    best_z = np.full(n_features, np.inf)
+    best_bin = np.full(n_features, -1, dtype=np.intp)
+    for feature in range(n_features):
+        for b in range(n_bins[feature]):
+            weight_pos, weight_neg = stump_block_stats_naive(codes, weights, sign_index,
+                                                             feature, b)
+            z = criterion_naive(weight_pos, weight_neg, mode, total)
+            if z < best_z[feature]:
+                best_z[feature] = z
+                best_bin[feature] = b
+    return best_z, best_bin

@@ -1,0 +1,383 @@
+"""Kernels of the tree learners: node histograms, node split search, row partition, walk.
+
+A tree is grown over a row index array ``rows`` in which every node owns a contiguous slice
+``rows[start:stop]``. For a node the kernels here
+
+- build its histogram of W+ and W- per (feature, bin, column) over its rows only, from
+  two mass columns per example (``node_histogram``: the Hamming tree's agreeing and
+  disagreeing masses; a label tree uses ``kernels/histogram.build_histogram_masses``); the
+  larger child's histogram is the parent's minus the smaller child's (``subtract_sibling``);
+- find each feature's split of largest drop in Z (``kernels/node_split.best_node_splits``):
+  the node's score minus its children's, with the score of the confidence mode (paper §4.1,
+  Eq. 10 and 16; §3.1 and Eq. 14 for ±1 hypotheses):
+
+  - real: s = Σ_l 2 sqrt(W+[l] W-[l]), and the tree's Z = Σ_leaves s          (Eq. 10, 16)
+  - discrete: s = -Σ_l |W+[l] - W-[l]|, and the tree's Z = sqrt(T² - r²) with
+    r = -Σ_leaves s; Z falls as r grows, so the largest r gain is the largest Z drop;
+
+  a missing value goes to the side of the split that gives the larger gain;
+- find each term's presence split of a node by the same gain, from the term postings of a
+  text column restricted to the node's rows (``node_term_gains``, O(nnz · k); trees on
+  tables with text columns, ``learners/splitter.py``);
+- find a factorised stump's edge per feature (``best_factorized_splits``), which sets the
+  vote vector of a Hamming tree (Kégl 2014);
+- partition a node's rows into its two children (``partition_rows``);
+- walk a fitted tree's node arrays on raw feature values (``tree_blocks``).
+
+The histograms take per-example masses ``pos`` and ``neg`` of shape (n_samples, k): the
+regular tree passes ``W * [Y = +1]`` and ``W * [Y = -1]`` (k label columns), the Hamming
+tree the agreeing and disagreeing mass of each example under its vote vector (one column).
+
+Node arrays of a tree with ``n`` internal nodes (node 0 is the root): ``feature``,
+``threshold`` (raw value, ``x <= threshold`` goes left), ``missing_left`` (1 if NaN goes
+left), and ``left``, ``right``: a child ``c >= 0`` is an internal node, ``c < 0`` is leaf
+``-c - 1``. A tree with no internal node is one leaf, 0.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from confboost.kernels.criterion_numba import node_score as _score
+from confboost.kernels.criterion_numpy import node_score as node_score_naive
+from confboost.utils.dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
+
+
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
+def node_histogram(codes, rows, pos, neg, hist):
+    """Fill ``hist`` with the W+ and W- of the given rows per (feature, bin, column).
+
+    One task per feature, as in ``kernels/histogram.build_histogram``; the histogram is
+    addressed flat with unsigned indices, ``(code * k + l) * 2 + sign``, so no negative-index
+    test sits in the loop.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_samples), uint8
+        Binned features, feature-major.
+    rows : ndarray of shape (n_rows,), intp
+        The node's rows (any order).
+    pos, neg : ndarray of shape (n_samples, k), float64, C-contiguous
+        Positive and negative mass of each example and column.
+    hist : ndarray of shape (n_features, 256, k, 2), float64, C-contiguous
+        Output; overwritten. ``[..., 0]`` is W+, ``[..., 1]`` is W-.
+    """
+    n_features = codes.shape[0]
+    k = pos.shape[1]
+    width = np.uintp(2 * k)
+    flat = hist.reshape((n_features, hist.shape[1] * 2 * k))
+    for feature in prange(n_features):
+        feature_hist = flat[feature]
+        feature_hist[:] = 0.0
+        feature_codes = codes[feature]
+        for p in range(rows.shape[0]):
+            i = rows[p]
+            base = np.uintp(feature_codes[i]) * width
+            pos_row = pos[i]
+            neg_row = neg[i]
+            for l in range(k):
+                cell = base + np.uintp(2 * l)
+                feature_hist[cell] += pos_row[l]
+                feature_hist[cell + np.uintp(1)] += neg_row[l]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def subtract_sibling(parent_hist, sibling_hist):
+    """Turn a parent's histogram into its larger child's: parent - sibling, in place.
+
+    A difference within 1e-13 of the parent's cell is rounding, not mass: it is set to 0,
+    so a child with no mass of a kind has exactly none (as its histogram built from its
+    rows would), and no split is made on the square root of a rounding residue.
+
+    Parameters
+    ----------
+    parent_hist : ndarray of shape (n_features, n_hist_bins, k, 2), float64, C-contiguous
+        The parent's histogram (any number of bins); overwritten with the child's.
+    sibling_hist : ndarray of the same shape
+        The other child's (directly built) histogram.
+    """
+    n_features = parent_hist.shape[0]
+    parent = parent_hist.reshape((n_features, -1))
+    sibling = sibling_hist.reshape((n_features, -1))
+    for feature in prange(n_features):
+        for cell in range(parent.shape[1]):
+            whole = parent[feature, cell]
+            difference = whole - sibling[feature, cell]
+            parent[feature, cell] = difference if difference > 1e-13 * whole else 0.0
+
+
+def node_histogram_naive(codes, rows, pos, neg):
+    """Twin of ``node_histogram``: one masked sum per cell; returns the histogram."""
+    n_features = codes.shape[0]
+    k = pos.shape[1]
+    hist = np.zeros((n_features, 256, k, 2), dtype=WEIGHT_DTYPE)
+    for feature in range(n_features):
+        node_codes = codes[feature, rows]
+        for b in np.unique(node_codes):
+            in_bin = rows[node_codes == b]
+            hist[feature, b, :, 0] = pos[in_bin].sum(axis=0)
+            hist[feature, b, :, 1] = neg[in_bin].sum(axis=0)
+    return hist
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def best_factorized_splits(hist, n_bins, best_edge, best_bin, best_missing_left):
+    """Each feature's best factorised stump h(x, l) = v_l φ(x), φ = +1 left, -1 right.
+
+    For the split with per-column margins d_side[l] = W+[side, l] - W-[side, l], the best
+    vote is v_l = sign(d_left[l] - d_right[l]) and the edge is Σ_l |d_left[l] - d_right[l]|
+    (Kégl 2014, the discrete AdaBoost.MH stump). A missing value goes to the side of the
+    larger edge (left on ties).
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_features, 256, k, 2)
+    n_bins : ndarray of shape (n_features,), intp
+    best_edge : ndarray of shape (n_features,), float64
+        Output: the largest edge (-inf if the feature has no value bin).
+    best_bin : ndarray of shape (n_features,), intp
+        Output: its bin threshold (first one on ties).
+    best_missing_left : ndarray of shape (n_features,), bool
+        Output.
+    """
+    n_features = hist.shape[0]
+    k = hist.shape[2]
+    for feature in prange(n_features):
+        all_margin = np.zeros(k, dtype=WEIGHT_DTYPE)
+        for b in range(n_bins[feature]):
+            for l in range(k):
+                all_margin[l] += hist[feature, b, l, 0] - hist[feature, b, l, 1]
+        left_margin = np.zeros(k, dtype=WEIGHT_DTYPE)
+        feature_edge = -np.inf
+        feature_bin = -1
+        feature_missing_left = True
+        for b in range(n_bins[feature]):
+            edge_missing_left = 0.0
+            edge_missing_right = 0.0
+            for l in range(k):
+                left_margin[l] += hist[feature, b, l, 0] - hist[feature, b, l, 1]
+                right_margin = all_margin[l] - left_margin[l]
+                missing = hist[feature, MISSING_BIN, l, 0] - hist[feature, MISSING_BIN, l, 1]
+                edge_missing_left += abs(left_margin[l] + missing - right_margin)
+                edge_missing_right += abs(left_margin[l] - right_margin - missing)
+            if edge_missing_left > feature_edge:
+                feature_edge = edge_missing_left
+                feature_bin = b
+                feature_missing_left = True
+            if edge_missing_right > feature_edge:
+                feature_edge = edge_missing_right
+                feature_bin = b
+                feature_missing_left = False
+        best_edge[feature] = feature_edge
+        best_bin[feature] = feature_bin
+        best_missing_left[feature] = feature_missing_left
+
+
+def best_factorized_splits_naive(codes, pos, neg, n_bins):
+    """Twin of ``best_factorized_splits`` by brute force over the examples.
+
+    Returns
+    -------
+    best_edge, best_bin, best_missing_left : ndarray of shape (n_features,)
+    """
+    n_features = codes.shape[0]
+    best_edge = np.full(n_features, -np.inf)
+    best_bin = np.full(n_features, -1, dtype=np.intp)
+    best_missing_left = np.ones(n_features, dtype=bool)
+    margin = pos - neg
+    for feature in range(n_features):
+        column = codes[feature]
+        for b in range(n_bins[feature]):
+            for missing_left in (True, False):
+                is_missing = column == MISSING_BIN
+                goes_left = ((column <= b) & ~is_missing) | (is_missing & missing_left)
+                edge = np.abs(margin[goes_left].sum(axis=0) - margin[~goes_left].sum(axis=0))
+                if edge.sum() > best_edge[feature]:
+                    best_edge[feature] = edge.sum()
+                    best_bin[feature] = b
+                    best_missing_left[feature] = missing_left
+    return best_edge, best_bin, best_missing_left
+
+
+@njit(cache=True, nogil=True)
+def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch):
+    """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's.
+
+    Parameters
+    ----------
+    column_codes : ndarray of shape (n_samples,), uint8
+        Codes of the split feature.
+    rows : ndarray of shape (n_samples,), intp
+        Modified in place on ``[start, stop)``.
+    start, stop : int
+    threshold_bin : int
+        Codes ``<= threshold_bin`` go left (the missing bin goes by ``missing_left``).
+    missing_left : bool
+    scratch : ndarray of shape (n_samples,), intp
+        Work space.
+
+    Returns
+    -------
+    n_left : int
+    """
+    n_left = 0
+    n_right = 0
+    for p in range(start, stop):
+        i = rows[p]
+        code = column_codes[i]
+        if code == MISSING_BIN:
+            goes_left = missing_left
+        else:
+            goes_left = code <= threshold_bin
+        if goes_left:
+            rows[start + n_left] = i
+            n_left += 1
+        else:
+            scratch[n_right] = i
+            n_right += 1
+    for p in range(n_right):
+        rows[start + n_left + p] = scratch[p]
+    return n_left
+
+
+def partition_rows_naive(column_codes, rows, threshold_bin, missing_left):
+    """Twin of ``partition_rows`` on a whole row array; returns (left rows, right rows)."""
+    codes = column_codes[rows]
+    is_missing = codes == MISSING_BIN
+    goes_left = ((codes <= threshold_bin) & ~is_missing) | (is_missing & missing_left)
+    return rows[goes_left], rows[~goes_left]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def tree_blocks(X, feature, threshold, missing_left, left, right, out):
+    """Leaf of each example by walking the node arrays (see the module docstring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+    feature : ndarray of shape (n_nodes,), intp
+    threshold : ndarray of shape (n_nodes,), float64
+    missing_left : ndarray of shape (n_nodes,), bool
+    left, right : ndarray of shape (n_nodes,), intp
+    out : ndarray of shape (n_samples,), uint8
+        Output: the leaf index.
+    """
+    n_nodes = feature.shape[0]
+    for i in prange(X.shape[0]):
+        if n_nodes == 0:
+            out[i] = 0
+            continue
+        node = 0
+        while node >= 0:
+            x = X[i, feature[node]]
+            if np.isnan(x):
+                node = left[node] if missing_left[node] else right[node]
+            elif x <= threshold[node]:
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] = -node - 1
+
+
+def tree_blocks_naive(X, feature, threshold, missing_left, left, right):
+    """Twin of ``tree_blocks``: every row walked one at a time in Python."""
+    out = np.zeros(X.shape[0], dtype=BLOCK_DTYPE)
+    if feature.shape[0] == 0:
+        return out
+    for i in range(X.shape[0]):
+        node = 0
+        while node >= 0:
+            x = X[i, feature[node]]
+            goes_left = bool(missing_left[node]) if np.isnan(x) else x <= threshold[node]
+            node = left[node] if goes_left else right[node]
+        out[i] = -node - 1
+    return out
+
+
+#: Terms per parallel chunk of ``node_term_gains`` (its two length-k buffers are per chunk).
+_TERM_CHUNK = 512
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def node_term_gains(indptr, indices, in_node, pos, neg, node_pos, node_neg, mode,
+                    least_mass, out):
+    """Each term's presence split of a node: the drop in Z, as in ``best_node_splits``.
+
+    The split sends the node's documents holding the term left and the others (a missing
+    text holds no term) right. Per term the left child's W+ and W- are summed over the
+    term's postings whose document is in the node, the right child's are the node's minus
+    them; the gain is score(node) - score(left) - score(right) with the mode's score (module
+    docstring). Cost O(nnz · k) per node, no (n_terms, k) array.
+
+    Parameters
+    ----------
+    indptr : ndarray of shape (n_terms + 1,), int32 or int64
+        CSC column pointers of the postings (documents × terms).
+    indices : ndarray of shape (nnz,), int32 or int64
+        Document of each posting.
+    in_node : ndarray of shape (n_samples,), bool
+        Whether each document is one of the node's rows.
+    pos, neg : ndarray of shape (n_samples, k), float64
+        Positive and negative mass of each example and column.
+    node_pos, node_neg : ndarray of shape (k,), float64
+        The node's W+ and W- per column.
+    mode : int
+        Confidence mode code.
+    least_mass : float
+        Least mass (Σ over columns of W+ + W-) of a child.
+    out : ndarray of shape (n_terms,), float64
+        Output: the gain of each term's split, -inf where a child is lighter than
+        ``least_mass``.
+    """
+    n_terms = indptr.shape[0] - 1
+    k = pos.shape[1]
+    node_score = 0.0
+    node_mass = 0.0
+    for l in range(k):
+        node_score += _score(node_pos[l], node_neg[l], mode)
+        node_mass += node_pos[l] + node_neg[l]
+    n_chunks = (n_terms + _TERM_CHUNK - 1) // _TERM_CHUNK
+    for chunk in prange(n_chunks):
+        present_pos = np.empty(k, dtype=WEIGHT_DTYPE)
+        present_neg = np.empty(k, dtype=WEIGHT_DTYPE)
+        for term in range(chunk * _TERM_CHUNK, min((chunk + 1) * _TERM_CHUNK, n_terms)):
+            present_pos[:] = 0.0
+            present_neg[:] = 0.0
+            for position in range(indptr[term], indptr[term + 1]):
+                i = indices[position]
+                if in_node[i]:
+                    for l in range(k):
+                        present_pos[l] += pos[i, l]
+                        present_neg[l] += neg[i, l]
+            present_mass = 0.0
+            children_score = 0.0
+            for l in range(k):
+                present_mass += present_pos[l] + present_neg[l]
+                children_score += _score(present_pos[l], present_neg[l], mode)
+                children_score += _score(max(node_pos[l] - present_pos[l], 0.0),
+                                         max(node_neg[l] - present_neg[l], 0.0), mode)
+            if present_mass < least_mass or node_mass - present_mass < least_mass:
+                out[term] = -np.inf
+            else:
+                out[term] = node_score - children_score
+
+
+def node_term_gains_naive(indptr, indices, rows, pos, neg, mode, least_mass):
+    """Twin of ``node_term_gains``: each term's two children formed from the node's rows.
+
+    Returns
+    -------
+    gains : ndarray of shape (n_terms,)
+    """
+    n_terms = indptr.shape[0] - 1
+    gains = np.full(n_terms, -np.inf)
+    node_score = node_score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
+    for term in range(n_terms):
+        present = np.isin(rows, indices[indptr[term]: indptr[term + 1]])
+        left, right = rows[present], rows[~present]
+        if (pos[left].sum() + neg[left].sum() < least_mass
+                or pos[right].sum() + neg[right].sum() < least_mass):
+            continue
+        gains[term] = node_score - (
+            node_score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
+            + node_score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
+    return gains

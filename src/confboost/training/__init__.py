@@ -1,0 +1,1 @@
+"""One fit, around the engine: parameters, inputs, hold-out, calibration, checkpoints."""

@@ -1,0 +1,272 @@
+"""``BoostClassifier``'s parameter table, written as plain data, and its checker without
+scikit-learn.
+
+``PARAMETERS`` says, for every parameter of the estimator, the alternatives it accepts
+(DESIGN.md rule 5). It is the one table: ``BoostClassifier`` turns it into scikit-learn's
+``_parameter_constraints`` (``estimators.py``), checked at its ``fit`` by scikit-learn's
+``_validate_params``; ``check_parameters`` checks the same table in plain Python, with the
+same answers and the same messages (``tests/test_params.py`` proves it value by value), for
+a ``Booster``'s fit and for every model file read (``persistence.py``: a file is untrusted
+input), so the command line checks a model's parameters without importing scikit-learn
+(issue 18). ``check_across`` is the rule the table cannot say.
+
+An alternative is one of:
+
+- ``None``: the value None;
+- a type (``dict``, ``str``, ``TextExpert``): an instance of it;
+- ``callable``: anything callable;
+- ``"boolean"``: a bool or ``numpy.bool_``;
+- ``"verbose"``: an int ≥ 0, a bool or ``numpy.bool_``;
+- ``"random_state"``: an int in [0, 2³² - 1], a ``numpy.random.RandomState`` or None;
+- ``"array-like"``: anything with a length, a shape or ``__array__`` that is not a scalar
+  nor a sparse matrix (as scikit-learn reads it);
+- ``Count(left, right, closed)`` / ``Number(left, right, closed)``: an int (an
+  ``numbers.Integral``) / a real number (a ``numbers.Real``, not NaN) in the interval, never
+  a bool (scikit-learn's ``Interval`` takes True for 1); ``None`` bounds are infinite;
+- ``Strings(options)``: one of these strings.
+
+The table is built from the registries, so a new scheme, confidence mode, α method, learner,
+start or code is accepted where it is registered.
+"""
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+
+from confboost.data.text_experts import TextExpert
+from confboost.engine.alpha import METHODS as ALPHA_METHODS
+from confboost.engine.learners import LEARNERS, MAX_LEAVES
+from confboost.engine.schemes import SCHEMES
+from confboost.engine.schemes.mh import INITS
+from confboost.engine.schemes.mo import CODES, DECODINGS
+from confboost.kernels.criterion_numpy import MODES
+from confboost.utils.sparse import issparse
+
+#: The closed ends of each ``closed`` of an interval.
+_CLOSED = {"both": (True, True), "left": (True, False), "right": (False, True),
+           "neither": (False, False)}
+
+
+@dataclass(frozen=True)
+class Count:
+    """An int (a ``numbers.Integral``, not a bool) in an interval; None is an infinite bound.
+
+    Parameters
+    ----------
+    left, right : int or None
+    closed : {"both", "left", "right", "neither"}
+        Which ends belong to the interval.
+    """
+
+    left: object
+    right: object
+    closed: str = "both"
+
+
+@dataclass(frozen=True)
+class Number:
+    """A real number (a ``numbers.Real``, not NaN, not a bool) in an interval; None is an
+    infinite bound.
+
+    Parameters
+    ----------
+    left, right : float or None
+    closed : {"both", "left", "right", "neither"}
+        Which ends belong to the interval.
+    """
+
+    left: object
+    right: object
+    closed: str = "both"
+
+
+@dataclass(frozen=True)
+class Strings:
+    """One of a set of strings.
+
+    Parameters
+    ----------
+    options : frozenset of str
+    """
+
+    options: frozenset
+
+
+#: Every parameter of ``BoostClassifier`` and the alternatives it accepts (its class
+#: docstring says what each means).
+PARAMETERS = {
+    "n_estimators": [Count(1, None, closed="left")],
+    "scheme": [Strings(frozenset(SCHEMES))],
+    "confidence": [Strings(frozenset(MODES))],
+    "alpha": [Strings(frozenset(ALPHA_METHODS))],
+    "smoothing": [Strings(frozenset({"auto"})), Number(0, None, closed="neither")],
+    "init": [Strings(frozenset(INITS))],
+    "code": [Strings(frozenset(CODES)), "array-like"],
+    "code_length": [None, Count(1, None, closed="left")],
+    "decoding": [Strings(frozenset(DECODINGS))],
+    "max_bins": [Count(2, 255)],
+    "trim": [Number(0.0, 0.5)],
+    "n_jobs": [None, Count(None, -1, closed="right"), Count(1, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+    "weak_learner": [Strings(frozenset({"auto", *LEARNERS}))],
+    "max_leaves": [Count(2, MAX_LEAVES)],
+    "max_depth": [None, Count(1, None, closed="left")],
+    "min_leaf_weight": [Number(0.0, 0.5)],
+    "product_terms": [Count(1, 16)],
+    "learning_rate": [Number(0.0, 1.0, closed="right")],
+    "feature_types": [None, dict],
+    "text_expert": [None, TextExpert, dict],
+    "early_stopping": [Strings(frozenset({"auto"})), "boolean"],
+    "validation_fraction": [Number(0.0, 1.0, closed="neither")],
+    "n_iter_no_change": [Count(1, None, closed="left")],
+    "tol": [Number(0.0, None, closed="left")],
+    "scoring": [str, callable],
+    "warm_start": ["boolean"],
+    "class_weight": [None, Strings(frozenset({"balanced"})), dict],
+    "calibration": [None, Strings(frozenset({"temperature"}))],
+}
+
+#: The alternatives each named one stands for, as scikit-learn expands them: those its
+#: message names, and those it does not (scikit-learn's seed interval takes bools).
+_NAMED = {
+    "boolean": ((bool, np.bool_), ()),
+    "verbose": ((Count(0, None, closed="left"), bool, np.bool_), ()),
+    "random_state": ((Count(0, 2**32 - 1), np.random.RandomState, None), (bool,)),
+}
+
+
+def _in_interval(value, interval):
+    """Whether a number lies in ``interval`` (NaN lies in none)."""
+    if not isinstance(value, Integral) and math.isnan(value):
+        return False
+    closed_left, closed_right = _CLOSED[interval.closed]
+    left = -math.inf if interval.left is None else interval.left
+    right = math.inf if interval.right is None else interval.right
+    above = value >= left if closed_left else value > left
+    below = value <= right if closed_right else value < right
+    return bool(above and below)
+
+
+def accepts(alternative, value):
+    """Whether ``value`` satisfies one alternative of the table (see the module docstring).
+
+    Parameters
+    ----------
+    alternative : object
+        An entry of a ``PARAMETERS`` list.
+    value : object
+
+    Returns
+    -------
+    bool
+    """
+    if alternative is None:
+        return value is None
+    if alternative is callable:
+        return callable(value)
+    if isinstance(alternative, type):
+        return isinstance(value, alternative)
+    if isinstance(alternative, Strings):
+        return isinstance(value, str) and value in alternative.options
+    if isinstance(alternative, Count | Number):
+        kind = Integral if isinstance(alternative, Count) else Real
+        return (isinstance(value, kind) and not isinstance(value, bool)
+                and _in_interval(value, alternative))
+    if alternative == "array-like":
+        return (not issparse(value) and not np.isscalar(value)
+                and any(hasattr(value, name) for name in ("__len__", "shape", "__array__")))
+    named, unnamed = _NAMED[alternative]
+    return any(accepts(each, value) for each in (*named, *unnamed))
+
+
+def _type_name(kind):
+    """A type's name in a message (scikit-learn's ``_type_name``)."""
+    if kind.__module__ == "builtins":
+        return kind.__qualname__
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def describe(alternative):
+    """What an alternative accepts, in words (as scikit-learn's constraints print, the
+    options of ``Strings`` sorted).
+
+    Parameters
+    ----------
+    alternative : object
+        An entry of a ``PARAMETERS`` list.
+
+    Returns
+    -------
+    str
+    """
+    if alternative is None:
+        return "None"
+    if alternative is callable:
+        return "a callable"
+    if isinstance(alternative, type):
+        return f"an instance of {_type_name(alternative)!r}"
+    if isinstance(alternative, Strings):
+        return f"a str among {{{', '.join(repr(o) for o in sorted(alternative.options))}}}"
+    if isinstance(alternative, Count | Number):
+        closed_left, closed_right = _CLOSED[alternative.closed]
+        left, right = alternative.left, alternative.right
+        if isinstance(alternative, Number):
+            left = left if left is None else float(left)
+            right = right if right is None else float(right)
+        return (f"{'an int' if isinstance(alternative, Count) else 'a float'} in the range "
+                f"{'[' if closed_left else '('}{'-inf' if left is None else left}, "
+                f"{'inf' if right is None else right}{']' if closed_right else ')'}")
+    if alternative == "array-like":
+        return "an array-like"
+    return _either(_NAMED[alternative][0])
+
+
+def _either(alternatives):
+    """'a, b or c' of the alternatives' descriptions."""
+    words = [describe(each) for each in alternatives]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def check_parameters(params, caller="BoostClassifier"):
+    """Check each parameter alone against ``PARAMETERS``, in the order given.
+
+    Parameters
+    ----------
+    params : dict
+        Parameter name to value; names not in the table are not checked (as scikit-learn's
+        ``validate_parameter_constraints``).
+    caller : str
+        Named in the message.
+
+    Raises
+    ------
+    ValueError
+        For the first parameter no alternative accepts: ``"The 'name' parameter of caller
+        must be <alternatives>. Got <value!r> instead."`` (scikit-learn's message).
+    """
+    for name, value in params.items():
+        alternatives = PARAMETERS.get(name)
+        if alternatives is not None and not any(accepts(each, value)
+                                                for each in alternatives):
+            raise ValueError(f"The {name!r} parameter of {caller} must be "
+                             f"{_either(alternatives)}. Got {value!r} instead.")
+
+
+def check_across(params):
+    """The rule across parameters the table cannot say: weight trimming is for stumps only.
+
+    Parameters
+    ----------
+    params : dict
+        Every parameter (``get_params()``), each already checked alone.
+
+    Raises
+    ------
+    ValueError
+    """
+    if params["trim"] != 0 and params["weak_learner"] not in ("stump", "auto"):
+        raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
+                         f"{params['weak_learner']!r} with trim={params['trim']!r}")
