@@ -33,7 +33,10 @@ def _cluster(n_workers, processes=False):
                                     processes=processes, dashboard_address=None)
 
 
-@pytest.fixture(scope="module", params=[1, 2, 3], ids=lambda n: f"{n}-workers")
+# Two workers in make test; one (the local case) and three (an odd split) in the slow tier.
+@pytest.fixture(scope="module", params=[pytest.param(1, marks=pytest.mark.slow), 2,
+                                        pytest.param(3, marks=pytest.mark.slow)],
+                ids=lambda n: f"{n}-workers")
 def client(request):
     with _cluster(request.param) as cluster, distributed.Client(cluster) as client:
         yield client
@@ -225,9 +228,11 @@ def test_bad_input_is_refused_clearly(client):
 
 
 @pytest.mark.parametrize("params", [{"weak_learner": "stump"},
-                                    {"weak_learner": "tree", "max_leaves": 4,
-                                     "min_leaf_weight": 0.02},
-                                    {"weak_learner": "stump", "scheme": "mr"}])
+                                    pytest.param({"weak_learner": "tree", "max_leaves": 4,
+                                                  "min_leaf_weight": 0.02},
+                                                 marks=pytest.mark.slow),
+                                    pytest.param({"weak_learner": "stump", "scheme": "mr"},
+                                                 marks=pytest.mark.slow)])
 def test_a_lost_worker_does_not_change_the_model(params):
     """SIGKILL one of two worker processes at round 4: the fit finishes with the model of
     an undisturbed fit (Dask recomputes the lost shards, or they are rebuilt and the rounds
