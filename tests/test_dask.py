@@ -13,6 +13,7 @@ added in another order, may pick the other one (the same rows go left, another t
 
 import os
 import signal
+import threading
 
 import numpy as np
 import pytest
@@ -419,3 +420,39 @@ def test_a_tree_costs_one_round_trip_per_split(client, monkeypatch):
                                 max_leaves=6).fit(Xd, yd)
     assert [h.values.shape[0] for h in model.model_.hypotheses] == [6, 6, 6]
     assert len(calls) == 3 * 5
+
+
+def test_a_worker_without_partitions_changes_nothing():
+    """Three workers, two partitions: one worker holds no rows, and the model is the local
+    one (LightGBM-Dask users meet a hang or an error here)."""
+    X, y = _data("binary")
+    theirs = BoostClassifier(n_estimators=8).fit(X, y)
+    with _cluster(3) as cluster, distributed.Client(cluster) as client:
+        Xd = da.from_array(X, chunks=(X.shape[0] // 2, X.shape[1]))
+        yd = da.from_array(y, chunks=(X.shape[0] // 2,))
+        assert Xd.npartitions == 2
+        mine = DaskBoostClassifier(n_estimators=8, client=client).fit(Xd, yd)
+    _assert_same_model(mine, theirs)
+
+
+def test_two_fits_at_once_on_one_cluster_give_their_own_models(client):
+    """Two fits from two threads share the cluster; each gets the model of its own data."""
+    problems = {"binary": _data("binary"), "multiclass": _data("multiclass")}
+    params = {"n_estimators": 6, "weak_learner": "tree", "max_leaves": 4}
+    fitted, errors = {}, []
+
+    def fit(kind):
+        try:
+            Xd, yd, _ = _dask(*problems[kind])
+            fitted[kind] = DaskBoostClassifier(client=client, **params).fit(Xd, yd)
+        except Exception as error:  # reported below, in the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=fit, args=(kind,)) for kind in problems]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors and not any(thread.is_alive() for thread in threads)
+    for kind, (X, y) in problems.items():
+        _assert_same_model(fitted[kind], BoostClassifier(**params).fit(X, y))
