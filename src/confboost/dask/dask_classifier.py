@@ -194,10 +194,8 @@ class DaskBoostClassifier(BoostClassifier):
     weak_learner : default="stump"
         Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
         "auto" to grow trees, and a tree costs the workers a round trip per split (15 for 16
-        leaves) where a stump costs one (before one trip per split, the README's example, 50
-        rounds on 20,000 rows and 2 local workers, took 106 s with trees of 16 leaves and
-        under 7 s with stumps). "auto" is resolved as ``BoostClassifier`` does, on the total
-        row count.
+        leaves) where a stump costs one. "auto" is resolved as ``BoostClassifier`` does, on
+        the total row count.
 
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
     ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``

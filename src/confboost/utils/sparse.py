@@ -1,4 +1,5 @@
-"""``issparse`` without importing SciPy (issue 18: a command's start-up).
+"""``issparse`` without importing SciPy, so that a command that reads no sparse matrix
+starts without loading it.
 
 A SciPy sparse matrix can exist only once ``scipy.sparse`` has been imported, so a process
 that never imported it holds none: the test costs nothing there, and SciPy's own test answers
