@@ -6,9 +6,11 @@ as icsiboost's ``--max-fmeasure`` does (a midpoint between consecutive distinct 
 """
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
-def per_class_counts(Y_true, Y_pred):
+def per_class_counts(Y_true: ArrayLike, Y_pred: ArrayLike
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """True positives, false positives and false negatives per class.
 
     Parameters
@@ -34,7 +36,8 @@ def _ratio(numerator, denominator):
                      where=denominator > 0)
 
 
-def precision_recall_f1(Y_true, Y_pred):
+def precision_recall_f1(Y_true: ArrayLike, Y_pred: ArrayLike
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-class precision, recall and F1 (0 where undefined).
 
     Returns
@@ -45,19 +48,19 @@ def precision_recall_f1(Y_true, Y_pred):
     return _ratio(tp, tp + fp), _ratio(tp, tp + fn), _ratio(2 * tp, 2 * tp + fp + fn)
 
 
-def micro_f1(Y_true, Y_pred):
+def micro_f1(Y_true: ArrayLike, Y_pred: ArrayLike) -> float:
     """F1 of the pooled (example, class) decisions."""
     tp, fp, fn = (counts.sum() for counts in per_class_counts(Y_true, Y_pred))
     return float(_ratio(2 * tp, 2 * tp + fp + fn))
 
 
-def macro_f1(Y_true, Y_pred, classes=None):
+def macro_f1(Y_true: ArrayLike, Y_pred: ArrayLike, classes: ArrayLike | None = None) -> float:
     """Mean of the per-class F1 (over ``classes``, default all; 0 for a class never seen)."""
     f1 = precision_recall_f1(Y_true, Y_pred)[2]
     return float(np.mean(f1 if classes is None else f1[classes]))
 
 
-def max_fmeasure(y_true, scores):
+def max_fmeasure(y_true: ArrayLike, scores: ArrayLike) -> tuple[float, float, float, float]:
     """The threshold on f maximising F1 for one class.
 
     Parameters

@@ -11,13 +11,15 @@ value is 1.
 from numbers import Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from confboost.evaluation.metrics import _label_mask
 
 __all__ = ["margin_distribution", "normalized_margins"]
 
 
-def normalized_margins(scores, Y, alphas_abs_sum, per_pair=False):
+def normalized_margins(scores: ArrayLike, Y: ArrayLike, alphas_abs_sum: float,
+                       per_pair: bool = False) -> np.ndarray:
     """Margins ``y f(x) / Σ_t |α_t|`` and their multiclass and multi-label forms (§5).
 
     The normaliser must bound ``|f|``: with every ``h_t`` scaled into [−1, 1] it is
@@ -82,7 +84,7 @@ def normalized_margins(scores, Y, alphas_abs_sum, per_pair=False):
     return (lowest_true - highest_false) / (2 * alphas_abs_sum)
 
 
-def margin_distribution(margins, grid):
+def margin_distribution(margins: ArrayLike, grid: ArrayLike) -> np.ndarray:
     """The cumulative margin distribution: the fraction of margins ``<= θ`` for each θ.
 
     Parameters

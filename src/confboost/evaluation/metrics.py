@@ -17,6 +17,7 @@ precision). ``one_error`` breaks ties by taking the first maximal label.
 """
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "average_precision",
@@ -114,7 +115,7 @@ def _pessimistic_ranks(mask, scores):
     return n_above, n_true_above
 
 
-def hamming_loss(Y_true, Y_pred):
+def hamming_loss(Y_true: ArrayLike, Y_pred: ArrayLike) -> float:
     """Hamming loss: the fraction of (example, label) pairs predicted wrongly (paper §6).
 
     ``hloss(H) = (1/k) E |H(x) Δ Y|``. For the predictions ``H(x) = {l : f(x, l) > 0}`` of
@@ -142,7 +143,7 @@ def hamming_loss(Y_true, Y_pred):
     return float(np.mean(true != pred))
 
 
-def one_error(Y_true, scores):
+def one_error(Y_true: ArrayLike, scores: ArrayLike) -> float:
     """One-error: how often the top-scored label is not a true label (paper §6).
 
     ``one-err(H_1) = P[H_1(x) ∉ Y]`` with ``H_1(x) = argmax_l f(x, l)``; for single-label
@@ -170,7 +171,7 @@ def one_error(Y_true, scores):
     return float(np.mean(~mask[np.arange(mask.shape[0]), top]))
 
 
-def ranking_loss(Y_true, scores):
+def ranking_loss(Y_true: ArrayLike, scores: ArrayLike) -> float:
     """Ranking loss: the fraction of crucial pairs ordered wrongly (paper §6 and §9).
 
     For example ``i`` the crucial pairs are ``(l0, l1)`` with ``l0 ∉ Y_i`` and ``l1 ∈ Y_i``;
@@ -215,7 +216,7 @@ def ranking_loss(Y_true, scores):
     return float(np.mean(wrong_pairs / (n_true * (k - n_true))))
 
 
-def coverage(Y_true, scores):
+def coverage(Y_true: ArrayLike, scores: ArrayLike) -> float:
     """Coverage: how far down the label ranking one must go to cover every true label.
 
     BoosTexter's definition (Schapire & Singer 2000, §5):
@@ -255,7 +256,7 @@ def coverage(Y_true, scores):
     return float(np.mean((scores >= lowest_true[:, None]).sum(axis=1) - 1))
 
 
-def average_precision(Y_true, scores):
+def average_precision(Y_true: ArrayLike, scores: ArrayLike) -> float:
     """Average precision of the label ranking (BoosTexter; Schapire & Singer 2000, §5).
 
     ``avgprec_i = (1/|Y_i|) Σ_{l ∈ Y_i} |{l' ∈ Y_i : rank_i(l') <= rank_i(l)}| / rank_i(l)``,
@@ -296,7 +297,7 @@ def average_precision(Y_true, scores):
     return float(np.mean(precision_at_true.sum(axis=1) / mask.sum(axis=1)))
 
 
-def error(y_true, y_pred):
+def error(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """Single-label error: the fraction of examples whose predicted label is wrong.
 
     Parameters
