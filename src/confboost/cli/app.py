@@ -43,7 +43,8 @@ def _reproduce(arguments):
     command = "confboost reproduce " + shlex.join(arguments.raw_argv)
     reproduce(out_dir=arguments.out, data_dir=arguments.data or BUNDLED,
               quick=arguments.quick, datasets=arguments.datasets, rounds=arguments.rounds,
-              n_jobs=arguments.jobs, text=not arguments.no_text, command=command.strip())
+              n_jobs=arguments.jobs, text=not arguments.no_text, command=command.strip(),
+              figure_format=arguments.format, dpi=arguments.dpi)
     return 0
 
 
@@ -106,6 +107,8 @@ def build_parser():
     demo.add_argument("--data", default=None, help="data folder (default: bundled copies)")
     demo.set_defaults(handler=_demo)
 
+    from confboost.cli.icsiboost_flags import positive_int
+
     reproduce = commands.add_parser(
         "reproduce", help="run the paper's experiments (§10) and write a report with tables "
                           "and plots")
@@ -124,9 +127,11 @@ def build_parser():
     reproduce.add_argument("--jobs", type=int, default=None,
                            help="threads per fit (default: all cores)")
     reproduce.add_argument("--no-text", action="store_true", help="leave out the text task")
+    reproduce.add_argument("--format", default="png", choices=["png", "pdf", "svg"],
+                           help="the figures' file format (default: %(default)s)")
+    reproduce.add_argument("--dpi", type=positive_int, default=200,
+                           help="a PNG figure's pixels per inch (default: %(default)s)")
     reproduce.set_defaults(handler=_reproduce)
-
-    from confboost.cli.icsiboost_flags import positive_int
 
     show = commands.add_parser(
         "show", help="print a model's rounds as rules",

@@ -256,6 +256,27 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     def _check_fitted(self):
         check_is_fitted(self)
 
+    def staged_predict_proba(self, X):
+        """Yield ``predict_proba(X)`` after each round, shape (n_samples, n_classes) each.
+
+        As scikit-learn's gradient boosting: the probabilities of the model truncated to its
+        first t rounds, t = 1, 2, ..., ``n_estimators_``. The fitted temperature
+        (``calibrator_``) is the final model's; on multi-label MR data the cut on f is the
+        one learned after round t (``thresholds_[t - 1]``), as ``staged_predict`` uses.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes)
+        """
+        outputs = self._outputs()
+        calibrator = getattr(self, "calibrator_", None)
+        for round_index, scores in enumerate(self._staged_scores(X)):
+            yield outputs.predict_proba(scores, calibrator, round_index)
+
     @property
     def feature_importances_(self):
         check_is_fitted(self)
