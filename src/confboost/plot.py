@@ -93,13 +93,14 @@ def _label_matrix(clf, y):
     y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
     if clf._multilabel:
         return y > 0
-    encoded = np.searchsorted(clf.classes_, y)
-    if np.any(encoded >= clf.classes_.size) or np.any(clf.classes_[
-            np.minimum(encoded, clf.classes_.size - 1)] != y):
-        raise ValueError("y holds a class the model was not fitted on")
+    position = {label: index for index, label in enumerate(clf.classes_.tolist())}
+    try:  # classes_ in any order (a model trained by the command line: the .names order)
+        encoded = np.array([position[label] for label in np.asarray(y).tolist()], dtype=int)
+    except KeyError:
+        raise ValueError("y holds a class the model was not fitted on") from None
     if hasattr(clf, "code_") and clf.code_.shape[1] > 1:
         return clf.code_[encoded] > 0
-    if clf.classes_.size == 2:
+    if clf.model_.n_labels == 1:
         return np.where(encoded == 1, 1.0, -1.0)
     return np.eye(clf.classes_.size, dtype=bool)[encoded]
 

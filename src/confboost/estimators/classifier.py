@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from confboost.estimators.booster import Booster
 from confboost.estimators.inspection import InterpretMixin
 from confboost.explain.contributions import bound_importances
-from confboost.formats.model_json import read_model
+from confboost.formats.model_json import load_estimator
 from confboost.training.params import PARAMETERS, Count, Number, Strings, describe
 
 __all__ = ["BoostClassifier", "load"]
@@ -290,6 +290,9 @@ def load(path):
     ----------
     path : str or Path
 
+    A model that ``confboost train`` fitted on single-label data loads as a single-label
+    classifier of the ``.names`` classes (``formats.model_json.load_estimator``).
+
     Returns
     -------
     BoostClassifier
@@ -300,4 +303,4 @@ def load(path):
     ValueError
         ``"<path>: <field>: <problem>"`` for any file that is not a valid model.
     """
-    return read_model(path, BoostClassifier)[0]
+    return load_estimator(path, BoostClassifier)
