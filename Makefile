@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench lint dist docs clean
+.PHONY: run test test-slow test-all bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,15 @@ run: $(VENV)/.installed-plot
 	$(BIN)/confboost demo
 	$(BIN)/confboost reproduce --quick --out reproduce-out
 
+# make test: the quick tier (at most 4 minutes on 2 cores); make test-all adds the slow tier
+# (cluster and real-data tests), each test run once. CI runs test-all.
 test: $(VENV)/.installed-dev,plot
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
+
+test-slow: $(VENV)/.installed-dev,plot
+	$(BIN)/python -m pytest -q -m slow
+
+test-all: test test-slow
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run_all.py
@@ -26,6 +33,8 @@ bench: $(VENV)/.installed-bench
 lint: $(VENV)/.installed-dev,plot
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+
+.PHONY: dist docs
 
 # A wheel and an sdist in dist/, checked by twine, installed into a fresh virtual environment
 # with no extra, with `plot` and with `dask`, and smoke-tested there (.ci/dist).

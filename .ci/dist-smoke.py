@@ -8,13 +8,15 @@ import subprocess
 import sys
 import tempfile
 from importlib.metadata import version
+from pathlib import Path
 
 import confboost
 
 assert confboost.__version__ == version("confboost"), (confboost.__version__,
                                                        version("confboost"))
 assert "site-packages" in confboost.__file__, f"not the installed wheel: {confboost.__file__}"
-shown = subprocess.run(["confboost", "--version"], capture_output=True, text=True, check=True)
+script = Path(sys.executable).with_name("confboost")  # the environment's own entry point
+shown = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True)
 assert shown.stdout.strip() == f"confboost {confboost.__version__}", shown.stdout
 
 from sklearn.datasets import load_iris  # noqa: E402

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from confboost.cli import main  # noqa: E402
-from confboost.experiments import figures  # noqa: E402
+from confboost.plot import reports as figures  # noqa: E402
 from tests.test_reproduce import png_size  # noqa: E402
 
 

@@ -105,9 +105,11 @@ def test_dependence_needs_data_when_the_column_interacts(iris):
 
 
 def test_one_panel_figure_has_one_title():
-    figure, axes = plot._grid(1)
+    from confboost.plot.panels import _grid, _title
+
+    figure, axes = _grid(1)
     axes[0].set_title("panel")
-    plot._title(figure, axes, "T")
+    _title(figure, axes, "T")
     assert figure._suptitle is None and axes[0].get_title() == "T (panel)"
 
 

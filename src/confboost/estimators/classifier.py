@@ -72,7 +72,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
 
     ``predict_proba`` (``calibration="temperature"``): σ(a g) per label (binary,
     multi-label) or softmax(a g) over the classes (single-label), g the scheme's logit (2 f
-    for binary and MH, real AdaBoost's f estimating half the log-odds, §7; 2 (f - threshold_)
+    for binary and MH, real AdaBoost's f estimating half the log-odds, §7; 2 (f - ``threshold_``)
     for multi-label MR; f for single-label MR; the class scores for MO) and a > 0 one
     temperature fitted by least log loss on held-out f (``confboost.training.calibration``): the
     eval_set or early-stopping split, else out-of-fold f of 5 cross-fitted runs (one run on
@@ -126,7 +126,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     n_jobs : int or None, default=None
         Kernel threads (None: all cores, or one on small data, and fewer when timing the
         rounds shows that half as many run them no slower, as on a busy machine:
-        ``_threads.ThreadTuner``; negative: all but |n_jobs| - 1, fixed). The model is the
+        ``_threads.ThreadTuner``; negative: all but ``abs(n_jobs) - 1``, fixed). The model is the
         same for every value.
     random_state : int, RandomState or None, default=None
         Seeds the bin-quantile subsample, the random code and the held-out splits.

@@ -363,7 +363,7 @@ def write_plots(out_dir, runs, names, algorithms, rounds, text_curves, fmt="png"
     -------
     dict of str to str
     """
-    from confboost.experiments.figures import (
+    from confboost.plot.reports import (
         scatter_comparison,
         test_error_curves,
         training_curves,

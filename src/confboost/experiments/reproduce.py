@@ -65,8 +65,8 @@ def reproduce(out_dir="reproduce-out", data_dir=BUNDLED, quick=False, datasets=N
     -------
     Reproduction
     """
-    from confboost.experiments.figures import FORMATS
     from confboost.plot import require_matplotlib
+    from confboost.plot.reports import FORMATS
 
     require_matplotlib()  # fail before the long part, not after it
     if figure_format not in FORMATS:

@@ -194,7 +194,7 @@ def _parity(patterns):
 
 
 def contribution_importances(contribution, per_label=False):
-    """Mean |contribution| of each column over a data set (the bias left out).
+    """Mean absolute contribution of each column over a data set (the bias left out).
 
     Parameters
     ----------

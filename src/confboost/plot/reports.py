@@ -1,23 +1,24 @@
-"""The figures of ``confboost reproduce``, drawn from the runs' curves, ready for a paper.
+"""Figures drawn from hand-built curves, ready for a paper: those of ``confboost reproduce``.
 
 Owns ``scatter_comparison`` (one algorithm's test error against another's, a point per data
 set, §10's figure), ``training_curves`` (the training loss and its bound Π Z_t),
-and ``test_error_curves``; each writes one file whose format is its
-suffix's (``.pdf``, ``.svg``, ``.png``; ``dpi`` for the PNG's pixels). One unit per
-quantity: every error and loss is a percentage (the fraction of examples, labels or
-crucial pairs, times 100). Losses of different kinds never share an axis: AdaBoost.MR's
-ranking loss gets a row of panels of its own. The data sets' names beside the scatter
-points are placed where they overlap neither another name nor a point, inside the figure.
+``test_error_curves`` and ``margin_cdf`` (§5's margin distributions); each writes one file
+whose format is its suffix's (``.pdf``, ``.svg``, ``.png``; ``dpi`` for the PNG's pixels).
+One unit per quantity: every error and loss is a percentage (the fraction of examples,
+labels or crucial pairs, times 100). Losses of different kinds never share an axis:
+AdaBoost.MR's ranking loss gets a row of panels of its own. The data sets' names beside the
+scatter points are placed where they overlap neither another name nor a point, inside the
+panel.
 """
 
 from pathlib import Path
 
 import numpy as np
 
-from confboost.plot import _COLOURS, _figure_legend, _grid, _title
+from confboost.plot.panels import _COLOURS, _figure_legend, _grid, _title
 
-__all__ = ["FORMATS", "save_figure", "scatter_comparison", "test_error_curves",
-           "training_curves"]
+__all__ = ["FORMATS", "margin_cdf", "save_figure", "scatter_comparison",
+           "test_error_curves", "training_curves"]
 
 #: The file formats a figure can be written in (its file's suffix).
 FORMATS = ("png", "pdf", "svg")
@@ -263,4 +264,34 @@ def test_error_curves(curves, path, ylabel="test error (%)", title=None, dpi=200
         axis.grid(True, which="major", color="0.9")
     _figure_legend(figure, axes)
     _title(figure, axes, title)
+    return save_figure(figure, path, dpi)
+
+
+def margin_cdf(margins, path, title=None, dpi=200):
+    """Cumulative margin distributions (§5), one line per entry of ``margins``.
+
+    Parameters
+    ----------
+    margins : dict of str to array-like
+        Normalised margins (``confboost.evaluation.margins.normalized_margins``) per label.
+    path : str or Path
+        The file (``.pdf``, ``.svg`` or ``.png``).
+    title : str, optional
+    dpi : int, default=200
+
+    Returns
+    -------
+    Path
+    """
+    from confboost.evaluation.margins import margin_distribution
+
+    figure, (axis,) = _grid(1, panel_size=(5.0, 3.6))
+    grid = np.linspace(-1.0, 1.0, 401)
+    for colour, (label, values) in zip(_COLOURS, margins.items(), strict=False):
+        axis.plot(grid, 100.0 * margin_distribution(values, grid), color=colour, label=label)
+    axis.set_xlabel("normalised margin θ")
+    axis.set_ylabel("margins ≤ θ (%)")
+    axis.legend(fontsize=7)
+    if title:
+        axis.set_title(title)
     return save_figure(figure, path, dpi)

@@ -6,8 +6,9 @@ From a fitted ``BoostClassifier`` and data (each returns the ``matplotlib.figure
 ``contributions`` (one prediction's waterfall of exact column contributions,
 ``explain.contributions``), ``dependence`` (f as a function of one column), ``importance``
 (each column's share of the bound's decrease, or its mean |contribution| on data) and
-``tree`` (one round's rules drawn as a tree). The figures of ``confboost reproduce`` are
-``confboost.experiments.figures``'.
+``tree`` (one round's rules drawn as a tree). From hand-built curves, each writing a PNG,
+PDF or SVG file (``reports.py``, the figures of ``confboost reproduce``):
+``training_curves``, ``test_error_curves``, ``scatter_comparison``, ``margin_cdf``.
 
 matplotlib is an optional extra (``pip install confboost[plot]``); it is imported inside
 each function, never at module import, so ``import confboost.plot`` always works. The
@@ -17,64 +18,27 @@ change).
 
 import numpy as np
 
+from confboost.plot.panels import _COLOURS, _grid, require_matplotlib
+from confboost.plot.reports import (
+    margin_cdf,
+    scatter_comparison,
+    test_error_curves,
+    training_curves,
+)
+
 __all__ = [
     "contributions",
     "dependence",
     "importance",
     "learning_curves",
+    "margin_cdf",
     "margins",
     "require_matplotlib",
+    "scatter_comparison",
+    "test_error_curves",
+    "training_curves",
     "tree",
 ]
-
-_EXTRA_MESSAGE = ("plotting needs matplotlib, the optional extra of confboost: "
-                  "pip install confboost[plot]")
-
-_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
-
-
-def require_matplotlib():
-    """Return ``matplotlib.figure.Figure``; ImportError naming the extra when it is missing."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as error:
-        raise ImportError(_EXTRA_MESSAGE) from error
-    return Figure
-
-
-def _grid(n_panels, max_columns=4, panel_size=(3.6, 2.9)):
-    Figure = require_matplotlib()
-    columns = min(max_columns, max(n_panels, 1))
-    rows = max(1, -(-n_panels // columns))
-    figure = Figure(figsize=(panel_size[0] * columns, panel_size[1] * rows),
-                    layout="constrained")
-    axes = figure.subplots(rows, columns, squeeze=False).ravel()
-    for extra in axes[n_panels:]:
-        extra.set_visible(False)
-    return figure, axes[:n_panels]
-
-
-def _title(figure, axes, title):
-    """The figure's title: on a one-panel figure, one line on the panel (with its own
-    name in brackets), not a second title above it."""
-    if not title:
-        return
-    if len(axes) == 1:
-        panel = axes[0].get_title()
-        axes[0].set_title(f"{title} ({panel})" if panel else title, fontsize=9)
-    else:
-        figure.suptitle(title)
-
-
-def _figure_legend(figure, axes):
-    """One legend for the whole figure, below the panels (from the first panel's lines)."""
-    if not len(axes):
-        return
-    handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        figure.legend(handles, labels, loc="outside lower center",
-                      ncol=min(len(handles), 4), fontsize=8)
-
 
 # --- plots from a fitted estimator ------------------------------------------------------
 
@@ -164,9 +128,9 @@ def learning_curves(clf, X_test=None, y_test=None):
 def margins(clf, X, y, rounds=None):
     """The cumulative distribution of the normalised margins (§5) after chosen rounds.
 
-    The margin of an example is y f(x) / Σ_t |α_t| max|h_t| for binary data (in [-1, 1]:
-    the normaliser bounds |f| for real confidences too), and for several labels
-    (min over its labels of f - max over the others) / (2 Σ_t |α_t| max|h_t|)
+    The margin of an example is y f(x) / Σ_t abs(α_t) max abs(h_t) for binary data (in [-1,
+    1]: the normaliser bounds abs(f) for real confidences too), and for several labels
+    (min over its labels of f - max over the others) / (2 Σ_t abs(α_t) max abs(h_t))
     (``margins.normalized_margins``; multi-label examples with every label or none have no
     such margin and are left out, the title says how many); for ``scheme="mo"`` one margin
     per example and code bit (the binary margins of the code's problems).
