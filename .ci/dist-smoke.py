@@ -47,7 +47,7 @@ if "dask" in sys.argv[1:]:
     from confboost.dask import DaskBoostClassifier
 
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster):
         model = DaskBoostClassifier(n_estimators=10).fit(da.from_array(X, chunks=50), y)
         assert model.score(X, y) > 0.9

@@ -12,9 +12,11 @@ path-dependent TreeSHAP of Lundberg et al. (2020) over the same training covers.
 A stump ``x <= θ`` with its missing-value block (three blocks) is a two-node tree: the root
 tests ``x <= +inf`` (every known value goes left, a missing one to the missing block) and
 its left child ``x <= θ``. A threshold tree keeps its nodes (node i stays node i; leaf j is
-node n_internal + j). Categorical value tests, text term tests and products of stumps have
-no form in SHAP's format (it compares numbers with thresholds only): ``shap_model`` refuses
-them, naming the round; ``explain`` covers every model.
+node n_internal + j); a leaf no training example reached gets a cover of ``EMPTY_COVER``
+times the least positive one, as SHAP refuses a weight of 0. Categorical value tests, text
+term tests and products of stumps have no form in SHAP's format (it compares numbers with
+thresholds only): ``shap_model`` refuses them, naming the round; ``explain`` covers every
+model.
 """
 
 import numpy as np
@@ -69,8 +71,7 @@ def shap_model(model):
              for t, (hypothesis, alpha) in enumerate(
                  zip(boosted.hypotheses, boosted.alphas, strict=True))]
     return {"trees": trees, "base_offset": 0.0, "tree_output": "raw_value",
-            "objective": "squared_error", "input_dtype": np.float64,
-            "internal_dtype": np.float64}
+            "input_dtype": np.float64, "internal_dtype": np.float64}
 
 
 def _cover(hypothesis, round_number):

@@ -459,6 +459,10 @@ def _tree_layout(hypothesis, names, alpha):
     return nodes, values
 
 
+def _signed(value):
+    return "0" if value == 0 else f"{value:+.3g}"
+
+
 def tree(clf, round=1, max_outputs=4):
     """One round's weak hypothesis drawn as a tree: its tests at the nodes, what it adds to
     f at the leaves (α_t h_t(x, l), the rule of ``clf.rules()``).
@@ -522,15 +526,15 @@ def tree(clf, round=1, max_outputs=4):
     for leaf in order:
         row = values[leaf[1]]
         shown = np.argsort(-np.abs(row), kind="stable")[:max_outputs]
-        lines = ([f"f {row[0]:+.3g}"] if len(row) == 1 else
-                 [f"{outputs[l]} {row[l]:+.3g}" for l in shown])
+        lines = ([f"f {_signed(row[0])}"] if len(row) == 1 else
+                 [f"{outputs[l]} {_signed(row[l])}" for l in shown])
         if len(row) > len(shown):
             lines.append(f"({len(row) - len(shown)} more)")
         colour = "#fbeaea" if row[shown[0]] > 0 else "#e8f0fb"
         axis.text(position[leaf], -depth[leaf], "\n".join(lines), fontsize=7, ha="center",
                   va="top", zorder=3, bbox={**box, "facecolor": colour, "edgecolor": "0.6"})
     axis.set_xlim(-0.7, len(order) - 0.3)
-    axis.set_ylim(-(n_levels - 1) - 0.75, 0.35)
+    axis.set_ylim(-(n_levels - 1) - 0.55, 0.35)
     axis.set_axis_off()
     towards = f" (f > 0: {outputs[0]})" if values.shape[1] == 1 else ""
     axis.set_title(f"round {round}: α = {alpha:.3g}, {hypothesis.type_name}; leaves: what the "

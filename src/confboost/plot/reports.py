@@ -108,12 +108,12 @@ def _place_labels(figure, axis, names, x, y):
         placed.append(best[2])
 
 
-def _plain_log_ticks(axis):
-    """Label a log axis with plain numbers (20, not 2 × 10¹), the 2s and 5s of a decade too
-    when the axis spans little of it."""
+def _plain_log_ticks(*log_axes):
+    """Label log axes (``axis.xaxis``, ``axis.yaxis``) with plain numbers (20, not 2 × 10¹),
+    the 2s and 5s of a decade too when an axis spans little of it."""
     from matplotlib.ticker import LogFormatter
 
-    for ticks in (axis.xaxis, axis.yaxis):
+    for ticks in log_axes:
         ticks.set_major_formatter(LogFormatter(labelOnlyBase=False))
         ticks.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
 
@@ -218,7 +218,7 @@ def training_curves(curves, path, title=None, dpi=200):
                       label=f"{label}: bound (Π Z_t)")
         axis.set_xscale("log")
         axis.set_yscale("log", nonpositive="mask")
-        _plain_log_ticks(axis)
+        _plain_log_ticks(axis.xaxis, axis.yaxis)
         axis.set_xlabel("rounds")
         axis.set_ylabel(f"{kind} (%)")
         axis.set_title(panel, fontsize=9)
@@ -257,7 +257,7 @@ def test_error_curves(curves, path, ylabel="test error (%)", title=None, dpi=200
             axis.plot(np.arange(1, values.size + 1), values, color=colour, linewidth=1.2,
                       label=label)
         axis.set_xscale("log")
-        _plain_log_ticks(axis)
+        _plain_log_ticks(axis.xaxis)
         axis.set_xlabel("rounds")
         axis.set_ylabel(ylabel)
         axis.set_title(panel, fontsize=9)
