@@ -141,3 +141,22 @@ def test_piping_into_head_prints_no_error():
     assert first.startswith("data set ")
     assert status == 141, error
     assert "Broken pipe" not in error and "Traceback" not in error and error == ""
+
+
+class _PipeClosedAtFlush:
+    """A block-buffered stdout: writes are kept, the pipe is found closed at the flush."""
+
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_pipe_found_closed_at_the_last_flush_ends_quietly(tmp_path, monkeypatch, capsys):
+    stem, _ = _stem(tmp_path, ["red", "green", "blue"])
+    assert main(["train", "-S", str(stem), "-n", "3"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdout", _PipeClosedAtFlush())
+    assert main(["show", "-m", f"{stem}.model.json"]) == 141
+    assert capsys.readouterr().err == ""

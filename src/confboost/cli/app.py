@@ -146,7 +146,9 @@ def main(argv=None):
     no traceback and no ``[Errno 32] Broken pipe``.
     """
     try:
-        return _run(argv)
+        status = _run(argv)
+        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+        return status
     except BrokenPipeError:
         return _closed_pipe()
 
