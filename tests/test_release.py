@@ -2,9 +2,10 @@
 metadata an installer reads (``make dist`` builds, checks and installs the wheel itself)."""
 
 import re
-import tomllib
 from importlib.metadata import metadata, version
 from pathlib import Path
+
+import tomllib
 
 import confboost
 
