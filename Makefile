@@ -34,5 +34,17 @@ lint: $(VENV)/.installed-dev,plot
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
+.PHONY: dist docs
+
+# A wheel and an sdist in dist/, checked by twine, installed into a fresh virtual environment
+# with no extra, with `plot` and with `dask`, and smoke-tested there (.ci/dist).
+dist: $(VENV)/.installed-dist
+	bash .ci/dist $(BIN)/python
+
+# The documentation site in docs/_build/html, warnings as errors; the gallery's examples run.
+docs: $(VENV)/.installed-docs,dask
+	$(BIN)/sphinx-build -W --keep-going -b html -d docs/_build/doctrees docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info
+	rm -rf $(VENV) build dist *.egg-info src/*.egg-info docs/_build docs/auto_examples \
+		docs/api/generated

@@ -117,10 +117,10 @@ def main():
               flush=True)
         curves[confidence] = follower.one_error_curve
     if arguments.plot:
-        from confboost.plot import test_error_curves
+        from confboost.plot.reports import test_error_curves
 
         path = test_error_curves({"Reuters-21578, 90 topics, uni- and bigrams": curves},
-                                 arguments.plot, ylabel="test one-error",
+                                 arguments.plot, ylabel="test one-error (%)",
                                  title="real vs discrete AdaBoost.MH")
         print(f"wrote {path}", flush=True)
 

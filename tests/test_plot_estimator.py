@@ -104,28 +104,68 @@ def test_dependence_needs_data_when_the_column_interacts(iris):
     assert plot.dependence(clf, column, X=X).axes
 
 
-def test_one_panel_figure_has_one_title(tmp_path):
-    plot.test_error_curves({"panel": {"a": [0.5, 0.4]}}, tmp_path / "one.png", title="T")
-    from matplotlib.image import imread
+def test_one_panel_figure_has_one_title():
+    from confboost.plot.panels import _grid, _title
 
-    assert imread(tmp_path / "one.png").shape[0] > 0
-    figure, axes = plot._grid(1)
+    figure, axes = _grid(1)
     axes[0].set_title("panel")
-    plot._title(figure, axes, "T")
+    _title(figure, axes, "T")
     assert figure._suptitle is None and axes[0].get_title() == "T (panel)"
 
 
-def test_training_curves_name_each_algorithm_loss(tmp_path, monkeypatch):
-    import matplotlib.figure
+def test_importance_bars_are_the_bound_shares_or_the_contributions(iris, stumps):
+    X, _, X_test, _ = iris
+    figure = plot.importance(stumps)
+    (axis,) = figure.axes
+    widths = sorted((bar.get_width() for bar in axis.patches), reverse=True)
+    shares = np.sort(100 * stumps.feature_importances_[stumps.feature_importances_ > 0])[::-1]
+    np.testing.assert_allclose(widths, shares)
+    ticks = dict(zip(axis.get_yticks(), (t.get_text() for t in axis.get_yticklabels()),
+                     strict=True))
+    assert ticks[max(ticks)] == X.columns[np.argmax(stumps.feature_importances_)]  # on top
+    (axis,) = plot.importance(stumps, X_test, max_display=2).axes
+    magnitude = np.abs(stumps.explain(X_test)[:, :, :-1]).mean(axis=0).sum(axis=0)
+    np.testing.assert_allclose(sorted(bar.get_width() for bar in axis.patches),
+                               np.sort(magnitude)[-2:])
+    assert "over 75 rows" in axis.get_xlabel()
 
-    saved = []
-    monkeypatch.setattr(plot, "_save", lambda figure, path: saved.append(figure))
-    plot.training_curves({"set": {"MR": ([0.3, 0.2], [0.9, 0.5], "ranking loss"),
-                                  "MH": ([0.3, 0.2], [0.9, 0.5])}}, tmp_path / "c.png")
-    (figure,) = saved
-    assert isinstance(figure, matplotlib.figure.Figure)
-    labels = [line.get_label() for line in figure.axes[0].get_lines()]
-    assert "MR: ranking loss" in labels and "MH: training error" in labels
+
+def _texts(figure):
+    return [text.get_text() for text in figure.axes[0].texts]
+
+
+def test_tree_of_a_stump_is_one_split_with_its_three_blocks(iris, stumps):
+    texts = _texts(plot.tree(stumps, 1))
+    hypothesis = stumps.model_.hypotheses[0]
+    name = iris[0].columns[hypothesis.feature]
+    assert f"{name} <= {hypothesis.threshold:.4g}" in texts
+    assert {"yes", "no", "missing"} <= set(texts)
+    leaves = [t for t in texts if "\n" in t or t.split()[0] in stumps.classes_]
+    assert len(leaves) == 3
+    with pytest.raises(ValueError, match="round must lie in 1..20"):
+        plot.tree(stumps, 21)
+
+
+def test_tree_draws_every_node_and_leaf_of_a_fitted_tree(iris):
+    X, y, _, _ = iris
+    clf = BoostClassifier(3, weak_learner="tree", max_leaves=5).fit(X, y)
+    hypothesis = clf.model_.hypotheses[1]
+    texts = _texts(plot.tree(clf, 2, max_outputs=1))
+    n_internal = hypothesis.left.shape[0]
+    assert texts.count("yes") == n_internal and texts.count("no") == n_internal
+    leaves = [t for t in texts if t.split()[0] in clf.classes_]
+    assert len(leaves) == n_internal + 1
+    alpha = clf.model_.alphas[1]
+    top = np.max(np.abs(alpha * hypothesis.values), axis=1)
+    shown = sorted(abs(float(t.split()[1])) for t in leaves if "more" not in t.split()[1])
+    np.testing.assert_allclose(shown, np.sort(top), rtol=1e-2)
+
+
+def test_tree_refuses_a_product(iris):
+    X, y, _, _ = iris
+    clf = BoostClassifier(2, weak_learner="product").fit(X, y)
+    with pytest.raises(ValueError, match="product"):
+        plot.tree(clf, 1)
 
 
 def test_multilabel_margins_leave_out_rows_without_a_pair():

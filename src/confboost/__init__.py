@@ -10,7 +10,7 @@ pays only for what it runs.
 
 from confboost import _legacy
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["BoostClassifier", "load", "__version__"]
 

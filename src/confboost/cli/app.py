@@ -8,7 +8,10 @@ experiments, written as a report); ``show`` (a model's rounds as rules); ``train
 """
 
 import argparse
+import os
 import sys
+
+from confboost.cli.version import VersionAction
 
 
 def _demo(arguments):
@@ -43,7 +46,8 @@ def _reproduce(arguments):
     command = "confboost reproduce " + shlex.join(arguments.raw_argv)
     reproduce(out_dir=arguments.out, data_dir=arguments.data or BUNDLED,
               quick=arguments.quick, datasets=arguments.datasets, rounds=arguments.rounds,
-              n_jobs=arguments.jobs, text=not arguments.no_text, command=command.strip())
+              n_jobs=arguments.jobs, text=not arguments.no_text, command=command.strip(),
+              figure_format=arguments.format, dpi=arguments.dpi)
     return 0
 
 
@@ -72,29 +76,11 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-class _VersionAction(argparse.Action):
-    """``--version``: the installed version, looked up only when asked (importlib.metadata
-    is a tenth of a command's start-up)."""
-
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
-        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            found = version("confboost")
-        except PackageNotFoundError:
-            found = "(not installed)"
-        print(f"confboost {found}")
-        parser.exit()
-
-
 def build_parser():
     """The argument parser of every command."""
     parser = _OneLineParser(
         prog="confboost", description="Boosting with confidence-rated predictions.")
-    parser.add_argument("--version", action=_VersionAction)
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="boost on a bundled data set and print the bound "
                                             "at work (the job of `make run`)")
@@ -105,6 +91,8 @@ def build_parser():
                       choices=["real", "discrete", "abstain", "real-abstain"])
     demo.add_argument("--data", default=None, help="data folder (default: bundled copies)")
     demo.set_defaults(handler=_demo)
+
+    from confboost.cli.icsiboost_flags import positive_int
 
     reproduce = commands.add_parser(
         "reproduce", help="run the paper's experiments (§10) and write a report with tables "
@@ -124,9 +112,11 @@ def build_parser():
     reproduce.add_argument("--jobs", type=int, default=None,
                            help="threads per fit (default: all cores)")
     reproduce.add_argument("--no-text", action="store_true", help="leave out the text task")
+    reproduce.add_argument("--format", default="png", choices=["png", "pdf", "svg"],
+                           help="the figures' file format (default: %(default)s)")
+    reproduce.add_argument("--dpi", type=positive_int, default=200,
+                           help="a PNG figure's pixels per inch (default: %(default)s)")
     reproduce.set_defaults(handler=_reproduce)
-
-    from confboost.cli.icsiboost_flags import positive_int
 
     show = commands.add_parser(
         "show", help="print a model's rounds as rules",
@@ -149,15 +139,45 @@ def build_parser():
 
 
 def main(argv=None):
-    """Entry point of the ``confboost`` script; returns the exit status."""
+    """Entry point of the ``confboost`` script; returns the exit status.
+
+    A reader that closes the output early (``confboost classify ... | head -1``) ends the
+    command quietly with status 141 (128 + SIGPIPE, what a shell reports for ``yes | head``):
+    no traceback and no ``[Errno 32] Broken pipe``.
+    """
+    try:
+        status = _run(argv)
+        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+        return status
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe():
+    """Point stdout at /dev/null, so that the interpreter's last flush at exit finds no
+    closed pipe either; return 141."""
+    try:
+        output = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # no file (a test's capture): no flush
+        return 141
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, output)
+    finally:
+        os.close(devnull)
+    return 141
+
+
+def _run(argv):
     parser = build_parser()
     arguments = parser.parse_args(argv)
     raw = list(sys.argv[1:] if argv is None else argv)
     arguments.raw_argv = raw[1:] if raw[:1] == [arguments.command] else raw
     try:
         return arguments.handler(arguments)
+    except BrokenPipeError:
+        raise
     except (ValueError, OSError, ImportError) as error:
         message = " ".join(str(error).split())  # one line, whatever the message holds
         print(f"confboost {arguments.command}: error: {message}", file=sys.stderr)
         return 2
-

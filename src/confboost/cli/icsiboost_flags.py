@@ -30,7 +30,7 @@ TEXT_MODES = {
 
 #: Every flag of ``icsiboost --help`` (v0.3c): (supported, what confboost does with it).
 ICSIBOOST_FLAGS = {
-    "--version": (True, "`confboost --version`"),
+    "--version": (True, "confboost's version (`confboost --version` too)"),
     "-S": (True, "the file stem"),
     "-n": (True, "rounds; at classify time, use the first N"),
     "-E": (True, "smoothing ε = E / (m k), default 0.5"),
@@ -250,6 +250,9 @@ def add_icsiboost_arguments(parser, refused):
     Those that do not concern the command (``-E`` when classifying, ``--posteriors`` when
     training) are read and left unused, as icsiboost does.
     """
+    from confboost.cli.version import VersionAction
+
+    parser.add_argument("--version", action=VersionAction)
     add_stem_argument(parser)
     parser.add_argument("-n", dest="rounds", type=positive_int, metavar="ROUNDS",
                         help="boosting rounds (default 10, as icsiboost); when classifying, "

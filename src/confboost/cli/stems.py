@@ -83,17 +83,42 @@ def _load_model(path, spec):
     if classes is not None and classes != spec.classes:
         raise ValueError(f"{path}: the model's classes {classes} differ from the .names "
                          f"classes {spec.classes}")
-    if not hasattr(estimator, "encoder_"):
-        raise ValueError(f"{path}: not a model of a .names/.data data set")
     names = [column.name for column in spec.columns if column.kind != "ignore"]
+    fitted_names = [str(name) for name in getattr(estimator, "feature_names_in_", [])]
+    if (not hasattr(estimator, "encoder_") and fitted_names == names
+            and all(column.kind == "continuous" for column in spec.columns
+                    if column.kind != "ignore")):
+        # fitted in Python on a DataFrame of the .names's numeric columns (the array path)
+        estimator.encoder_ = _encoder(spec, {})
+    if not hasattr(estimator, "encoder_"):
+        raise ValueError(f"{path}: not a model of a .names/.data data set (fit it on a "
+                         "DataFrame whose columns are the .names columns)")
     if estimator.encoder_.names != names:
         raise ValueError(f"{path}: the model's columns {estimator.encoder_.names} differ from "
                          f"the .names columns {names}")
+    if classes is None and not estimator._multilabel:
+        # fitted in Python: f's columns follow classes_ (sorted), the commands the .names
+        _python_class_order(estimator, spec, path)
     return estimator
 
 
-def _save_model(estimator, path, spec):
-    save_estimator(estimator, path, extra={"boostexter": {"classes": list(spec.classes)}})
+def _python_class_order(estimator, spec, path):
+    """Give a single-label model fitted in Python ``class_order_``: for each .names class,
+    its position in ``classes_``; ValueError unless the two hold the same classes."""
+    fitted = [str(label) for label in estimator.classes_]
+    if sorted(fitted) != sorted(spec.classes):
+        raise ValueError(f"{path}: the model's classes {fitted} differ from the .names "
+                         f"classes {spec.classes}")
+    estimator.class_order_ = np.array([fitted.index(name) for name in spec.classes])
+
+
+def _save_model(estimator, path, spec, single_label=None):
+    """Save with the stem's classes and, when known, whether every training example had one
+    label (``confboost.load`` then reads a single-label classifier)."""
+    section = {"classes": list(spec.classes)}
+    if single_label is not None:
+        section["single_label"] = bool(single_label)
+    save_estimator(estimator, path, extra={"boostexter": section})
 
 
 def _truncate(estimator, rounds):
@@ -121,4 +146,5 @@ def _class_scores(estimator, scores, decoded=False):
         scores = estimator._outputs().decision_function(scores)  # AdaBoost.MO's decoder
     if scores.shape[1] == 1 and not estimator._multilabel:
         scores = np.column_stack([-scores[:, 0], scores[:, 0]])
-    return scores
+    order = getattr(estimator, "class_order_", None)
+    return scores if order is None else scores[:, order]

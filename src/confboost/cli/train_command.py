@@ -241,6 +241,6 @@ def train_command(arguments):
         print(f"model: {arguments.model} (.shyp)", file=sys.stderr)
     elif arguments.model:
         output = arguments.model
-    _save_model(estimator, output, spec)
+    _save_model(estimator, output, spec, single_label)
     print(f"model: {output} ({len(estimator.model_)} rounds)", file=sys.stderr)
     return 0

@@ -221,7 +221,7 @@ class Booster:
         AdaBoost's f estimates ½ ln(P(y=+1 | x) / P(y=-1 | x)), Friedman, Hastie &
         Tibshirani 2000); MH single-label σ(2 f(x, l)) normalised over the classes; MH
         multi-label σ(2 f(x, l)) per label; MR single-label softmax of f; MR multi-label
-        σ(2 (f - threshold_)) per label; MO softmax of ``decision_function``.
+        σ(2 (f - ``threshold_``)) per label; MO softmax of ``decision_function``.
         """
         return self._outputs().predict_proba(self._scores(X),
                                              getattr(self, "calibrator_", None))

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from confboost.estimators.booster import Booster
 from confboost.estimators.inspection import InterpretMixin
 from confboost.explain.contributions import bound_importances
-from confboost.formats.model_json import read_model
+from confboost.formats.model_json import load_estimator
 from confboost.training.params import PARAMETERS, Count, Number, Strings, describe
 
 __all__ = ["BoostClassifier", "load"]
@@ -72,7 +72,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
 
     ``predict_proba`` (``calibration="temperature"``): σ(a g) per label (binary,
     multi-label) or softmax(a g) over the classes (single-label), g the scheme's logit (2 f
-    for binary and MH, real AdaBoost's f estimating half the log-odds, §7; 2 (f - threshold_)
+    for binary and MH, real AdaBoost's f estimating half the log-odds, §7; 2 (f - ``threshold_``)
     for multi-label MR; f for single-label MR; the class scores for MO) and a > 0 one
     temperature fitted by least log loss on held-out f (``confboost.training.calibration``): the
     eval_set or early-stopping split, else out-of-fold f of 5 cross-fitted runs (one run on
@@ -126,7 +126,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     n_jobs : int or None, default=None
         Kernel threads (None: all cores, or one on small data, and fewer when timing the
         rounds shows that half as many run them no slower, as on a busy machine:
-        ``_threads.ThreadTuner``; negative: all but |n_jobs| - 1, fixed). The model is the
+        ``_threads.ThreadTuner``; negative: all but ``abs(n_jobs) - 1``, fixed). The model is the
         same for every value.
     random_state : int, RandomState or None, default=None
         Seeds the bin-quantile subsample, the random code and the held-out splits.
@@ -256,6 +256,27 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     def _check_fitted(self):
         check_is_fitted(self)
 
+    def staged_predict_proba(self, X):
+        """Yield ``predict_proba(X)`` after each round, shape (n_samples, n_classes) each.
+
+        As scikit-learn's gradient boosting: the probabilities of the model truncated to its
+        first t rounds, t = 1, 2, ..., ``n_estimators_``. The fitted temperature
+        (``calibrator_``) is the final model's; on multi-label MR data the cut on f is the
+        one learned after round t (``thresholds_[t - 1]``), as ``staged_predict`` uses.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes)
+        """
+        outputs = self._outputs()
+        calibrator = getattr(self, "calibrator_", None)
+        for round_index, scores in enumerate(self._staged_scores(X)):
+            yield outputs.predict_proba(scores, calibrator, round_index)
+
     @property
     def feature_importances_(self):
         check_is_fitted(self)
@@ -269,6 +290,9 @@ def load(path):
     ----------
     path : str or Path
 
+    A model that ``confboost train`` fitted on single-label data loads as a single-label
+    classifier of the ``.names`` classes (``formats.model_json.load_estimator``).
+
     Returns
     -------
     BoostClassifier
@@ -279,4 +303,4 @@ def load(path):
     ValueError
         ``"<path>: <field>: <problem>"`` for any file that is not a valid model.
     """
-    return read_model(path, BoostClassifier)[0]
+    return load_estimator(path, BoostClassifier)

@@ -223,6 +223,12 @@ def _error_table(infos, runs, algorithms, rounds):
     return lines
 
 
+def _image(title, name):
+    """A figure in the report: shown inline (PNG, SVG), or linked (a PDF, which Markdown
+    viewers do not show inline)."""
+    return f"[{title} (PDF)]({name})" if name.endswith(".pdf") else f"![{title}]({name})"
+
+
 def write_report(path, reproduction, algorithms, data_dir, command, plots, notes):
     rp = reproduction
     lines = ["# Reproduction of Schapire & Singer (1999), §10", ""]
@@ -260,7 +266,7 @@ def write_report(path, reproduction, algorithms, data_dir, command, plots, notes
         title = f"{ALGORITHMS[a].name} (x) against {ALGORITHMS[b].name} (y)"
         key = f"scatter_{a}_vs_{b}"
         if key in plots:
-            lines += [f"### {title}", "", f"![{title}]({plots[key]})", ""]
+            lines += [f"### {title}", "", _image(title, plots[key]), ""]
         else:
             missing = [k for k in (a, b) if k not in algorithms]
             lines += [f"### {title}", "",
@@ -270,10 +276,10 @@ def write_report(path, reproduction, algorithms, data_dir, command, plots, notes
               "(`history_[\"train_loss\"]`: training error for AdaBoost.MH on single-label "
               "data, ranking loss for AdaBoost.MR); dashed: that bound from Π Z_t "
               "(`history_[\"bound\"]`); log-scale rounds.", ""]
-    lines += [f"![training curves]({plots['training_curves']})" if "training_curves" in plots
+    lines += [_image("training curves", plots['training_curves']) if "training_curves" in plots
               else "No runs.", ""]
     lines += ["## Test-error learning curves", ""]
-    lines += [f"![learning curves]({plots['test_error_curves']})"
+    lines += [_image("learning curves", plots['test_error_curves'])
               if "test_error_curves" in plots else "No runs.", ""]
     lines += ["## Text task: Reuters-21578", ""]
     if rp.text.status == "ok":
@@ -283,7 +289,7 @@ def write_report(path, reproduction, algorithms, data_dir, command, plots, notes
         for key, run in rp.text.runs.items():
             lines.append(f"| {ALGORITHMS[key].name} | "
                          + " | ".join(f"{100 * run.error_at(r):.1f}" for r in rp.rounds) + " |")
-        lines += ["", f"![text learning curves]({plots['text_curves']})", ""]
+        lines += ["", _image("text learning curves", plots['text_curves']), ""]
     else:
         lines += [f"Skipped: {rp.text.message}", ""]
     if notes:
@@ -334,8 +340,8 @@ def write_tables(out_dir, infos, runs, text_result, rounds):
                curve_rows)
 
 
-def write_plots(out_dir, runs, names, algorithms, rounds, text_curves):
-    """Draw the scatter plots and curves into ``out_dir``; return key -> PNG file name.
+def write_plots(out_dir, runs, names, algorithms, rounds, text_curves, fmt="png", dpi=200):
+    """Draw the scatter plots and curves into ``out_dir``; return key -> file name.
 
     Parameters
     ----------
@@ -348,38 +354,46 @@ def write_plots(out_dir, runs, names, algorithms, rounds, text_curves):
     rounds : sequence of int
     text_curves : dict of str to ndarray, or None
         Algorithm -> test error per round on the text task.
+    fmt : {"png", "pdf", "svg"}, default="png"
+        The figures' file format (``figures.FORMATS``).
+    dpi : int, default=200
+        A PNG's pixels per inch.
 
     Returns
     -------
     dict of str to str
     """
-    from confboost.plot import scatter_comparison, test_error_curves, training_curves
+    from confboost.plot.reports import (
+        scatter_comparison,
+        test_error_curves,
+        training_curves,
+    )
 
     errors = {(d, a, r): run.error_at(r) for (d, a), run in runs.items() for r in rounds}
     plots = {}
     for a, b in PAIRS:
         if a in algorithms and b in algorithms and names:
-            name = f"scatter_{a}_vs_{b}.png"
+            name = f"scatter_{a}_vs_{b}.{fmt}"
             scatter_comparison({r: [errors[d, a, r] for d in names] for r in rounds},
                                {r: [errors[d, b, r] for d in names] for r in rounds},
                                names, rounds, ALGORITHMS[a].name, ALGORITHMS[b].name,
-                               out_dir / name)
+                               out_dir / name, dpi=dpi)
             plots[f"scatter_{a}_vs_{b}"] = name
     if runs:
         training_curves({d: {ALGORITHMS[a].name: (runs[d, a].train_loss, runs[d, a].bound,
                                                   "ranking loss" if ALGORITHMS[a].params[
                                                       "scheme"] == "mr" else "training error")
                              for a in algorithms} for d in names},
-                        out_dir / "training_curves.png",
-                        title="Training loss (solid) and its bound Π Z_t (dashed)")
-        plots["training_curves"] = "training_curves.png"
+                        out_dir / f"training_curves.{fmt}",
+                        title="Training loss (solid) and its bound Π Z_t (dashed)", dpi=dpi)
+        plots["training_curves"] = f"training_curves.{fmt}"
         test_error_curves({d: {ALGORITHMS[a].name: runs[d, a].test_error for a in algorithms}
-                           for d in names}, out_dir / "test_error_curves.png",
-                          title="Test error")
-        plots["test_error_curves"] = "test_error_curves.png"
+                           for d in names}, out_dir / f"test_error_curves.{fmt}",
+                          title="Test error", dpi=dpi)
+        plots["test_error_curves"] = f"test_error_curves.{fmt}"
     if text_curves:
         test_error_curves({"Reuters-21578": {ALGORITHMS[a].name: c
                                              for a, c in text_curves.items()}},
-                          out_dir / "text_curves.png")
-        plots["text_curves"] = "text_curves.png"
+                          out_dir / f"text_curves.{fmt}", dpi=dpi)
+        plots["text_curves"] = f"text_curves.{fmt}"
     return plots

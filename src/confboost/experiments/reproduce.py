@@ -33,7 +33,8 @@ __all__ = ["reproduce"]
 
 
 def reproduce(out_dir="reproduce-out", data_dir=BUNDLED, quick=False, datasets=None,
-              rounds=None, n_jobs=None, text=True, stream=None, command="confboost reproduce"):
+              rounds=None, n_jobs=None, text=True, stream=None, command="confboost reproduce",
+              figure_format="png", dpi=200):
     """Run §10's comparison and write the report, tables and plots into ``out_dir``.
 
     Parameters
@@ -55,14 +56,23 @@ def reproduce(out_dir="reproduce-out", data_dir=BUNDLED, quick=False, datasets=N
         Progress (default ``sys.stderr``).
     command : str
         Written into the report.
+    figure_format : {"png", "pdf", "svg"}, default="png"
+        The figures' file format.
+    dpi : int, default=200
+        A PNG figure's pixels per inch.
 
     Returns
     -------
     Reproduction
     """
     from confboost.plot import require_matplotlib
+    from confboost.plot.reports import FORMATS
 
     require_matplotlib()  # fail before the long part, not after it
+    if figure_format not in FORMATS:
+        raise ValueError(f"figure format {figure_format!r}: must be one of {', '.join(FORMATS)}")
+    if dpi < 10 or dpi > 2400:
+        raise ValueError(f"dpi {dpi}: must lie in 10..2400")
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
     out_dir = Path(out_dir)
@@ -93,7 +103,8 @@ def reproduce(out_dir="reproduce-out", data_dir=BUNDLED, quick=False, datasets=N
                    if text_result.status == "ok" else None)
     sentences = findings(errors, names, rounds, curves=curves, text=text_curves)
     write_tables(out_dir, infos, runs, text_result, rounds)
-    plots = write_plots(out_dir, runs, names, algorithms, rounds, text_curves)
+    plots = write_plots(out_dir, runs, names, algorithms, rounds, text_curves,
+                        figure_format, dpi)
 
     notes = [f"{d} / {a}: the loop stopped after {run.rounds_run} of {run.rounds_asked} "
              f"rounds (a weak hypothesis without edge); later round counts report the final "

@@ -194,12 +194,13 @@ def _parity(patterns):
 
 
 def contribution_importances(contribution, per_label=False):
-    """Mean |contribution| of each column over a data set (the bias left out).
+    """Mean absolute contribution of each column over a data set (the bias left out).
 
     Parameters
     ----------
-    contribution : ndarray of shape (n_samples, k, n_columns + 1)
-        ``contributions``' output.
+    contribution : ndarray of shape (n_samples, k, n_columns + 1) or (n_samples, n_columns + 1)
+        ``contributions``' output, or ``BoostClassifier.explain``'s (2-D for binary data:
+        one label).
     per_label : bool, default=False
         Keep one row per label instead of summing over the labels.
 
@@ -207,6 +208,12 @@ def contribution_importances(contribution, per_label=False):
     -------
     ndarray of shape (n_columns,), or (k, n_columns) when ``per_label``
     """
+    contribution = np.asarray(contribution)
+    if contribution.ndim == 2:
+        contribution = contribution[:, np.newaxis, :]
+    elif contribution.ndim != 3:
+        raise ValueError("contribution must have shape (n_samples, n_columns + 1) or "
+                         f"(n_samples, k, n_columns + 1), got {contribution.shape}")
     magnitude = np.abs(contribution[:, :, :-1]).mean(axis=0)
     return magnitude if per_label else magnitude.sum(axis=0)
 

@@ -317,9 +317,9 @@ def estimator_from_document(document, estimator_class):
         raise prefixed("model.", error) from None
     code = _read_code(document.get("code"), estimator.scheme, classes, multilabel)
     wanted = _label_columns(estimator.scheme, classes, multilabel, code)
-    if model.n_labels != wanted:
-        fail("model.n_labels", f"must be {wanted} for {len(classes)} classes under "
-                               f"scheme {estimator.scheme!r}", model.n_labels)
+    if model.n_labels not in wanted:
+        fail("model.n_labels", f"must be {' or '.join(map(str, wanted))} for {len(classes)} "
+                               f"classes under scheme {estimator.scheme!r}", model.n_labels)
     n_rounds = len(model)
     history = _read_history(require(document, "history", "document"), n_rounds)
     n_run = len(next(iter(history.values()))) if history else n_rounds
@@ -392,6 +392,37 @@ def estimator_from_document(document, estimator_class):
     return estimator
 
 
+def load_estimator(path, estimator_class):
+    """Read a model file as a user of ``estimator_class`` expects it (``confboost.load``).
+
+    ``read_model``, then: a model that ``confboost train`` fitted on single-label data (its
+    ``"boostexter"`` section says ``"single_label": true``) becomes the single-label
+    classifier it is: ``classes_`` are the ``.names`` classes, ``predict`` returns one of
+    them per example (argmax of f over the classes, as the command line's top class),
+    ``predict_proba`` one row over the classes. f keeps its k columns (two for two classes,
+    where a model fitted in Python on two classes has one), in the ``.names`` order.
+
+    Returns
+    -------
+    estimator
+    """
+    estimator, document = read_model(path, estimator_class)
+    boostexter = document.get("boostexter")
+    if not (isinstance(boostexter, dict) and boostexter.get("single_label") is True
+            and isinstance(boostexter.get("classes"), list)):
+        return estimator
+    classes = boostexter["classes"]
+    wanted = len(estimator.classes_) if hasattr(estimator, "code_") else estimator.model_.n_labels
+    if len(classes) != wanted:
+        fail("boostexter.classes", f"must name the model's {wanted} classes", len(classes))
+    estimator.classes_ = np.asarray([read_str(name, "boostexter.classes") for name in classes])
+    estimator._multilabel = False
+    for name in ("thresholds_", "threshold_"):  # a multi-label MR cut: argmax needs none
+        if hasattr(estimator, name):
+            delattr(estimator, name)
+    return estimator
+
+
 def _read_classes(value, multilabel):
     """``classes_``: distinct scalars of one type (multi-label: 0..n-1)."""
     classes = read_list(value, "classes", max_length=1_000_000)
@@ -440,12 +471,13 @@ def _read_code(value, scheme, classes, multilabel):
 
 
 def _label_columns(scheme, classes, multilabel, code):
-    """The number of columns of f the model must have."""
+    """The numbers of columns of f the model may have: one per class, or one for two
+    classes (fitted in Python; the command line's single-label models keep two)."""
     if code is not None:
-        return code[0].shape[1]
+        return (code[0].shape[1],)
     if not multilabel and len(classes) == 2:
-        return 1
-    return len(classes)
+        return (1, 2)
+    return (len(classes),)
 
 
 def _read_history(value, n_rounds):

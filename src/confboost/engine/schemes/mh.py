@@ -226,13 +226,14 @@ class MHOutputs:
     def _single_label_logits(self, scores):
         return 2.0 * scores  # real AdaBoost.MH's f(x, l): half the log-odds of label l
 
-    def predict_proba(self, scores, calibrator=None):
+    def predict_proba(self, scores, calibrator=None, round_index=None):
         """Class (or label) probabilities, shape (n, n_classes); with a ``calibrator``
-        (``confboost.training.calibration.Calibrator``), its link of ``logits``."""
+        (``confboost.training.calibration.Calibrator``), its link of ``logits``.
+        ``round_index``: the round whose multi-label threshold cuts f (default the last)."""
         from scipy.special import expit  # imported when used: fit needs none of SciPy's
 
         if calibrator is not None:
-            proba = calibrator(self.logits(scores)[0])
+            proba = calibrator(self.logits(scores, round_index)[0])
             if proba.shape[1] == 1 and not self.multilabel:
                 return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
             return proba
@@ -240,7 +241,7 @@ class MHOutputs:
             positive = expit(2.0 * scores[:, 0])
             return np.column_stack([1.0 - positive, positive])
         if self.multilabel:
-            return expit(2.0 * (scores - self.threshold()))
+            return expit(2.0 * (scores - self.threshold(round_index)))
         return self._single_label_proba(scores)
 
     def _single_label_proba(self, scores):

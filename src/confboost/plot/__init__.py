@@ -1,12 +1,14 @@
-"""Plots of boosting runs.
+"""Plots of a fitted boosted model.
 
 From a fitted ``BoostClassifier`` and data (each returns the ``matplotlib.figure.Figure``):
 ``learning_curves`` (training loss, the theorem's bound, test loss per round),
 ``margins`` (the cumulative margin distribution of §5 at chosen rounds),
 ``contributions`` (one prediction's waterfall of exact column contributions,
-``explain.py``) and ``dependence`` (f as a function of one column). From hand-built curves
-(the experiments' reports; each writes a PNG): ``training_curves``, ``test_error_curves``,
-``scatter_comparison``, ``margin_cdf``.
+``explain.contributions``), ``dependence`` (f as a function of one column), ``importance``
+(each column's share of the bound's decrease, or its mean |contribution| on data) and
+``tree`` (one round's rules drawn as a tree). From hand-built curves, each writing a PNG,
+PDF or SVG file (``reports.py``, the figures of ``confboost reproduce``):
+``training_curves``, ``test_error_curves``, ``scatter_comparison``, ``margin_cdf``.
 
 matplotlib is an optional extra (``pip install confboost[plot]``); it is imported inside
 each function, never at module import, so ``import confboost.plot`` always works. The
@@ -14,13 +16,20 @@ functions draw on ``matplotlib.figure.Figure`` objects (no pyplot, no global bac
 change).
 """
 
-from pathlib import Path
-
 import numpy as np
+
+from confboost.plot.panels import _COLOURS, _grid, require_matplotlib
+from confboost.plot.reports import (
+    margin_cdf,
+    scatter_comparison,
+    test_error_curves,
+    training_curves,
+)
 
 __all__ = [
     "contributions",
     "dependence",
+    "importance",
     "learning_curves",
     "margin_cdf",
     "margins",
@@ -28,202 +37,8 @@ __all__ = [
     "scatter_comparison",
     "test_error_curves",
     "training_curves",
+    "tree",
 ]
-
-_EXTRA_MESSAGE = ("plotting needs matplotlib, the optional extra of confboost: "
-                  "pip install confboost[plot]")
-
-_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
-
-
-def require_matplotlib():
-    """Return ``matplotlib.figure.Figure``; ImportError naming the extra when it is missing."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as error:
-        raise ImportError(_EXTRA_MESSAGE) from error
-    return Figure
-
-
-def _grid(n_panels, max_columns=4, panel_size=(3.6, 2.9)):
-    Figure = require_matplotlib()
-    columns = min(max_columns, max(n_panels, 1))
-    rows = max(1, -(-n_panels // columns))
-    figure = Figure(figsize=(panel_size[0] * columns, panel_size[1] * rows),
-                    layout="constrained")
-    axes = figure.subplots(rows, columns, squeeze=False).ravel()
-    for extra in axes[n_panels:]:
-        extra.set_visible(False)
-    return figure, axes[:n_panels]
-
-
-def _title(figure, axes, title):
-    """The figure's title: on a one-panel figure, one line on the panel (with its own
-    name in brackets), not a second title above it."""
-    if not title:
-        return
-    if len(axes) == 1:
-        panel = axes[0].get_title()
-        axes[0].set_title(f"{title} ({panel})" if panel else title, fontsize=9)
-    else:
-        figure.suptitle(title)
-
-
-def _figure_legend(figure, axes):
-    """One legend for the whole figure, below the panels (from the first panel's lines)."""
-    if not len(axes):
-        return
-    handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        figure.legend(handles, labels, loc="outside lower center",
-                      ncol=min(len(handles), 4), fontsize=8)
-
-
-def _save(figure, path):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=100, bbox_inches="tight")
-    return path
-
-
-def scatter_comparison(errors_x, errors_y, names, rounds, label_x, label_y, path):
-    """One panel per round count: algorithm x's test error against algorithm y's.
-
-    Each point is a data set; points below the diagonal are sets where y did better. This is
-    the figure of the paper's §10 (one point per benchmark).
-
-    Parameters
-    ----------
-    errors_x, errors_y : dict of int to array-like of shape (n_sets,)
-        Test error per data set after each round count, for the two algorithms.
-    names : sequence of str, length n_sets
-        Data set names (written beside the points).
-    rounds : sequence of int
-        The round counts, one panel each, in order.
-    label_x, label_y : str
-        Axis labels (the algorithms' names).
-    path : str or Path
-        Where the PNG goes.
-
-    Returns
-    -------
-    Path
-    """
-    figure, axes = _grid(len(rounds), max_columns=len(rounds), panel_size=(4.0, 4.0))
-    for axis, n_rounds in zip(axes, rounds, strict=True):
-        x = 100.0 * np.asarray(errors_x[n_rounds], dtype=float)
-        y = 100.0 * np.asarray(errors_y[n_rounds], dtype=float)
-        top = max(float(np.max(x, initial=0.0)), float(np.max(y, initial=0.0)), 1.0) * 1.08
-        axis.plot([0, top], [0, top], color="0.6", linewidth=0.8, zorder=1)
-        axis.scatter(x, y, s=18, color="tab:blue", zorder=2)
-        for name, xi, yi in zip(names, x, y, strict=True):
-            axis.annotate(name, (xi, yi), fontsize=6, xytext=(2, 2), textcoords="offset points")
-        axis.set_xlim(0, top)
-        axis.set_ylim(0, top)
-        axis.set_aspect("equal")
-        axis.set_xlabel(f"{label_x}: test error (%)")
-        axis.set_ylabel(f"{label_y}: test error (%)")
-        axis.set_title(f"{n_rounds} rounds")
-    figure.suptitle(f"Test error: {label_x} against {label_y} (one point per data set)")
-    return _save(figure, path)
-
-
-def training_curves(curves, path, title=None):
-    """Per data set: the training loss and its bound Π Z_t (Theorem 1) on log-scale rounds.
-
-    Parameters
-    ----------
-    curves : dict of str to dict of str to tuple
-        ``curves[panel][algorithm] = (train_loss, bound)`` or ``(train_loss, bound,
-        loss_name)``, arrays of shape (n_rounds,) (``history_["train_loss"]`` and
-        ``history_["bound"]`` of a fitted ``BoostClassifier``; ``loss_name`` as
-        ``loss_name(clf)``, default "training error"). Solid lines: training loss; dashed:
-        the bound.
-    path : str or Path
-    title : str, optional
-
-    Returns
-    -------
-    Path
-    """
-    figure, axes = _grid(len(curves))
-    for axis, (panel, by_algorithm) in zip(axes, curves.items(), strict=True):
-        for colour, (label, curve) in zip(_COLOURS, by_algorithm.items(), strict=False):
-            loss = np.asarray(curve[0], dtype=float)
-            bound = np.asarray(curve[1], dtype=float)
-            name = curve[2] if len(curve) > 2 else "training error"
-            rounds = np.arange(1, loss.size + 1)
-            axis.plot(rounds, loss, color=colour, linewidth=1.2, label=f"{label}: {name}")
-            axis.plot(rounds, bound, color=colour, linewidth=1.0, linestyle="--",
-                      label=f"{label}: bound (Π Z_t)")
-        axis.set_xscale("log")
-        axis.set_yscale("log")
-        axis.set_xlabel("rounds")
-        axis.set_title(panel, fontsize=9)
-        axis.grid(True, which="major", color="0.9")
-    _figure_legend(figure, axes)
-    _title(figure, axes, title)
-    return _save(figure, path)
-
-
-def test_error_curves(curves, path, ylabel="test error", title=None):
-    """Learning curves: test error (or any loss) against log-scale rounds, one panel each.
-
-    Parameters
-    ----------
-    curves : dict of str to dict of str to array-like of shape (n_rounds,)
-        ``curves[panel][algorithm]`` is the loss after rounds 1, 2, ... .
-    path : str or Path
-    ylabel : str
-    title : str, optional
-
-    Returns
-    -------
-    Path
-    """
-    figure, axes = _grid(len(curves))
-    for axis, (panel, by_algorithm) in zip(axes, curves.items(), strict=True):
-        for colour, (label, values) in zip(_COLOURS, by_algorithm.items(), strict=False):
-            values = np.asarray(values, dtype=float)
-            axis.plot(np.arange(1, values.size + 1), values, color=colour, linewidth=1.2,
-                      label=label)
-        axis.set_xscale("log")
-        axis.set_xlabel("rounds")
-        axis.set_ylabel(ylabel)
-        axis.set_title(panel, fontsize=9)
-        axis.grid(True, which="major", color="0.9")
-    _figure_legend(figure, axes)
-    _title(figure, axes, title)
-    return _save(figure, path)
-
-
-def margin_cdf(margins, path, title=None):
-    """Cumulative margin distributions (§5), one line per entry of ``margins``.
-
-    Parameters
-    ----------
-    margins : dict of str to array-like
-        Normalised margins (``confboost.evaluation.margins.normalized_margins``) per label.
-    path : str or Path
-    title : str, optional
-
-    Returns
-    -------
-    Path
-    """
-    from confboost.evaluation.margins import margin_distribution
-
-    figure, (axis,) = _grid(1, panel_size=(5.0, 3.6))
-    grid = np.linspace(-1.0, 1.0, 401)
-    for colour, (label, values) in zip(_COLOURS, margins.items(), strict=False):
-        axis.plot(grid, margin_distribution(values, grid), color=colour, label=label)
-    axis.set_xlabel("margin θ")
-    axis.set_ylabel("fraction of margins ≤ θ")
-    axis.legend(fontsize=7)
-    if title:
-        axis.set_title(title)
-    return _save(figure, path)
-
 
 # --- plots from a fitted estimator ------------------------------------------------------
 
@@ -242,13 +57,14 @@ def _label_matrix(clf, y):
     y = np.asarray(y.toarray() if hasattr(y, "toarray") else y)
     if clf._multilabel:
         return y > 0
-    encoded = np.searchsorted(clf.classes_, y)
-    if np.any(encoded >= clf.classes_.size) or np.any(clf.classes_[
-            np.minimum(encoded, clf.classes_.size - 1)] != y):
-        raise ValueError("y holds a class the model was not fitted on")
+    position = {label: index for index, label in enumerate(clf.classes_.tolist())}
+    try:  # classes_ in any order (a model trained by the command line: the .names order)
+        encoded = np.array([position[label] for label in np.asarray(y).tolist()], dtype=int)
+    except KeyError:
+        raise ValueError("y holds a class the model was not fitted on") from None
     if hasattr(clf, "code_") and clf.code_.shape[1] > 1:
         return clf.code_[encoded] > 0
-    if clf.classes_.size == 2:
+    if clf.model_.n_labels == 1:
         return np.where(encoded == 1, 1.0, -1.0)
     return np.eye(clf.classes_.size, dtype=bool)[encoded]
 
@@ -312,9 +128,9 @@ def learning_curves(clf, X_test=None, y_test=None):
 def margins(clf, X, y, rounds=None):
     """The cumulative distribution of the normalised margins (§5) after chosen rounds.
 
-    The margin of an example is y f(x) / Σ_t |α_t| max|h_t| for binary data (in [-1, 1]:
-    the normaliser bounds |f| for real confidences too), and for several labels
-    (min over its labels of f - max over the others) / (2 Σ_t |α_t| max|h_t|)
+    The margin of an example is y f(x) / Σ_t abs(α_t) max abs(h_t) for binary data (in [-1,
+    1]: the normaliser bounds abs(f) for real confidences too), and for several labels
+    (min over its labels of f - max over the others) / (2 Σ_t abs(α_t) max abs(h_t))
     (``margins.normalized_margins``; multi-label examples with every label or none have no
     such margin and are left out, the title says how many); for ``scheme="mo"`` one margin
     per example and code bit (the binary margins of the code's problems).
@@ -548,4 +364,179 @@ def dependence(clf, column, X=None, label=None):
     axis.set_title(f"f against {names[index]}" + ("; dashed: missing"
                                                     if kind == "continuous" else ""),
                    fontsize=9)
+    return figure
+
+
+def importance(clf, X=None, max_display=20):
+    """Each column's importance as a horizontal bar, largest first.
+
+    Without ``X``: ``feature_importances_``, the column's share (%) of the bound's decrease
+    Σ_t -ln Z_t (a round on several columns credits each). With ``X``: the mean absolute
+    exact contribution of the column to f over the rows of ``X`` (``explain``, summed over
+    the columns of f; ``explain.contribution_importances``), in f's units.
+
+    Parameters
+    ----------
+    clf : BoostClassifier
+        Fitted.
+    X : array-like, DataFrame or sparse of shape (n_samples, n_features), optional
+    max_display : int, default=20
+        Columns shown (those of zero importance never are).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from confboost.explain.contributions import contribution_importances
+    from confboost.explain.rules import table_names
+
+    names = table_names(clf)
+    if X is None:
+        values = 100.0 * np.asarray(clf.feature_importances_)
+        label = "share of the bound's decrease Σ -ln Z_t (%)"
+    else:
+        explained = clf.explain(X)
+        values = contribution_importances(explained)
+        label = f"mean |contribution to f| over {explained.shape[0]} rows"
+    order = np.argsort(-values, kind="stable")
+    order = order[values[order] > 0][:max_display]
+    figure, (axis,) = _grid(1, panel_size=(6.0, 0.28 * max(len(order), 3) + 1.2))
+    positions = np.arange(len(order))[::-1]
+    axis.barh(positions, values[order], color="tab:blue", height=0.7)
+    axis.set_yticks(positions, [names[j] for j in order], fontsize=8)
+    axis.set_xlabel(label)
+    axis.set_title(f"column importance: {clf.n_estimators_} rounds of {clf.weak_learner_}",
+                   fontsize=9)
+    axis.grid(True, axis="x", color="0.9")
+    axis.set_axisbelow(True)
+    return figure
+
+
+def _tree_layout(hypothesis, names, alpha):
+    """One round's hypothesis as (nodes, leaves): ``nodes[i] = (text, [(edge, child)])`` with
+    ``child`` ``("node", i)`` or ``("leaf", j)``, and the leaves' outputs α h, shape
+    (n_leaves, k)."""
+    from confboost.engine.learners.base import column_label
+    from confboost.utils.dtypes import NODE_TERM, NODE_VALUE
+
+    kind = hypothesis.type_name
+    values = alpha * np.asarray(hypothesis.values, dtype=np.float64)
+    if kind == "stump":
+        name = column_label(names, hypothesis.feature)
+        if not np.isfinite(hypothesis.threshold):
+            return [(f"{name} known", [("yes", ("leaf", 0)), ("missing", ("leaf", 2))])], values
+        return [(f"{name} <= {hypothesis.threshold:.4g}",
+                 [("yes", ("leaf", 0)), ("no", ("leaf", 1)), ("missing", ("leaf", 2))])], values
+    if kind == "categorical":
+        name = column_label(names, hypothesis.column)
+        return [(f"{name} == {hypothesis.value!r}",
+                 [("yes", ("leaf", 0)), ("no", ("leaf", 1)), ("missing", ("leaf", 2))])], values
+    if kind == "term":
+        name = column_label(names, hypothesis.column)
+        return [(f"{name} contains {hypothesis.term!r}",
+                 [("yes", ("leaf", 0)), ("no", ("leaf", 1))])], values
+    if hypothesis.test_layout != "tree":
+        raise ValueError(f"a {kind} hypothesis is not a tree (a product of stumps multiplies "
+                         "its terms' signs): clf.rules() prints it")
+    nodes = []
+    for node in range(hypothesis.left.shape[0]):
+        name = column_label(names, hypothesis.column[node])
+        if hypothesis.kind[node] == NODE_VALUE:
+            text = f"{name} == {hypothesis.value[node]!r}"
+        elif hypothesis.kind[node] == NODE_TERM:
+            text = f"{name} contains {hypothesis.value[node]!r}"
+        else:
+            threshold = hypothesis.threshold[node]
+            text = f"{name} <= {threshold:.4g}" if np.isfinite(threshold) else f"{name} known"
+            text += "\nor missing" if hypothesis.missing_left[node] else ""
+        children = [("yes" if side == 0 else "no",
+                     ("node", int(child)) if child >= 0 else ("leaf", int(-child - 1)))
+                    for side, child in enumerate((hypothesis.left[node],
+                                                  hypothesis.right[node]))]
+        nodes.append((text, children))
+    if not nodes:  # a tree of one leaf
+        return [("(every example)", [("", ("leaf", 0))])], values
+    return nodes, values
+
+
+def _signed(value):
+    return "0" if value == 0 else f"{value:+.3g}"
+
+
+def tree(clf, round=1, max_outputs=4):
+    """One round's weak hypothesis drawn as a tree: its tests at the nodes, what it adds to
+    f at the leaves (α_t h_t(x, l), the rule of ``clf.rules()``).
+
+    A stump is a one-split tree with three leaves (the test holds, fails, the value is
+    missing); a categorical value test likewise; a term test has two. Trees draw their
+    nodes (``yes``: the test holds, left). A product of stumps is no tree: ValueError.
+
+    Parameters
+    ----------
+    clf : BoostClassifier
+        Fitted.
+    round : int, default=1
+        Which round, 1 to ``n_estimators_``.
+    max_outputs : int, default=4
+        The most columns of f written at a leaf (the largest in absolute value).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from confboost.explain.rules import output_names, table_names
+
+    n_rounds = len(clf.model_)
+    if not 1 <= int(round) <= n_rounds:
+        raise ValueError(f"round must lie in 1..{n_rounds}, got {round}")
+    index = int(round) - 1
+    hypothesis, alpha = clf.model_.hypotheses[index], float(clf.model_.alphas[index])
+    nodes, values = _tree_layout(hypothesis, table_names(clf), alpha)
+    outputs = output_names(clf)
+    # leaves left to right in the order a depth-first walk meets them; a node above the
+    # middle of its children; depth downwards
+    position, depth, order = {}, {}, []
+
+    def walk(node, level):
+        depth[("node", node)] = level
+        for _, child in nodes[node][1]:
+            if child[0] == "node":
+                walk(child[1], level + 1)
+            else:
+                depth[child] = level + 1
+                position[child] = len(order)
+                order.append(child)
+        xs = [position[child] for _, child in nodes[node][1]]
+        position[("node", node)] = (min(xs) + max(xs)) / 2
+
+    walk(0, 0)
+    n_levels = max(depth.values()) + 1
+    figure, (axis,) = _grid(1, panel_size=(max(4.0, 1.7 * len(order)), 1.25 * n_levels + 0.6))
+    box = {"boxstyle": "round,pad=0.35", "linewidth": 0.8}
+    for node, (text, children) in enumerate(nodes):
+        x, y = position[("node", node)], -depth[("node", node)]
+        for edge, child in children:
+            cx, cy = position[child], -depth[child]
+            axis.plot([x, cx], [y, cy], color="0.55", linewidth=0.8, zorder=1,
+                      linestyle=":" if edge == "missing" else "-")
+            axis.text((x + cx) / 2, (y + cy) / 2, edge, fontsize=7, ha="center",
+                      va="center", color="0.3", backgroundcolor="white", zorder=2)
+        axis.text(x, y, text, fontsize=8, ha="center", va="center", zorder=3,
+                  bbox={**box, "facecolor": "#eef3fa", "edgecolor": "tab:blue"})
+    for leaf in order:
+        row = values[leaf[1]]
+        shown = np.argsort(-np.abs(row), kind="stable")[:max_outputs]
+        lines = ([f"f {_signed(row[0])}"] if len(row) == 1 else
+                 [f"{outputs[l]} {_signed(row[l])}" for l in shown])
+        if len(row) > len(shown):
+            lines.append(f"({len(row) - len(shown)} more)")
+        colour = "#fbeaea" if row[shown[0]] > 0 else "#e8f0fb"
+        axis.text(position[leaf], -depth[leaf], "\n".join(lines), fontsize=7, ha="center",
+                  va="top", zorder=3, bbox={**box, "facecolor": colour, "edgecolor": "0.6"})
+    axis.set_xlim(-0.7, len(order) - 0.3)
+    axis.set_ylim(-(n_levels - 1) - 0.55, 0.35)
+    axis.set_axis_off()
+    towards = f" (f > 0: {outputs[0]})" if values.shape[1] == 1 else ""
+    axis.set_title(f"round {round}: α = {alpha:.3g}, {hypothesis.type_name}; leaves: what the "
+                   f"round adds to f{towards}", fontsize=9)
     return figure
