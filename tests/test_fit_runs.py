@@ -112,3 +112,15 @@ def test_the_model_is_built_by_the_run():
     run = clf._warm.main.run
     assert clf.model_.to_dict() == run.model().to_dict()
     assert run.model(2).to_dict()["alphas"] == clf.model_.to_dict()["alphas"][:2]
+
+
+def test_the_kind_of_x_is_decided_once_per_fit_and_never_at_predict(monkeypatch):
+    import confboost.training.inputs as inputs
+
+    calls = []
+    decide = inputs.is_mixed
+    monkeypatch.setattr(inputs, "is_mixed", lambda *a, **k: calls.append(1) or decide(*a, **k))
+    clf = BoostClassifier(4, early_stopping=True, random_state=0).fit(X, Y)
+    assert len(calls) == 1
+    clf.predict(X), clf.predict_proba(X), clf.decision_function(X)
+    assert len(calls) == 1

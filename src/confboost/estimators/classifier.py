@@ -220,7 +220,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     train_score_ : ndarray of shape (n_iter_ + 1,)
         HistGradientBoosting's: the score (``scoring``) on the training rows (at most
         10,000 of them, drawn with ``random_state``) before the first round (f = 0) and
-        after each; empty without held-out data.
+        after each; empty without early stopping (a scorer costs a call per round).
     validation_score_ : ndarray of shape (n_iter_ + 1,)
         The same on the first held-out set (the ``validation_fraction`` split or the first
         ``eval_set`` pair); empty without held-out data.

@@ -371,7 +371,8 @@ class Fit:
                         for i, each in enumerate(split.eval_sets)]
         main.callbacks += main.records
         training = None
-        if split.eval_sets:  # the training score, on at most TRAIN_SCORE_ROWS rows
+        if split.stopping:  # the training score (HistGradientBoosting's: with early
+            # stopping only), on at most TRAIN_SCORE_ROWS rows
             training = self._record(inputs, main, self._training_set(inputs, split), False)
             main.callbacks.append(training)
         folds = []
