@@ -166,8 +166,9 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
         Score every round on ``validation_fraction`` of the rows held out (stratified, seeded
         by ``random_state``, or the first pair of ``fit``'s ``eval_set``; the other pairs
         are only recorded), stop after ``n_iter_no_change`` rounds without a gain above
-        ``tol`` (HistGradientBoosting's rule) and keep the best round. "auto": on exactly when there is an ``eval_set`` (large data alone does not
-        turn it on: on letter it cost 1.5 points, ``benchmarks/probabilities.py``).
+        ``tol`` (HistGradientBoosting's rule) and keep the best round. "auto": on exactly
+        when there is an ``eval_set`` (large data alone does not turn it on: on letter it
+        cost 1.5 points, ``benchmarks/probabilities.py``).
     validation_fraction : float, default=0.1
         Rows held out for early stopping (and calibration above 2,500 examples).
     n_iter_no_change : int, default=10
