@@ -9,7 +9,8 @@ from confboost import BoostClassifier
 from confboost.engine.boosting import BoostingRun
 from confboost.estimators.booster import Booster
 from confboost.kernels.criterion_numpy import MODES
-from confboost.training.fit_runs import CoverRecord, Fit, FitResult, FitState, Split
+from confboost.training.fit_runs import CoverRecord, Fit
+from confboost.training.fit_state import FitResult, FitState, Split
 from confboost.training.inputs import ArrayInput, TableInput, fitted_input
 from confboost.training.round_scores import ScoreRecord
 

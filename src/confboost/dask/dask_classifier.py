@@ -85,7 +85,8 @@ from confboost.engine.schemes.mo import MOScheme, build_code
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.estimators.classifier import BoostClassifier
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
-from confboost.training.fit_runs import FitResult, is_fitted_attribute
+from confboost.training.fit_runs import is_fitted_attribute
+from confboost.training.fit_state import FitResult
 
 __all__ = ["DaskBoostClassifier"]
 

@@ -23,7 +23,6 @@ or data differ from the first's, then runs the kept ``FitState`` on.
 """
 
 import copy
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,7 +35,7 @@ from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.explain.contributions import record_cover
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
-from confboost.training.checkpoint import run_fingerprint
+from confboost.training.fit_state import FitResult, FitState, RunPart, Split, TrainingInputs
 from confboost.training.holdout import (
     MIN_HELD_OUT,
     calibration_folds,
@@ -64,153 +63,6 @@ def is_fitted_attribute(name):
     """Whether ``name`` is fit's state (scikit-learn's trailing underscore, or private)."""
     return ((name.endswith("_") and not name.startswith("__"))
             or name in ("_multilabel", "_input", "_warm", "_fit_params"))
-
-
-@dataclass
-class TrainingInputs:
-    """The training data, read once (stage 1).
-
-    Attributes
-    ----------
-    adapter : ArrayInput or TableInput
-        The kind of X, kept for predict (the estimator's ``_input``).
-    X : ndarray, sparse matrix or table
-        X as checked, from which held-out rows are taken.
-    signs : ndarray of shape (n_samples, k), int8
-    encoded : ndarray of shape (n_samples,) or None
-        Class indices (None for multi-label y).
-    classes : ndarray of shape (n_classes,)
-    multilabel : bool
-    sample_weight : ndarray of shape (n_samples,)
-        The starting weights (sample weights times class weights).
-    attributes : dict
-        The input attributes (``n_features_in_``, ``feature_kinds_``, ...).
-    """
-
-    adapter: object
-    X: object
-    signs: np.ndarray
-    encoded: object
-    classes: np.ndarray
-    multilabel: bool
-    sample_weight: np.ndarray
-    attributes: dict
-
-    @property
-    def n_samples(self):
-        return self.signs.shape[0]
-
-    @property
-    def work(self):
-        """Example·feature·label cells, the thread rule's measure (``numba_threads``)."""
-        return self.n_samples * self.attributes["n_features_in_"] * self.signs.shape[1]
-
-    def fingerprint(self):
-        """SHA-256 of the data, labels and weights (a warm start's same-data check)."""
-        X = self.X
-        if hasattr(X, "tocsr"):
-            parts = [X.data, X.indices, X.indptr, np.asarray(X.shape)]
-        elif isinstance(X, np.ndarray):
-            parts = [X]
-        else:
-            parts = [{str(name): np.asarray(X[name]).tolist() for name in
-                      (X.columns if hasattr(X, "columns") else X)}]
-        return run_fingerprint(*parts, self.signs, self.sample_weight)
-
-
-@dataclass
-class Split:
-    """Which rows train and which are scored (stage 2).
-
-    Attributes
-    ----------
-    train_rows : ndarray or None
-        The main run's rows (None: all).
-    eval_sets : list of EvalSet
-        Held-out sets scored every round; early stopping and calibration read the first.
-    stopping : bool
-    folds : list of (ndarray, EvalSet)
-        Without held-out data but with calibration: each fold's training rows and held-out
-        set, whose runs give out-of-fold f to calibrate on.
-    """
-
-    train_rows: object
-    eval_sets: list
-    stopping: bool
-    folds: list = field(default_factory=list)
-
-
-@dataclass
-class RunPart:
-    """One ``BoostingRun`` and what follows it.
-
-    Attributes
-    ----------
-    run : BoostingRun
-    callbacks : list
-        Its own callbacks (cover, score records).
-    records : list of ScoreRecord
-        The held-out records, in ``eval_sets`` order.
-    eval_set : EvalSet or None
-        A fold's held-out set (calibration).
-    """
-
-    run: BoostingRun
-    callbacks: list
-    records: list = field(default_factory=list)
-    eval_set: object = None
-
-
-@dataclass
-class FitState:
-    """What a fit has built, and a warm start continues (stage 3).
-
-    Attributes
-    ----------
-    params : dict
-        The parameters of the fit.
-    fingerprint : str
-        ``TrainingInputs.fingerprint`` of the data.
-    kind : str
-        The input adapter's kind.
-    n_samples, n_features : int
-    work : int
-        The thread rule's measure, kept so a warm start runs on the same threads.
-    main : RunPart
-    folds : list of RunPart
-    training_record : ScoreRecord or None
-    stopping : bool
-    attributes : dict
-        The fitted attributes known before the rounds (inputs, classes, code, smoothing).
-    """
-
-    params: dict
-    fingerprint: str
-    kind: str
-    n_samples: int
-    n_features: int
-    work: int
-    main: RunPart
-    folds: list
-    training_record: object
-    stopping: bool
-    attributes: dict
-
-
-@dataclass
-class FitResult:
-    """What a fit gives the estimator (stage 5).
-
-    Attributes
-    ----------
-    attributes : dict
-        Every fitted attribute, by name, assigned by the estimator in one store.
-    state : FitState
-        Kept (as ``_warm``) when ``warm_start`` is on.
-    """
-
-    attributes: dict
-    state: FitState
 
 
 class CoverRecord(TrainingCallback):
@@ -244,6 +96,16 @@ class Fit:
         Its parameters checked (``Booster._validate_params_once``).
     mode : int
         The confidence mode code (``criterion_numpy.MODES``).
+
+    Attributes
+    ----------
+    params : dict
+        The estimator's parameters, also read as attributes (``self.scheme`` is the
+        parameter ``scheme``, a name, never a scheme object).
+    probe : estimator
+        A copy of the estimator without fitted attributes.
+    known : dict
+        The fitted attributes known so far (``estimator_view``).
     """
 
     def __init__(self, estimator, mode):

@@ -82,6 +82,7 @@ class ArrayInput:
         return X, y, attributes
 
     def n_samples(self, X):
+        """Rows of the checked X."""
         return X.shape[0]
 
     def dataset(self, X, rows, max_bins, random_state, weight):
@@ -134,16 +135,21 @@ class TableInput:
         return X, y, attributes
 
     def n_samples(self, X):
+        """Rows of the table."""
         return len(next(iter(X.values()))) if isinstance(X, dict) else len(X)
 
     def dataset(self, X, rows, max_bins, random_state, weight):
+        """The ``Dataset`` of ``rows`` of the table (None: all): vocabularies and bins
+        fitted on them."""
         return self.encoder.fit_dataset(X if rows is None else take_rows(X, rows), max_bins,
                                         random_state, weight)
 
     def held_out(self, probe, raw, validated=False):
+        """Rows scored during the fit, as the model reads them: a ``Frame``."""
         return self.encoder.transform(raw)
 
     def transform(self, est, X):
+        """A prediction's X as the model reads it: the ``Frame`` of a table."""
         if not is_table(X):
             raise ValueError("this model was fitted on a table with categorical or text "
                              "columns: X must be a DataFrame (or a dict of columns)")
