@@ -97,6 +97,9 @@ def _old_quadratic_scores(clf, scoring, X_val, y_val, n_rounds):
         view.model_ = BoostedModel(model.hypotheses[:rounds], model.alphas[:rounds],
                                    model.n_labels)
         view.n_estimators_ = rounds
+        if hasattr(clf, "thresholds_"):  # MR on multi-label data: the cut of that round
+            view.thresholds_ = clf.thresholds_[:rounds]
+            view.threshold_ = float(view.thresholds_[-1])
         values.append(scorer(view, X_val, y_val))
     return np.asarray(values)
 
@@ -108,13 +111,21 @@ def _should_stop(values, n, tol):
     return not any(value > reference for value in values[-n:])
 
 
-@pytest.mark.parametrize("scoring", ["accuracy", "neg_log_loss", "roc_auc_ovr"])
-@pytest.mark.parametrize("scheme", ["mh", "mo"])
-def test_scorer_early_stopping_matches_the_quadratic_path(scoring, scheme):
+LABELS = (X[:, :3] + np.random.default_rng(4).normal(size=(300, 3)) > 0).astype(int)
+LABELS_V = (XV[:, :3] + np.random.default_rng(5).normal(size=(300, 3)) > 0).astype(int)
+
+
+@pytest.mark.parametrize(("scoring", "scheme", "multilabel"), [
+    *[(scoring, scheme, False) for scoring in ("accuracy", "neg_log_loss", "roc_auc_ovr")
+      for scheme in ("mh", "mo")],
+    ("f1_samples", "mr", True), ("accuracy", "mh", True)])
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")  # f1 of f = 0
+def test_scorer_early_stopping_matches_the_quadratic_path(scoring, scheme, multilabel):
     params = {"scheme": scheme, "calibration": None, "random_state": 0, "code_length": 6}
+    y, yv = (LABELS, LABELS_V) if multilabel else (Y, YV)
     full = BoostClassifier(40, early_stopping=False, scoring=scoring, **params).fit(
-        X, Y, eval_set=[(XV, YV)])
-    oracle = _old_quadratic_scores(full, scoring, XV, YV, 40)
+        X, y, eval_set=[(XV, yv)])
+    oracle = _old_quadratic_scores(full, scoring, XV, yv, 40)
     np.testing.assert_allclose(full.history_["validation_score"], oracle, rtol=1e-10,
                                atol=1e-12)
     # with the stopping rule on: the round it stops at and the round it keeps are the
@@ -122,6 +133,6 @@ def test_scorer_early_stopping_matches_the_quadratic_path(scoring, scheme):
     n, tol = 3, 1e-7
     stop = next((r for r in range(1, 41) if _should_stop(oracle[:r], n, tol)), 40)
     stopped = BoostClassifier(40, n_iter_no_change=n, tol=tol, scoring=scoring,
-                              **params).fit(X, Y, eval_set=[(XV, YV)])
+                              **params).fit(X, y, eval_set=[(XV, yv)])
     assert stopped.n_iter_ == stop
     assert stopped.best_iteration_ == int(np.argmax(oracle[:stop])) + 1
