@@ -88,17 +88,17 @@ class Checkpoint(TrainingCallback):
         n_done = env.round_index + 1
         if n_done % self.every == 0:
             run = env.run
-            self.save(n_done, run.hypotheses, run.records, run.product_z, run.scheme)
+            self.save(run)
         return False
 
-    def save(self, n_done, hypotheses, records, product_z, scheme):
-        """Write the state after ``n_done`` rounds (atomically)."""
-        model = BoostedModel(hypotheses, [float(a) for a in records["alpha"]],
-                             scheme.labels.n_labels)
+    def save(self, run):
+        """Write the state of ``run`` (a ``BoostingRun``) after its rounds so far,
+        atomically."""
+        scheme, records = run.scheme, run.records
         document = {
             "format": FORMAT_NAME, "version": FORMAT_VERSION,
-            "fingerprint": self._fingerprint, "round": int(n_done),
-            "product_z": float(product_z), "model": model.to_dict(),
+            "fingerprint": self._fingerprint, "round": len(run.hypotheses),
+            "product_z": float(run.product_z), "model": run.model().to_dict(),
             "history": {key: [_plain(v) for v in values] for key, values in records.items()},
             "extras": {key: [_plain(v) for v in values] for key, values in self._extras.items()},
         }
