@@ -125,3 +125,15 @@ def test_the_kind_of_x_is_decided_once_per_fit_and_never_at_predict(monkeypatch)
     assert len(calls) == 1
     clf.predict(X), clf.predict_proba(X), clf.decision_function(X)
     assert len(calls) == 1
+
+
+def test_fit_params_are_the_parameter_table():
+    from dataclasses import fields
+
+    from confboost.training.fit_state import FitParams
+    from confboost.training.params import PARAMETERS
+
+    assert [f.name for f in fields(FitParams)] == list(PARAMETERS)
+    params = FitParams.of(BoostClassifier(7, scheme="mr"))
+    assert params.n_estimators == 7 and params.scheme == "mr"
+    assert params.as_dict() == BoostClassifier(7, scheme="mr").get_params()

@@ -191,6 +191,13 @@ class Booster:
         attributes["_warm"] = result.state if self.warm_start else None
         self.__dict__ = attributes
 
+    def _tree_params(self):
+        """The tree learners' parameters, as the learners take them (the local fit's and
+        the Dask learners')."""
+        return {"max_leaves": int(self.max_leaves),
+                "max_depth": None if self.max_depth is None else int(self.max_depth),
+                "min_leaf_weight": float(self.min_leaf_weight)}
+
     def _prepare(self, X):
         """X as the model reads it (the input adapter of the fit, ``training.inputs``)."""
         self._check_fitted()

@@ -35,7 +35,14 @@ from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.explain.contributions import record_cover
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
-from confboost.training.fit_state import FitResult, FitState, RunPart, Split, TrainingInputs
+from confboost.training.fit_state import (
+    FitParams,
+    FitResult,
+    FitState,
+    RunPart,
+    Split,
+    TrainingInputs,
+)
 from confboost.training.holdout import (
     MIN_HELD_OUT,
     calibration_folds,
@@ -99,9 +106,8 @@ class Fit:
 
     Attributes
     ----------
-    params : dict
-        The estimator's parameters, also read as attributes (``self.scheme`` is the
-        parameter ``scheme``, a name, never a scheme object).
+    params : FitParams
+        The estimator's parameters (``params.scheme`` is a name, never a scheme object).
     probe : estimator
         A copy of the estimator without fitted attributes.
     known : dict
@@ -109,7 +115,7 @@ class Fit:
     """
 
     def __init__(self, estimator, mode):
-        self.params = estimator.get_params()
+        self.params = FitParams.of(estimator)
         self.mode = mode
         #: A blank copy of the estimator: scikit-learn's ``validate_data`` sets its input
         #: attributes, and scorer views are copies of it.
@@ -118,18 +124,11 @@ class Fit:
                                if not is_fitted_attribute(key)}
         self.known = {}  # fitted attributes known so far (callbacks' ``env.estimator``)
 
-    def __getattr__(self, name):
-        # a parameter by name: self.scheme, self.trim, ...
-        params = self.__dict__.get("params", {})
-        if name in params:
-            return params[name]
-        raise AttributeError(name)
-
     # -- the whole fit ------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
         """Stages 1 to 5 on (X, y). Returns a ``FitResult``."""
         inputs = self.read_inputs(X, y, sample_weight)
-        with numba_threads(self.n_jobs, inputs.work) as tuner:  # times every run's rounds
+        with numba_threads(self.params.n_jobs, inputs.work) as tuner:  # times every run's rounds
             split = self.hold_out(inputs, eval_set, eval_names)
             state = self.build(inputs, split)
             self.run(state, [*callbacks, tuner], tuner)
@@ -142,19 +141,19 @@ class Fit:
         inputs = self.read_inputs(X, y, sample_weight)
         self._check_same_data(state, inputs)
         done = len(state.main.run.hypotheses)
-        if self.n_estimators < done:
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the {done} "
+        if self.params.n_estimators < done:
+            raise ValueError(f"n_estimators={self.params.n_estimators} must be at least the {done} "
                              "rounds already run when warm_start=True")
         self.known = dict(state.attributes)
-        state.params = dict(self.params)
-        with numba_threads(self.n_jobs, state.work) as tuner:  # the first fit's rule
+        state.params = self.params.as_dict()
+        with numba_threads(self.params.n_jobs, state.work) as tuner:  # the first fit's rule
             self.run(state, [*callbacks, tuner], tuner)
         return self.result(state)
 
     # -- stage 1 ------------------------------------------------------------------------
     def read_inputs(self, X, y, sample_weight=None):
         """X, y and the weights as the runs read them: a ``TrainingInputs``."""
-        adapter = input_adapter(X, self.feature_types, self.text_expert)
+        adapter = input_adapter(X, self.params.feature_types, self.params.text_expert)
         if adapter.kind != "table" and not self.probe._takes_arrays:
             raise TypeError("a Booster fits a table with categorical or text columns (a dict "
                             "of columns and feature_types); use BoostClassifier for arrays, "
@@ -164,7 +163,7 @@ class Fit:
             label_vector(np.asarray(y) if not hasattr(y, "toarray") else y,
                          stacklevel=_Y_WARNING_LEVEL))
         n_samples = adapter.n_samples(X)
-        weight = starting_weights(sample_weight, n_samples, self.class_weight, classes,
+        weight = starting_weights(sample_weight, n_samples, self.params.class_weight, classes,
                                   encoded)
         attributes = {**attributes, "classes_": classes, "_multilabel": multilabel,
                       "_input": adapter}
@@ -179,26 +178,26 @@ class Fit:
         # which rows are held out is seeded by random_state, 0 when None: two fits of the
         # same data give the same model and the same probabilities (and a checkpoint
         # resumes them)
-        seed = 0 if self.random_state is None else self.random_state
-        stopping = self.early_stopping is True or (self.early_stopping == "auto"
+        seed = 0 if self.params.random_state is None else self.params.random_state
+        stopping = self.params.early_stopping is True or (self.params.early_stopping == "auto"
                                                    and bool(pairs))
         if pairs:
             return Split(None, [self._given_set(inputs, name, raw, y)
                                 for name, (raw, y) in pairs], stopping)
         n = inputs.n_samples
         if stopping:
-            split = validation_split(n, inputs.encoded, self.validation_fraction, seed)
+            split = validation_split(n, inputs.encoded, self.params.validation_fraction, seed)
             if split is not None:
                 return Split(split[0], [self._rows_set(inputs, "validation", split[1])], True)
-            if self.early_stopping is True:
+            if self.params.early_stopping is True:
                 raise ValueError(
                     f"early_stopping=True holds out validation_fraction="
-                    f"{self.validation_fraction} of the {n} examples, too few (at least "
+                    f"{self.params.validation_fraction} of the {n} examples, too few (at least "
                     f"{MIN_HELD_OUT} held out, 2 of each class): pass more data, a larger "
                     "validation_fraction or an eval_set")
-        if self.calibration is None:
+        if self.params.calibration is None:
             return Split(None, [], False)
-        folds = calibration_folds(n, inputs.encoded, self.validation_fraction, seed) or ()
+        folds = calibration_folds(n, inputs.encoded, self.params.validation_fraction, seed) or ()
         return Split(None, [], False,
                      [(train, self._rows_set(inputs, "fold", rows)) for train, rows in folds])
 
@@ -225,8 +224,8 @@ class Fit:
     # -- stage 3 ------------------------------------------------------------------------
     def build(self, inputs, split):
         """The runs of the fit, their callbacks and records: a ``FitState``."""
-        self.known["weak_learner_"] = choose_learner(self.weak_learner, inputs.n_samples,
-                                                     self.trim)
+        self.known["weak_learner_"] = choose_learner(self.params.weak_learner, inputs.n_samples,
+                                                     self.params.trim)
         main = self._part(inputs, split.train_rows)
         self.known["smoothing_"] = main.run.smoothing
         main.records = [self._record(inputs, main, each, split.stopping and i == 0)
@@ -242,7 +241,7 @@ class Fit:
             fold = self._part(inputs, rows)
             fold.eval_set = eval_set
             folds.append(fold)
-        return FitState(dict(self.params), inputs.fingerprint(), inputs.adapter.kind,
+        return FitState(self.params.as_dict(), inputs.fingerprint(), inputs.adapter.kind,
                         inputs.n_samples, inputs.attributes["n_features_in_"], inputs.work,
                         main, folds, training, split.stopping, self.known)
 
@@ -250,7 +249,7 @@ class Fit:
         rows = (np.arange(inputs.n_samples) if split.train_rows is None
                 else np.asarray(split.train_rows))
         if rows.size > TRAIN_SCORE_ROWS:
-            seed = 0 if self.random_state is None else self.random_state
+            seed = 0 if self.params.random_state is None else self.params.random_state
             rows = np.sort(np.random.RandomState(seed).choice(rows, TRAIN_SCORE_ROWS,
                                                               replace=False))
         return self._rows_set(inputs, "training", rows)
@@ -263,36 +262,34 @@ class Fit:
             encoded = None if encoded is None else encoded[rows]
         scheme = self._scheme(signs, encoded, inputs.multilabel, weight)
         k = scheme.labels.n_labels
-        smoothing = (default_smoothing(weight, k) if self.smoothing == "auto"
-                     else float(self.smoothing))
-        if (self.smoothing == "auto" and scheme.name == "mr" and self.alpha == "auto"
-                and self.trim == 0 and self.mode in (REAL, REAL_ABSTAIN)):
+        smoothing = (default_smoothing(weight, k) if self.params.smoothing == "auto"
+                     else float(self.params.smoothing))
+        if (self.params.smoothing == "auto" and scheme.name == "mr" and self.params.alpha == "auto"
+                and self.params.trim == 0 and self.mode in (REAL, REAL_ABSTAIN)):
             smoothing = pair_smoothing(smoothing)
         # Trimmed real confidences fit only the kept examples, so α = 1 is no longer the
         # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
-        alpha_method = ("exact" if self.trim > 0 and self.alpha == "auto"
-                        and self.mode in (REAL, REAL_ABSTAIN) else self.alpha)
-        dataset = inputs.adapter.dataset(inputs.X, rows, self.max_bins, self.random_state,
-                                         weight)
+        alpha_method = ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
+                        and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
+        dataset = inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
+                                         self.params.random_state, weight)
         learner = make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
-                               trim=float(self.trim), n_terms=int(self.product_terms),
-                               max_leaves=int(self.max_leaves),
-                               max_depth=None if self.max_depth is None
-                               else int(self.max_depth),
-                               min_leaf_weight=float(self.min_leaf_weight))
-        params = {key: value for key, value in self.params.items() if key not in RUN_FREE}
+                               trim=float(self.params.trim), n_terms=int(self.params.product_terms),
+                               **self.probe._tree_params())
+        params = {key: value for key, value in self.params.as_dict().items()
+                  if key not in RUN_FREE}
         run = BoostingRun(dataset, scheme, learner, alpha_method, self.mode, smoothing,
-                          float(self.learning_rate), identity=(weight, params))
+                          float(self.params.learning_rate), identity=(weight, params))
         return RunPart(run, [CoverRecord(weight)])
 
     def _scheme(self, signs, encoded, multilabel, weight):
         """The scheme's training state on these examples (``schemes.build_scheme``); every
         run of a fit shares the first run's MO code."""
-        code = self.known.get("code_")
-        scheme, built = build_scheme(self.scheme, signs, encoded, multilabel, weight,
-                                     init=self.init, code=self.code if code is None else code,
-                                     code_length=self.code_length if code is None else None,
-                                     decoding=self.decoding, random_state=self.random_state)
+        code, p = self.known.get("code_"), self.params
+        scheme, built = build_scheme(p.scheme, signs, encoded, multilabel, weight,
+                                     init=p.init, code=p.code if code is None else code,
+                                     code_length=p.code_length if code is None else None,
+                                     decoding=p.decoding, random_state=p.random_state)
         if built is not None and code is None:
             self.known["code_"], self.known["code_distance_"] = built, min_distance(built)
         return scheme
@@ -300,32 +297,34 @@ class Fit:
     def _record(self, inputs, part, eval_set, stopping):
         """The ``ScoreRecord`` of ``eval_set`` for ``part``'s run."""
         k = part.run.scheme.labels.n_labels
-        if self.scoring in ("loss", "exponential"):
+        if self.params.scoring in ("loss", "exponential"):
             # the set as a scheme of its own (error, Hamming or ranking loss)
             judge = self._scheme(eval_set.signs, eval_set.encoded, inputs.multilabel,
                                  eval_set.weight)
-            measure = LossMeasure(judge, eval_set.weight, self.scoring == "exponential")
+            measure = LossMeasure(judge, eval_set.weight, self.params.scoring == "exponential")
         else:
             from sklearn.metrics import check_scoring
 
-            scorer = check_scoring(self.probe, scoring=self.scoring)
-            name = self.scoring if isinstance(self.scoring, str) else "score"
+            scorer = check_scoring(self.probe, scoring=self.params.scoring)
+            name = self.params.scoring if isinstance(self.params.scoring, str) else "score"
             measure = EstimatorMeasure(
                 scorer, lambda scores, n_rounds: self.scoring_view(part, eval_set, scores,
                                                                    n_rounds),
                 eval_set, name)
         return ScoreRecord(eval_set, k, measure,
-                           self.n_iter_no_change if stopping else None, float(self.tol))
+                           self.params.n_iter_no_change if stopping else None,
+                           float(self.params.tol))
 
     # -- stage 4 ------------------------------------------------------------------------
     def run(self, state, callbacks=(), tuner=None):
         """Run every run of ``state`` to ``n_estimators`` rounds (or until it stops)."""
-        printer = [ProgressPrinter(self.n_estimators, self.verbose)] if self.verbose else []
+        p = self.params
+        printer = [ProgressPrinter(p.n_estimators, p.verbose)] if p.verbose else []
         main = state.main
         main.run.estimator = self.estimator_view()
-        main.run.run(self.n_estimators, [*printer, *callbacks, *main.callbacks])
+        main.run.run(self.params.n_estimators, [*printer, *callbacks, *main.callbacks])
         for fold in state.folds:  # on the fit's threads
-            fold.run.run(self.n_estimators, fold.callbacks + ([tuner] if tuner else []))
+            fold.run.run(self.params.n_estimators, fold.callbacks + ([tuner] if tuner else []))
 
     def estimator_view(self):
         """A copy of the estimator with the fitted attributes known so far (no model):
@@ -370,7 +369,7 @@ class Fit:
             parts = [(fold, fold.eval_set) for fold in state.folds]
         training = state.training_record
         attributes.update(
-            self._thresholds(main, keep), _fit_params=dict(self.params),
+            self._thresholds(main, keep), _fit_params=self.params.as_dict(),
             model_=run.model(keep), n_estimators_=keep, history_=history,
             best_iteration_=best, calibrator_=self.calibrate(parts, keep),
             n_iter_=len(run.hypotheses),
@@ -394,8 +393,8 @@ class Fit:
     def outputs(self, part, n_rounds):
         """The scheme's outputs for the first ``n_rounds`` rounds of ``part``'s run."""
         thresholds = self._thresholds(part, n_rounds).get("thresholds_")
-        return scheme_outputs(self.scheme, self.known["classes_"], self.known["_multilabel"],
-                              self.known.get("code_"), self.decoding, thresholds)
+        return scheme_outputs(self.params.scheme, self.known["classes_"], self.known["_multilabel"],
+                              self.known.get("code_"), self.params.decoding, thresholds)
 
     def calibrate(self, parts, n_rounds, scores=None):
         """The ``Calibrator`` fitted on f of the held-out sets after (at most) ``n_rounds``
@@ -408,7 +407,7 @@ class Fit:
         scores : ndarray or None
             f of the single part's set, when the caller has it.
         """
-        if self.calibration is None or not parts:
+        if self.params.calibration is None or not parts:
             return None
         from confboost.training.calibration import fit_calibrator  # SciPy: only when used
 
@@ -427,7 +426,7 @@ class Fit:
     # -- warm start's checks --------------------------------------------------------------
     def _check_same_params(self, state):
         changed = [f"{name}={state.params[name]!r} -> {value!r}"
-                   for name, value in self.params.items()
+                   for name, value in self.params.as_dict().items()
                    if name not in WARM_FREE and not _same(value, state.params.get(name))]
         if changed:
             raise ValueError(f"warm_start continues the previous fit, but its parameters "

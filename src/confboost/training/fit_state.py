@@ -1,18 +1,66 @@
 """The typed state of one fit: what each stage of ``fit_runs.Fit`` hands the next.
 
-``TrainingInputs`` (the data read once), ``Split`` (which rows train and which are scored),
-``RunPart`` (a run and what follows it), ``FitState`` (everything built, which a warm start
-continues) and ``FitResult`` (every fitted attribute, which the estimator assigns in one
-store). Plain dataclasses: a stage can be run, and tested, on hand-made input of the stage
-before it.
+``FitParams`` (the checked parameters), ``TrainingInputs`` (the data read once), ``Split``
+(which rows train and which are scored), ``RunPart`` (a run and what follows it),
+``FitState`` (everything built, which a warm start continues) and ``FitResult`` (every
+fitted attribute, which the estimator assigns in one store). Plain dataclasses: a stage
+can be run, and tested, on hand-made input of the stage before it.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from confboost.engine.boosting import BoostingRun
 from confboost.training.checkpoint import run_fingerprint
+
+
+@dataclass(frozen=True)
+class FitParams:
+    """The checked parameters of one fit, by name (``BoostClassifier``'s docstring says what
+    each means; ``training.params.PARAMETERS`` what each accepts)."""
+
+    n_estimators: int
+    scheme: str
+    confidence: str
+    alpha: str
+    smoothing: str | float
+    init: str
+    code: object
+    code_length: int | None
+    decoding: str
+    max_bins: int
+    trim: float
+    n_jobs: int | None
+    random_state: object
+    verbose: int
+    weak_learner: str
+    max_leaves: int
+    max_depth: int | None
+    min_leaf_weight: float
+    product_terms: int
+    learning_rate: float
+    feature_types: dict | None
+    text_expert: object
+    early_stopping: str | bool
+    validation_fraction: float
+    n_iter_no_change: int
+    tol: float
+    scoring: object
+    warm_start: bool
+    class_weight: object
+    calibration: str | None
+
+    @classmethod
+    def of(cls, estimator):
+        """The parameters of ``estimator`` (``get_params``), checked by the caller."""
+        params = estimator.get_params()
+        return cls(**{name: params[name] for name in cls.__dataclass_fields__})
+
+    def as_dict(self):
+        """The parameters as a dict, by name (the values themselves, not copies: a text
+        expert stays the object given)."""
+        return {each.name: getattr(self, each.name) for each in fields(self)}
 
 
 @dataclass
