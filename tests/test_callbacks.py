@@ -81,8 +81,8 @@ def test_the_environment_holds_the_run_its_model_the_record_and_the_results():
     staged = list(clf.staged_decision_function(X))
     for (round_index, f, results), expected in zip(seen, staged, strict=True):
         np.testing.assert_allclose(f, expected)
-        # the records (order 0, given after the user's) have not yet scored this round
-        assert len(results.get("valid_0", {}).get("loss", [])) == round_index
+        # the records (order -50) have scored this round before the user's callbacks
+        assert len(results["valid_0"]["loss"]) == round_index + 1
     assert len(clf.evals_result_["valid_0"]["loss"]) == 5
 
 

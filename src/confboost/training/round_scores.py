@@ -139,6 +139,11 @@ class ScoreRecord(TrainingCallback):
         The measure's own value after each round (a loss for "loss" and "exponential").
     """
 
+    #: After the checkpoint (order -100), whose restore the record replays; before the
+    #: user's callbacks (order 0), which then read this round's scores in
+    #: ``env.evals_result``, as LightGBM's do.
+    order = -50
+
     def __init__(self, eval_set, n_labels, measure, n_iter_no_change=None, tol=1e-7):
         self.eval_set = eval_set
         self.frame = as_frame(eval_set.X)
