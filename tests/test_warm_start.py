@@ -122,3 +122,20 @@ def test_warm_start_refuses_changed_parameters(change, named):
     clf.set_params(n_estimators=6, n_jobs=1, verbose=0, scheme="mo", code_length=5,
                    learning_rate=1.0)
     assert clf.fit(X, y).n_estimators_ == 6
+
+
+def test_warm_start_continues_with_the_same_eval_set_only():
+    X, y = _data("multiclass", n=300)
+    Xv, yv = _data("multiclass", n=80, seed=1)
+    params = {"n_iter_no_change": 50, "random_state": 0}
+    long = BoostClassifier(n_estimators=12, **params).fit(X, y, eval_set=[(Xv, yv)])
+    warm = BoostClassifier(n_estimators=6, warm_start=True, **params).fit(
+        X, y, eval_set=[(Xv, yv)])
+    warm.set_params(n_estimators=12)
+    for other in [{}, {"eval_set": [(Xv[:40], yv[:40])]},
+                  {"eval_set": [(Xv, yv)], "eval_names": ["dev"]}]:
+        with pytest.raises(ValueError, match="eval_set \\(or eval_names\\) differs"):
+            warm.fit(X, y, **other)
+    warm.fit(X, y, eval_set=[(Xv.copy(), list(yv))])  # the same values continue
+    np.testing.assert_array_equal(warm.validation_score_, long.validation_score_)
+    assert warm.evals_result_ == long.evals_result_ and warm.n_iter_ == long.n_iter_

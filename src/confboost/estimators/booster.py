@@ -179,7 +179,8 @@ class Booster:
         fit = Fit(self, mode)
         state = self.__dict__.get("_warm")
         if self.warm_start and state is not None:
-            return fit.continue_fit(state, X, y, sample_weight, callbacks or ())
+            return fit.continue_fit(state, X, y, sample_weight, callbacks or (), eval_set,
+                                    eval_names)
         return fit.fit(X, y, sample_weight, callbacks or (), eval_set, eval_names)
 
     def _adopt(self, result):

@@ -182,9 +182,9 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     warm_start : bool, default=False
         A second ``fit`` with a larger ``n_estimators`` continues the run on the same data,
         bit-identical to one long fit (the run state is neither pickled nor saved). Other
-        data (even of the same shape), other columns or changed parameters (any but
-        ``n_estimators``, ``n_jobs`` and ``verbose``) are refused with a ValueError naming
-        the difference; set ``warm_start=False`` to start afresh.
+        data (even of the same shape), other columns, another ``eval_set`` or changed
+        parameters (any but ``n_estimators``, ``n_jobs`` and ``verbose``) are refused with a
+        ValueError naming the difference; set ``warm_start=False`` to start afresh.
     class_weight : "balanced", dict or None, default=None
         Single-label data: sample weights times their class's weight (scikit-learn's
         definition; "balanced": n_samples / (n_classes · count(class))).

@@ -42,6 +42,7 @@ from confboost.training.fit_state import (
     RunPart,
     Split,
     TrainingInputs,
+    eval_fingerprint,
 )
 from confboost.training.holdout import (
     MIN_HELD_OUT,
@@ -134,12 +135,18 @@ class Fit:
             self.run(state, [*callbacks, tuner], tuner)
         return self.result(state)
 
-    def continue_fit(self, state, X, y, sample_weight=None, callbacks=()):
+    def continue_fit(self, state, X, y, sample_weight=None, callbacks=(), eval_set=None,
+                     eval_names=None):
         """``warm_start``: run the kept ``state`` on to ``n_estimators`` rounds, or refuse
-        (ValueError naming what differs) when this fit is not the same run."""
+        (ValueError naming what differs) when this fit is not the same run: other
+        parameters, data or ``eval_set``."""
         self._check_same_params(state)
         inputs = self.read_inputs(X, y, sample_weight)
         self._check_same_data(state, inputs)
+        if eval_fingerprint(_eval_pairs(eval_set, eval_names)) != state.eval_fingerprint:
+            raise ValueError("warm_start continues the previous fit, scored on its eval_set; "
+                             "this fit's eval_set (or eval_names) differs: pass the same "
+                             "pairs again (set warm_start=False to start afresh)")
         done = len(state.main.run.hypotheses)
         if self.params.n_estimators < done:
             raise ValueError(f"n_estimators={self.params.n_estimators} must be at least the {done} "
@@ -175,31 +182,35 @@ class Fit:
     def hold_out(self, inputs, eval_set=None, eval_names=None):
         """Which rows train and which are scored: a ``Split``."""
         pairs = _eval_pairs(eval_set, eval_names)
+        given = eval_fingerprint(pairs)
         # which rows are held out is seeded by random_state, 0 when None: two fits of the
         # same data give the same model and the same probabilities (and a checkpoint
         # resumes them)
         seed = 0 if self.params.random_state is None else self.params.random_state
-        stopping = self.params.early_stopping is True or (self.params.early_stopping == "auto"
-                                                   and bool(pairs))
+        stopping = self.params.early_stopping is True or (
+            self.params.early_stopping == "auto" and bool(pairs))
         if pairs:
             return Split(None, [self._given_set(inputs, name, raw, y)
-                                for name, (raw, y) in pairs], stopping)
+                                for name, (raw, y) in pairs], stopping, eval_fingerprint=given)
         n = inputs.n_samples
         if stopping:
             split = validation_split(n, inputs.encoded, self.params.validation_fraction, seed)
             if split is not None:
-                return Split(split[0], [self._rows_set(inputs, "validation", split[1])], True)
+                return Split(split[0], [self._rows_set(inputs, "validation", split[1])], True,
+                             eval_fingerprint=given)
             if self.params.early_stopping is True:
                 raise ValueError(
                     f"early_stopping=True holds out validation_fraction="
-                    f"{self.params.validation_fraction} of the {n} examples, too few (at least "
-                    f"{MIN_HELD_OUT} held out, 2 of each class): pass more data, a larger "
-                    "validation_fraction or an eval_set")
+                    f"{self.params.validation_fraction} of the {n} examples, too few (at "
+                    f"least {MIN_HELD_OUT} held out, 2 of each class): pass more data, a "
+                    "larger validation_fraction or an eval_set")
         if self.params.calibration is None:
-            return Split(None, [], False)
-        folds = calibration_folds(n, inputs.encoded, self.params.validation_fraction, seed) or ()
+            return Split(None, [], False, eval_fingerprint=given)
+        folds = calibration_folds(n, inputs.encoded, self.params.validation_fraction,
+                                  seed) or ()
         return Split(None, [], False,
-                     [(train, self._rows_set(inputs, "fold", rows)) for train, rows in folds])
+                     [(train, self._rows_set(inputs, "fold", rows)) for train, rows in folds],
+                     given)
 
     def _rows_set(self, inputs, name, rows):
         """Rows of the training data as an ``EvalSet``."""
@@ -241,7 +252,8 @@ class Fit:
             fold = self._part(inputs, rows)
             fold.eval_set = eval_set
             folds.append(fold)
-        return FitState(self.params.as_dict(), inputs.fingerprint(), inputs.adapter.kind,
+        return FitState(self.params.as_dict(), inputs.fingerprint(), split.eval_fingerprint,
+                        inputs.adapter.kind,
                         inputs.n_samples, inputs.attributes["n_features_in_"], inputs.work,
                         main, folds, training, split.stopping, self.known)
 

@@ -105,15 +105,27 @@ class TrainingInputs:
 
     def fingerprint(self):
         """SHA-256 of the data, labels and weights (a warm start's same-data check)."""
-        X = self.X
-        if hasattr(X, "tocsr"):
-            parts = [X.data, X.indices, X.indptr, np.asarray(X.shape)]
-        elif isinstance(X, np.ndarray):
-            parts = [X]
-        else:
-            parts = [{str(name): np.asarray(X[name]).tolist() for name in
-                      (X.columns if hasattr(X, "columns") else X)}]
-        return run_fingerprint(*parts, self.signs, self.sample_weight)
+        return run_fingerprint(*data_parts(self.X), self.signs, self.sample_weight)
+
+
+def data_parts(X):
+    """The arrays (or plain data) that define an X, for ``run_fingerprint``: a sparse
+    matrix's three arrays and shape, an array, or a table's columns as lists."""
+    if hasattr(X, "tocsr"):
+        X = X.tocsr()
+        return [X.data, X.indices, X.indptr, np.asarray(X.shape)]
+    if hasattr(X, "columns") or isinstance(X, dict):
+        return [{str(name): np.asarray(X[name]).tolist()
+                 for name in (X.columns if hasattr(X, "columns") else X)}]
+    return [np.asarray(X)]
+
+
+def eval_fingerprint(named_pairs):
+    """SHA-256 of ``eval_set`` pairs and their names: [(name, (X, y)), ...]."""
+    parts = []
+    for name, (X, y) in named_pairs:
+        parts += [name, *data_parts(X), *data_parts(y)]
+    return run_fingerprint(*parts)
 
 
 @dataclass
@@ -130,12 +142,15 @@ class Split:
     folds : list of (ndarray, EvalSet)
         Without held-out data but with calibration: each fold's training rows and held-out
         set, whose runs give out-of-fold f to calibrate on.
+    eval_fingerprint : str
+        ``eval_fingerprint`` of the ``eval_set`` pairs given (a warm start's check).
     """
 
     train_rows: object
     eval_sets: list
     stopping: bool
     folds: list = field(default_factory=list)
+    eval_fingerprint: str = ""
 
 
 @dataclass
@@ -169,6 +184,8 @@ class FitState:
         The parameters of the fit.
     fingerprint : str
         ``TrainingInputs.fingerprint`` of the data.
+    eval_fingerprint : str
+        ``eval_fingerprint`` of the ``eval_set`` pairs given (of none: of an empty list).
     kind : str
         The input adapter's kind.
     n_samples, n_features : int
@@ -184,6 +201,7 @@ class FitState:
 
     params: dict
     fingerprint: str
+    eval_fingerprint: str
     kind: str
     n_samples: int
     n_features: int
