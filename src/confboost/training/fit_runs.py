@@ -18,8 +18,8 @@ estimator. Its stages, each a method that can run alone on the previous stage's 
    attribute, in one ``FitResult``, which the estimator assigns in one store.
 
 ``continue_fit`` is ``warm_start``'s path: it refuses, naming the difference, a second fit
-whose parameters (but ``n_estimators``, ``n_jobs``, ``verbose``), kind of X, columns, rows
-or data differ from the first's, then runs the kept ``FitState`` on.
+whose parameters (but ``n_estimators``, ``n_jobs``, ``verbose``), kind of X, columns, rows,
+data or ``eval_set`` differ from the first's, then runs the kept ``FitState`` on.
 """
 
 import copy
