@@ -126,7 +126,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     n_jobs : int or None, default=None
         Kernel threads (None: all cores, or one on small data, and fewer when timing the
         rounds shows that half as many run them no slower, as on a busy machine:
-        ``utils.threads.ThreadTuner``; negative: all but |n_jobs| - 1, fixed). The model is the
+        ``_threads.ThreadTuner``; negative: all but |n_jobs| - 1, fixed). The model is the
         same for every value.
     random_state : int, RandomState or None, default=None
         Seeds the bin-quantile subsample, the random code and the held-out splits.
@@ -280,9 +280,8 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
 
     @property
     def feature_importances_(self):
-        fitted = self._fitted()
-        check_is_fitted(fitted)
-        return bound_importances(fitted.model_, fitted.history_["z"], fitted.n_features_in_)
+        check_is_fitted(self)
+        return bound_importances(self.model_, self.history_["z"], self.n_features_in_)
 
 
 def load(path):
