@@ -75,10 +75,30 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path):
         Checkpoint(path, every=0)
 
 
-def test_a_loop_that_does_not_know_checkpoints_refuses_one(tmp_path):
-    # e.g. a fit that passes its callbacks straight to the loop: no silent run without them
-    with pytest.raises(ValueError, match="does not save checkpoints"):
-        Checkpoint(tmp_path / "c")(0, {})
+def test_the_loop_alone_saves_and_resumes_a_checkpoint(tmp_path):
+    # a checkpoint is an ordinary callback: the loop without an estimator honours it
+    from confboost.data.dataset import Dataset
+    from confboost.engine.boosting import run_boosting
+    from confboost.engine.learners import make_learner
+    from confboost.engine.schemes.mh import MHScheme
+    from confboost.kernels.criterion_numpy import MODES
+
+    signs = np.where(Y3[:, None] == np.arange(3), 1, -1).astype(np.int8)
+
+    def boost(callbacks):
+        dataset = Dataset.from_array(X, 32)
+        learner = make_learner("stump", dataset, MODES["real"], 1e-3)
+        return run_boosting(dataset, MHScheme(signs, np.ones(300), True), learner, 8, "auto",
+                            MODES["real"], 1e-3, callbacks)
+
+    path = tmp_path / "loop.ckpt"
+    with pytest.raises(Stop):
+        boost([Checkpoint(path, every=2), stop_at(5)])
+    seen = []
+    hypotheses, alphas, _ = boost([Checkpoint(path, every=2), lambda i, r: seen.append(i)])
+    whole, whole_alphas, _ = boost([])
+    assert seen[0] == 6  # the checkpoint (order -100) saved round 6 before stop_at raised
+    np.testing.assert_array_equal(alphas, whole_alphas)
 
 
 CHILD = textwrap.dedent("""
@@ -114,3 +134,50 @@ def test_sigkill_at_a_random_round_then_resume_is_bit_identical(tmp_path):
     assert fresh.returncode == 0, fresh.stderr.decode()[-2000:]
     with open(out) as one, open(whole) as two:
         assert json.load(one) == json.load(two), f"killed at round {kill_at}"
+
+
+@pytest.mark.parametrize("kind", ["eval_set", "validation_fraction", "scorer"])
+def test_a_resumed_fit_with_early_stopping_is_the_uninterrupted_fit(tmp_path, kind):
+    # the held-out records replay the restored rounds: the scores, the stopping round and
+    # best_iteration_ are those of one run
+    Xv, yv = X[:100] + 0.1, Y3[:100]
+    params = {"n_iter_no_change": 6, "random_state": 0}
+    fit = {}
+    if kind == "eval_set":
+        fit = {"eval_set": [(Xv, yv), (X[100:], Y3[100:])], "eval_names": ["dev", "test"]}
+    elif kind == "validation_fraction":
+        params["early_stopping"] = True
+    else:
+        params["scoring"] = "neg_log_loss"
+        fit = {"eval_set": [(Xv, yv)]}
+    whole = BoostClassifier(60, **params).fit(X, Y3, **fit)
+    assert 6 < whole.n_iter_ < 60  # stopped by the rule
+    for stop in (1, whole.n_iter_ - 1):  # early on; at the stopping round
+        path = tmp_path / f"{kind}{stop}.ckpt"
+        with pytest.raises(Stop):
+            BoostClassifier(60, **params).fit(
+                X, Y3, callbacks=[Checkpoint(path, every=1), stop_at(stop)], **fit)
+        resumed = BoostClassifier(60, **params).fit(X, Y3, callbacks=[Checkpoint(path)],
+                                                    **fit)
+        assert document(resumed) == document(whole)
+        assert resumed.best_iteration_ == whole.best_iteration_
+        assert resumed.n_iter_ == whole.n_iter_
+        np.testing.assert_array_equal(resumed.validation_score_, whole.validation_score_)
+        np.testing.assert_array_equal(resumed.train_score_, whole.train_score_)
+        assert resumed.evals_result_ == whole.evals_result_
+        assert resumed.best_score_ == whole.best_score_
+        np.testing.assert_array_equal(resumed.predict_proba(X), whole.predict_proba(X))
+
+
+def test_a_run_that_had_stopped_resumes_to_no_more_rounds(tmp_path):
+    params = {"n_iter_no_change": 3, "random_state": 0}
+    fit = {"eval_set": [(X[:100] + 0.1, Y3[:100])]}
+    path = tmp_path / "done.ckpt"
+    whole = BoostClassifier(60, **params).fit(X, Y3, callbacks=[Checkpoint(path, every=1)],
+                                              **fit)
+    assert whole.n_iter_ < 60  # stopped by the rule, its last round saved
+    rounds = []
+    again = BoostClassifier(60, **params).fit(
+        X, Y3, callbacks=[Checkpoint(path), lambda i, r: rounds.append(i)], **fit)
+    assert rounds == [] and again.n_iter_ == whole.n_iter_
+    assert document(again) == document(whole)

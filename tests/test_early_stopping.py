@@ -5,7 +5,8 @@ import pytest
 from sklearn.metrics import accuracy_score
 
 from confboost import BoostClassifier
-from confboost.engine.boosting import ValidationRecord, best_round
+from confboost.engine.boosting import best_round
+from confboost.training.round_scores import ScoreRecord
 
 
 def _noisy(n=400, seed=0, classes=3):
@@ -16,7 +17,8 @@ def _noisy(n=400, seed=0, classes=3):
 
 
 def test_the_stopping_rule_is_histgradientboostings():
-    record = ValidationRecord(np.zeros((1, 1)), 1, None, n_iter_no_change=3, tol=0.1)
+    record = ScoreRecord.__new__(ScoreRecord)  # the rule alone, without a set to score
+    record.n_iter_no_change, record.tol = 3, 0.1
     for values, stop in [([1.0, 1.0, 1.0], False), ([1.0, 1.05, 1.1, 1.09], True),
                          ([1.0, 1.05, 1.1, 1.2], False), ([1.0, 1.05, 1.1, 1.11], False)]:
         record.values = values
@@ -96,8 +98,12 @@ def test_bad_held_out_data_is_refused_clearly():
         BoostClassifier(early_stopping=True).fit(X, y)
     with pytest.raises(ValueError, match=r"eval_set's y holds classes the training y lacks: \[7\]"):
         BoostClassifier().fit(X, y, eval_set=[(X, np.full(40, 7))])
-    with pytest.raises(ValueError, match="list of one"):
-        BoostClassifier().fit(X, y, eval_set=[(X, y), (X, y)])
+    with pytest.raises(ValueError, match=r"list of \(X_val, y_val\) pairs"):
+        BoostClassifier().fit(X, y, eval_set=[(X, y, y)])
+    with pytest.raises(ValueError, match="eval_names must name each of the 2"):
+        BoostClassifier().fit(X, y, eval_set=[(X, y), (X, y)], eval_names=["a"])
+    with pytest.raises(ValueError, match="eval_names must name each of the 2"):
+        BoostClassifier().fit(X, y, eval_set=[(X, y), (X, y)], eval_names=["a", "a"])
     with pytest.raises(ValueError, match="'early_stopping' parameter"):
         BoostClassifier(early_stopping="yes").fit(X, y)
 

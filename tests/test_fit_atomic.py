@@ -139,3 +139,76 @@ def test_a_save_killed_mid_write_leaves_the_previous_model(tmp_path):
     confboost.load(path)
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != "model.json"]
     assert all(name.startswith(".model.json.") for name in leftovers)
+
+
+def test_the_estimator_is_unchanged_until_the_fit_ends():
+    # every fitted attribute appears in one step: a callback sees the estimator as it was
+    clf = BoostClassifier(6).fit(X, Y)
+    before = snapshot(clf)
+    seen = []
+
+    def look(round_index, record):
+        seen.append(clf.__dict__ == before and all(clf.__dict__[k] is v
+                                                   for k, v in before.items()))
+    clf.fit(X[:, :4], Y3, callbacks=[look])
+    assert seen == [True] * 6
+    assert clf.n_features_in_ == 4 and list(clf.classes_) == [0, 1, 2]
+
+
+def test_a_pickle_taken_mid_fit_is_fitted_only_if_it_predicts():
+    import pickle
+
+    from sklearn.utils.validation import check_is_fitted
+
+    clf = BoostClassifier(8)
+    pickles = []
+    clf.fit(X, Y, callbacks=[lambda i, r: pickles.append(pickle.dumps(clf))])
+    for data in pickles:  # the first fit: never fitted mid-fit
+        with pytest.raises(NotFittedError):
+            check_is_fitted(pickle.loads(data))
+    expected = clf.predict_proba(X)
+    pickles.clear()
+    clf.set_params(scheme="mo", random_state=0).fit(
+        X, Y3, callbacks=[lambda i, r: pickles.append(pickle.dumps(clf))])
+    for data in pickles:  # a refit: the previous model, whole
+        old = pickle.loads(data)
+        check_is_fitted(old)
+        np.testing.assert_array_equal(old.predict_proba(X), expected)
+
+
+def test_a_thread_predicting_during_refits_sees_one_model_or_the_other():
+    import threading
+
+    # two fits that share nothing: classes, scheme, code, columns read
+    first = {"n_estimators": 30, "scheme": "mh"}
+    second = {"n_estimators": 30, "scheme": "mo", "code_length": 5, "random_state": 0}
+    answers = [BoostClassifier(**first).fit(X, Y).predict_proba(X),
+               BoostClassifier(**second).fit(X, Y3).predict_proba(X)]
+    clf = BoostClassifier(**first).fit(X, Y)
+    stop, failures, outcomes = threading.Event(), [], set()
+
+    def predict_until_stopped():
+        while not stop.is_set():
+            try:
+                p = clf.predict_proba(X)
+            except Exception as error:  # AttributeError, IndexError: a half-fitted model
+                failures.append(repr(error))
+                return
+            match = [i for i, a in enumerate(answers)
+                     if a.shape == p.shape and np.array_equal(a, p)]
+            if not match:
+                failures.append(f"an answer of neither model, shape {p.shape}")
+                return
+            outcomes.add(match[0])
+
+    thread = threading.Thread(target=predict_until_stopped)
+    thread.start()
+    try:
+        for _ in range(3):
+            clf.set_params(**second).fit(X, Y3)
+            clf.set_params(**first, code_length=None, random_state=None).fit(X, Y)
+    finally:
+        stop.set()
+        thread.join()
+    assert failures == []
+    assert outcomes  # the thread did predict

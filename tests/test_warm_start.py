@@ -76,3 +76,66 @@ def test_a_pickled_warm_model_predicts_the_same_and_restarts():
     copy = pickle.loads(pickle.dumps(clf))
     assert np.array_equal(copy.predict_proba(X), clf.predict_proba(X))
     assert copy.set_params(n_estimators=5).fit(X, y).n_estimators_ == 5
+
+
+def test_warm_start_refuses_other_data_of_the_same_shape():
+    X, y = _data("binary")
+    clf = BoostClassifier(n_estimators=4, warm_start=True).fit(X, y)
+    before = dict(clf.__dict__)
+    clf.set_params(n_estimators=6)
+    for other_X, other_y, weight in [(X + 1.0, y, None), (X, 1 - y, None),
+                                     (X, y, np.linspace(1, 2, len(y)))]:
+        with pytest.raises(ValueError, match="X, y or sample_weight differ from its data"):
+            clf.fit(other_X, other_y, sample_weight=weight)
+    assert {k: v for k, v in clf.__dict__.items() if k != "n_estimators"} == {
+        k: v for k, v in before.items() if k != "n_estimators"}  # nothing changed
+    assert clf.fit(X, y).n_estimators_ == 6  # the same data continues
+
+
+def test_warm_start_refuses_fewer_columns_and_another_kind_of_x():
+    from scipy.sparse import csr_matrix
+
+    X, y = _data("binary")
+    clf = BoostClassifier(n_estimators=4, warm_start=True).fit(X, y)
+    clf.set_params(n_estimators=6)
+    with pytest.raises(ValueError, match="on 4 columns; X has 3"):
+        clf.fit(X[:, :3], y)
+    with pytest.raises(ValueError, match="on a array X; X is a sparse"):
+        clf.fit(csr_matrix(X), y)
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    ({"scheme": "mh"}, "scheme='mo' -> 'mh'"),
+    ({"learning_rate": 0.5}, "learning_rate=1.0 -> 0.5"),
+    ({"code_length": 7}, "code_length=5 -> 7"),
+])
+def test_warm_start_refuses_changed_parameters(change, named):
+    X, y = _data("multiclass")
+    clf = BoostClassifier(n_estimators=4, scheme="mo", code_length=5, warm_start=True,
+                          random_state=0).fit(X, y)
+    expected = clf.predict(X)
+    clf.set_params(n_estimators=6, **change)
+    with pytest.raises(ValueError, match=rf"parameters changed: {named}"):
+        clf.fit(X, y)
+    np.testing.assert_array_equal(clf.predict(X), expected)  # still the first model
+    # n_jobs and verbose may change: they do not change the run
+    clf.set_params(n_estimators=6, n_jobs=1, verbose=0, scheme="mo", code_length=5,
+                   learning_rate=1.0)
+    assert clf.fit(X, y).n_estimators_ == 6
+
+
+def test_warm_start_continues_with_the_same_eval_set_only():
+    X, y = _data("multiclass", n=300)
+    Xv, yv = _data("multiclass", n=80, seed=1)
+    params = {"n_iter_no_change": 50, "random_state": 0}
+    long = BoostClassifier(n_estimators=12, **params).fit(X, y, eval_set=[(Xv, yv)])
+    warm = BoostClassifier(n_estimators=6, warm_start=True, **params).fit(
+        X, y, eval_set=[(Xv, yv)])
+    warm.set_params(n_estimators=12)
+    for other in [{}, {"eval_set": [(Xv[:40], yv[:40])]},
+                  {"eval_set": [(Xv, yv)], "eval_names": ["dev"]}]:
+        with pytest.raises(ValueError, match="eval_set \\(or eval_names\\) differs"):
+            warm.fit(X, y, **other)
+    warm.fit(X, y, eval_set=[(Xv.copy(), list(yv))])  # the same values continue
+    np.testing.assert_array_equal(warm.validation_score_, long.validation_score_)
+    assert warm.evals_result_ == long.evals_result_ and warm.n_iter_ == long.n_iter_

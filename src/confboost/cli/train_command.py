@@ -71,7 +71,14 @@ class RoundPrinter:
 
         return max_fmeasure(labels[:, self.fmeasure_class], scores[:, self.fmeasure_class]), None
 
-    def __call__(self, round_index, record):
+    def before_training(self, env):
+        """Read the fit's classes and encoder from the estimator being fitted (a training
+        callback, ``engine/callbacks.py``)."""
+        self.estimator = env.estimator
+        return False
+
+    def after_iteration(self, env):
+        round_index, record = env.round_index, env.record
         fit, alpha = record["fit"], record["alpha"]
         values = alpha * fit.hypothesis.values
         k = values.shape[1]

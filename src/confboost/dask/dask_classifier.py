@@ -46,6 +46,7 @@ kinds and vocabularies) is ``dask_input.py``; the shards ``dask_shards.py``; tre
 Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 """
 
+import copy
 from numbers import Integral, Real
 
 import dask.array as da
@@ -84,6 +85,8 @@ from confboost.engine.schemes.mo import MOScheme, build_code
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.estimators.classifier import BoostClassifier
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
+from confboost.training.fit_runs import is_fitted_attribute
+from confboost.training.fit_state import FitResult
 
 __all__ = ["DaskBoostClassifier"]
 
@@ -243,7 +246,16 @@ class DaskBoostClassifier(BoostClassifier):
         """
         return super().fit(X, y, sample_weight, callbacks)
 
-    def _fit(self, X, y, sample_weight, callbacks, eval_set=None):
+    def _fit(self, X, y, sample_weight, callbacks, eval_set=None, eval_names=None):
+        """The fit's attributes, set on a blank copy that ``fit`` adopts in one store."""
+        shadow = copy.copy(self)
+        shadow.__dict__ = {key: value for key, value in self.__dict__.items()
+                           if not is_fitted_attribute(key)}
+        shadow._fit_on_cluster(X, y, sample_weight, callbacks, eval_set)
+        return FitResult({key: value for key, value in shadow.__dict__.items()
+                          if is_fitted_attribute(key)}, None)
+
+    def _fit_on_cluster(self, X, y, sample_weight, callbacks, eval_set):
         mode = self._validate_params_once()
         self._check_supported()
         if eval_set is not None:

@@ -3,17 +3,17 @@
 Each round: the scheme hands its weights to the weak learner, which returns a partition
 hypothesis; the scheme chooses α (§3) and applies α h_t, returning Z_t; the history records
 α_t, Z_t, Π Z_t, the theorem's bound and the scheme's training loss. The loop knows neither
-the scheme's nor the learner's internals.
+the scheme's nor the learner's internals, nor what its callbacks do: it calls them through
+the protocol of ``callbacks.py`` (before training, after each round, after training).
 
 The loop stops early when a round's hypothesis has no edge (Z_t = 1 to within 1e-12): the
 weights then do not change, so every later round would pick the same hypothesis again.
 
 A ``BoostingRun`` keeps the state of one run (the scheme's weights, Π Z_t, the rounds so
 far), so a later call continues it exactly where it stopped: ``warm_start`` is one run
-called twice, bit-identical to one long run. ``ValidationRecord`` is the callback that
-follows f on held-out data round by round, records a score per round and stops the loop
-when the score has not improved for ``n_iter_no_change`` rounds (early stopping, and the
-command line's ``--optimal-iterations``); ``best_round`` picks the round to keep.
+called twice, bit-identical to one long run, and a checkpoint (a callback) puts a saved
+state back with ``restore`` before the first round. ``best_round`` picks the round to keep
+from per-round scores.
 """
 
 import sys
@@ -21,12 +21,13 @@ import time
 
 import numpy as np
 
-from confboost.data.frame import as_frame
+from confboost.engine.callbacks import CallbackEnv, CallbackList, TrainingCallback
+from confboost.engine.model import BoostedModel
 
 HISTORY_KEYS = ("alpha", "z", "bound", "train_loss", "criterion", "alpha_capped")
 
 
-class ProgressPrinter:
+class ProgressPrinter(TrainingCallback):
     """Per-round table and a progress bar on stderr (``verbose`` of the estimators).
 
     Parameters
@@ -37,6 +38,8 @@ class ProgressPrinter:
     stream : file, default sys.stderr
     """
 
+    order = -10  # before the callbacks that may stop the loop: the last round is printed
+
     def __init__(self, n_rounds, verbose, stream=None):
         self.n_rounds = n_rounds
         self.verbose = verbose
@@ -44,7 +47,12 @@ class ProgressPrinter:
         self.start = time.perf_counter()
         self.last_draw = 0.0
 
-    def __call__(self, round_index, record):
+    def before_training(self, env):
+        self.start = time.perf_counter()
+        return False
+
+    def after_iteration(self, env):
+        round_index, record = env.round_index, env.record
         now = time.perf_counter()
         if self.verbose >= 2:
             print(f"rnd {round_index + 1:5d}: Z={record['z']:.6f} bound={record['bound']:.6f} "
@@ -61,6 +69,7 @@ class ProgressPrinter:
                   f"{elapsed:.1f}s elapsed, ~{remaining:.1f}s left", end="", file=self.stream)
             if done == self.n_rounds:
                 print(file=self.stream)
+        return False
 
 
 class BoostingRun:
@@ -81,6 +90,9 @@ class BoostingRun:
         Shrinkage ν in (0, 1]: the round's α is ν times the chosen one, and Z_t is the
         normaliser of the update with that α, so Π Z_t still bounds the training loss
         (Theorem 1 holds for any α). 1.0 is the paper's algorithm.
+    identity : tuple, default=()
+        What else defines the run besides its binned data and labels (the starting weights,
+        the parameters): a checkpoint's fingerprint reads it.
 
     Attributes
     ----------
@@ -88,10 +100,14 @@ class BoostingRun:
         One per round run so far.
     exhausted : bool
         True once a round had no edge (Z_t = 1) or Z_t = 0: no later round can change f.
+    evals_result : dict of str to dict of str to list of float
+        Scores per evaluation set and metric, kept by the held-out records (``CallbackEnv``).
+    estimator : object or None
+        What callbacks see as ``env.estimator`` (set by the fit that owns the run).
     """
 
     def __init__(self, dataset, scheme, learner, alpha_method, mode, smoothing,
-                 learning_rate=1.0):
+                 learning_rate=1.0, identity=()):
         self.dataset = dataset
         self.scheme = scheme
         self.learner = learner
@@ -99,12 +115,19 @@ class BoostingRun:
         self.mode = mode
         self.smoothing = smoothing
         self.learning_rate = learning_rate
+        self.identity = identity
         self.hypotheses = []
         self.records = {key: [] for key in HISTORY_KEYS}
         self.product_z = 1.0
         self.exhausted = False
+        self.evals_result = {}
+        self.estimator = None
 
-    def run(self, n_rounds, callbacks=(), checkpoint=None):
+    def _env(self, round_index, begin, n_rounds, record=None):
+        return CallbackEnv(self, round_index, begin, n_rounds, record, self.evals_result,
+                           self.estimator)
+
+    def run(self, n_rounds, callbacks=()):
         """Boost until ``n_rounds`` rounds in all have run, no edge is left or a callback
         stops the loop.
 
@@ -112,30 +135,21 @@ class BoostingRun:
         ----------
         n_rounds : int
             Rounds in all, those of earlier calls included.
-        callbacks : sequence of callables
-            Each is called as ``callback(round_index, record)`` after every round; a
-            callback that returns True stops the loop. ``record`` holds the history keys of
-            the round and ``"fit"``, the round's ``PartitionFit`` (hypothesis, training
-            blocks).
-        checkpoint : Checkpoint or None
-            Saves the loop's state every ``checkpoint.every`` rounds; a run that has not
-            started yet starts from the state it holds, if any (``checkpoint.py``).
+        callbacks : iterable or CallbackList
+            Callbacks of the protocol (``callbacks.py``) or plain functions
+            ``f(round_index, record)`` / ``f(env)``; one whose ``after_iteration`` returns
+            True stops the loop after the round.
 
         Returns
         -------
         self
         """
+        if not isinstance(callbacks, CallbackList):
+            callbacks = CallbackList(callbacks)
         scheme = self.scheme
-        resumed = (None if checkpoint is None or self.hypotheses
-                   else checkpoint.restore(scheme, n_rounds))
-        if resumed is not None:
-            hypotheses, saved, self.product_z, _ = resumed
-            if set(saved) != set(HISTORY_KEYS):
-                raise ValueError(f"{checkpoint.path}: history: must have the keys "
-                                 f"{HISTORY_KEYS}")
-            self.hypotheses = list(hypotheses)
-            self.records = {key: list(saved[key]) for key in HISTORY_KEYS}
-        while len(self.hypotheses) < n_rounds and not self.exhausted:
+        begin = len(self.hypotheses)
+        done = callbacks.before_training(self._env(begin, begin, n_rounds))
+        while not done and len(self.hypotheses) < n_rounds and not self.exhausted:
             round_index = len(self.hypotheses)
             fit = self.learner.fit(self.dataset, scheme.learner_weights, scheme.labels)
             alpha, capped = scheme.choose_alpha(fit, self.alpha_method, self.mode,
@@ -150,16 +164,38 @@ class BoostingRun:
             for key in HISTORY_KEYS:
                 self.records[key].append(record[key])
             record["fit"] = fit  # for callbacks that follow the model (not kept in the history)
-            stop = False
-            for callback in callbacks:
-                stop = bool(callback(round_index, record)) or stop
-            if checkpoint is not None and (round_index + 1) % checkpoint.every == 0:
-                checkpoint.save(round_index + 1, self.hypotheses, self.records,
-                                self.product_z, scheme)
             self.exhausted = abs(1.0 - z) <= 1e-12 or z == 0.0
-            if stop:
-                break
+            done = callbacks.after_iteration(self._env(round_index, begin, n_rounds, record))
+        callbacks.after_training(self._env(len(self.hypotheses), begin, n_rounds))
         return self
+
+    def restore(self, hypotheses, records, product_z):
+        """Put back the rounds of a saved run that has not started (a checkpoint's work;
+        the scheme's state arrays are restored by the caller).
+
+        Parameters
+        ----------
+        hypotheses : list of PartitionHypothesis
+        records : dict of str to list
+            The history keys of ``HISTORY_KEYS``, one entry per hypothesis.
+        product_z : float
+        """
+        if self.hypotheses:
+            raise ValueError("a run restores only before its first round")
+        if set(records) != set(HISTORY_KEYS):
+            raise ValueError(f"history: must have the keys {HISTORY_KEYS}")
+        self.hypotheses = list(hypotheses)
+        self.records = {key: list(records[key]) for key in HISTORY_KEYS}
+        self.product_z = float(product_z)
+        z = self.records["z"][-1] if self.records["z"] else 0.5
+        self.exhausted = abs(1.0 - z) <= 1e-12 or z == 0.0
+
+    def model(self, n_rounds=None):
+        """The model of the first ``n_rounds`` rounds (all run when None): a
+        ``BoostedModel``."""
+        n_rounds = len(self.hypotheses) if n_rounds is None else n_rounds
+        return BoostedModel(self.hypotheses[:n_rounds], self.alphas[:n_rounds],
+                            self.scheme.labels.n_labels)
 
     @property
     def alphas(self):
@@ -173,9 +209,8 @@ class BoostingRun:
 
 
 def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothing,
-                 callbacks=(), learning_rate=1.0, checkpoint=None):
-    """Boost for ``n_rounds`` rounds: one ``BoostingRun`` called once (with an optional
-    ``checkpoint``, see ``BoostingRun.run``).
+                 callbacks=(), learning_rate=1.0):
+    """Boost for ``n_rounds`` rounds: one ``BoostingRun`` called once.
 
     Returns
     -------
@@ -184,62 +219,8 @@ def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothi
     history : dict of str to ndarray of shape (n_rounds_done,)
     """
     run = BoostingRun(dataset, scheme, learner, alpha_method, mode, smoothing, learning_rate)
-    run.run(n_rounds, callbacks, checkpoint)
+    run.run(n_rounds, callbacks)
     return run.hypotheses, run.alphas, run.history
-
-
-class ValidationRecord:
-    """A loop callback: f on held-out data after each round, a score per round, and the
-    early-stopping rule of scikit-learn's HistGradientBoosting.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_val, n_features) or Frame
-        The held-out examples, prepared as the model reads them (``data/frame.py``).
-    n_labels : int
-        k, the columns of f.
-    score : callable
-        ``score(scores, round_index) -> float``, higher is better; ``scores`` is f on X
-        after the round, shape (n_val, k).
-    n_iter_no_change : int or None, default=None
-        Stop when none of the last ``n_iter_no_change`` scores beats the one before them
-        by more than ``tol``; None: never stop, only record.
-    tol : float, default=1e-7
-
-    Attributes
-    ----------
-    scores : ndarray of shape (n_val, k)
-        f on X after the last round recorded.
-    values : list of float
-        The score after each round.
-    """
-
-    def __init__(self, X, n_labels, score, n_iter_no_change=None, tol=1e-7):
-        self.frame = as_frame(X)
-        self.score = score
-        self.n_iter_no_change = n_iter_no_change
-        self.tol = tol
-        self.scores = np.zeros((self.frame.n_samples, n_labels), dtype=np.float64)
-        self.values = []
-
-    def __call__(self, round_index, record):
-        hypothesis = record["fit"].hypothesis
-        self.scores += record["alpha"] * hypothesis.values[hypothesis.blocks(self.frame)]
-        self.values.append(float(self.score(self.scores, round_index)))
-        return self.should_stop()
-
-    def should_stop(self):
-        """True when the last ``n_iter_no_change`` scores all fall short of the score
-        before them plus ``tol`` (HistGradientBoosting's ``_should_stop``)."""
-        n = self.n_iter_no_change
-        if n is None or len(self.values) <= n:
-            return False
-        reference = self.values[-n - 1] + self.tol
-        return not any(value > reference for value in self.values[-n:])
-
-    def best_round(self):
-        """The number of rounds to keep: 1 + the first round of the best score."""
-        return best_round(self.values)
 
 
 def best_round(values, greater_is_better=True):

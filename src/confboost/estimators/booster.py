@@ -1,29 +1,30 @@
 """The estimator without scikit-learn: ``Booster``, its parameters, fit and outputs.
 
-``BoostClassifier`` (``estimators.py``) is a ``Booster`` with the scikit-learn surface on top:
-scikit-learn's parameter validation, tags, ``score``, ``feature_importances_`` and the
-interpretation mixin. A ``Booster`` alone fits and predicts tables with categorical or text
-columns (a dict of columns and ``feature_types``) through the same ``fitting.py`` and
-``inputs.py``, importing nothing of scikit-learn: the BoosTexter commands fit one, and read
-their confboost model files into one (``persistence.read_model``), so ``confboost train``,
-``test``, ``classify``, ``show`` and ``export-shyp`` import neither scikit-learn nor the
-SciPy statistics and pandas it pulls in (issue 18; DESIGN rule 13). Arrays need
+``BoostClassifier`` (``classifier.py``) is a ``Booster`` with the scikit-learn surface on
+top: scikit-learn's parameter validation, tags, ``score``, ``feature_importances_`` and the
+inspection mixin. A ``Booster`` alone fits and predicts tables with categorical or text
+columns (a dict of columns and ``feature_types``) through the same fit object
+(``training.fit_runs.Fit``), importing nothing of scikit-learn: the BoosTexter commands fit
+one, and read their confboost model files into one (``formats.model_json.read_model``), so
+``confboost train``, ``test``, ``classify``, ``show`` and ``export-shyp`` import neither
+scikit-learn nor the SciPy statistics and pandas it pulls in (DESIGN rule 13). Arrays need
 scikit-learn's ``validate_data``, which needs the scikit-learn estimator.
 
-Both check each parameter against the one declarative table (``_params.PARAMETERS``) at fit:
-a ``Booster`` with ``_params.check_parameters`` (plain Python), ``BoostClassifier`` with
+Both check each parameter against the one declarative table (``training.params.PARAMETERS``)
+at fit: a ``Booster`` with ``check_parameters`` (plain Python), ``BoostClassifier`` with
 scikit-learn's validation (the same answers and messages); then both the rule across
-parameters (``_params.check_across``). Both write the same model file (``persistence.py``).
+parameters (``check_across``). ``fit`` hands the checked estimator to a ``Fit``, which
+returns every fitted attribute at once; ``fit`` assigns them in one store, so another
+thread predicting during a refit sees the previous model or the new one, never a mix.
 """
 
 import inspect
 
-from confboost.data.columns import is_mixed
 from confboost.engine.schemes import scheme_outputs
 from confboost.formats.model_json import save_estimator
 from confboost.kernels.criterion_numpy import MODES
-from confboost.training import fit_runs as fitting
-from confboost.training.inputs import prediction_data
+from confboost.training.fit_runs import Fit, is_fitted_attribute
+from confboost.training.inputs import fitted_input
 from confboost.training.params import check_across, check_parameters
 from confboost.training.targets import encode_targets
 from confboost.utils.threads import numba_threads
@@ -98,10 +99,17 @@ class Booster:
         return MODES[self.confidence]
 
     def _check_fitted(self):
-        # scikit-learn's rule (``check_is_fitted``): a fitted attribute is set, as from the
-        # first step of fit on, where the callbacks read the outputs
+        # scikit-learn's rule (``check_is_fitted``): a fitted attribute is set
         if not any(name.endswith("_") and not name.startswith("__") for name in vars(self)):
             raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
+
+    def _fitted(self):
+        """This estimator as it is now, frozen: a copy sharing the attribute dict read once
+        (a refit replaces that dict, never changes it), so that every output of one call
+        comes from one model."""
+        view = object.__new__(type(self))
+        view.__dict__ = self.__dict__
+        return view
 
     def _encode_targets(self, y):
         """Label signs (n, k) and each example's class (``targets.encode_targets``); sets
@@ -109,7 +117,7 @@ class Booster:
         signs, encoded, self.classes_, self._multilabel = encode_targets(y)
         return signs, encoded
 
-    def fit(self, X, y, sample_weight=None, callbacks=None, eval_set=None):
+    def fit(self, X, y, sample_weight=None, callbacks=None, eval_set=None, eval_names=None):
         """Boost on (X, y).
 
         Parameters
@@ -124,18 +132,27 @@ class Booster:
             Class labels, or a 0/1 indicator matrix for multi-label data.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights, not all zero: the starting distribution D_1.
-        callbacks : sequence of callables, optional
-            Called as ``callback(round_index, record)`` after every round
-            (``boosting.BoostingRun.run``); returning True stops the loop. A
-            ``confboost.training.checkpoint.Checkpoint(path, every)`` among them saves the run every
+        callbacks : sequence, optional
+            Training callbacks (``confboost.engine.callbacks``), as LightGBM's and
+            XGBoost's: objects with ``before_training(env)``, ``after_iteration(env)``
+            (returning True stops the loop) and ``after_training(env)``, run in ascending
+            ``order``, each given a ``CallbackEnv`` (the round index, the run so far and
+            its model, the round's record, the evaluation results, a view of the
+            estimator); or plain functions ``f(round_index, record)``, or ``f(env)`` with
+            one parameter (told apart by their signature). A
+            ``confboost.training.checkpoint.Checkpoint(path, every)`` saves the run every
             ``every`` rounds, and a fit that finds its file resumes from it: a run killed
             at any round and fitted again with the same checkpoint gives the model of an
-            uninterrupted run, bit for bit.
-        eval_set : list of one (X_val, y_val) pair, optional
-            Validation data, as LightGBM's ``fit(eval_set=...)``: every round is scored
-            on it (``history_["validation_score"]``), early stopping (on by default when
-            an eval_set is given, see ``early_stopping``) and calibration use it, and the
-            whole of X trains.
+            uninterrupted run, bit for bit, early stopping and ``best_iteration_`` included.
+        eval_set : list of (X_val, y_val) pairs, or one pair, optional
+            Validation data, as LightGBM's ``fit(eval_set=...)``: every round is scored on
+            each pair (``evals_result_``); the first pair's scores are
+            ``validation_score_`` and ``history_["validation_score"]``, early stopping (on
+            by default when an eval_set is given, see ``early_stopping``) and calibration
+            read the first pair only, and the whole of X trains.
+        eval_names : list of str, optional
+            The pairs' names in ``evals_result_`` and ``best_score_``; "valid_0",
+            "valid_1", ... by default.
 
         Returns
         -------
@@ -143,34 +160,49 @@ class Booster:
 
         Notes
         -----
-        A fit is all or nothing: it starts from the parameters alone (the previous fitted
-        attributes are set aside, not changed) and a fit that raises or is interrupted
-        (KeyboardInterrupt) puts them back in one store: the estimator is as it was,
-        unfitted or with its previous model. Callbacks see the new attributes as they
-        are set.
+        A fit is all or nothing: it never changes the estimator until its end, where every
+        fitted attribute is assigned in one store. A fit that raises or is interrupted
+        (KeyboardInterrupt) leaves the estimator as it was, unfitted or with its previous
+        model, and ``predict`` from another thread during a refit gets the previous model's
+        answer or the new one's. With ``warm_start=True`` a second fit continues the first
+        fit's runs, on the same data with the same parameters (but ``n_estimators``,
+        ``n_jobs`` and ``verbose``), and refuses anything else with a ValueError naming the
+        difference.
         """
-        with fitting.all_or_nothing(self):
-            self._fit(X, y, sample_weight, callbacks, eval_set)
+        self._adopt(self._fit(X, y, sample_weight, callbacks, eval_set, eval_names))
         return self
 
-    def _fit(self, X, y, sample_weight, callbacks, eval_set):
-        """``fit`` on an estimator with no fitted attributes (``fitting.fit``)."""
+    def _fit(self, X, y, sample_weight, callbacks, eval_set, eval_names=None):
+        """The ``FitResult`` of a fit on (X, y): a ``training.fit_runs.Fit`` of this
+        estimator, new or continuing the previous one's runs (``warm_start``)."""
         mode = self._validate_params_once()
-        if not (self._takes_arrays or is_mixed(X, self.feature_types)):
-            raise TypeError("a Booster fits a table with categorical or text columns (a dict "
-                            "of columns and feature_types); use BoostClassifier for arrays, "
-                            "sparse matrices and all-continuous tables")
-        fitting.fit(self, X, y, sample_weight, callbacks, eval_set, mode)
+        fit = Fit(self, mode)
+        state = self.__dict__.get("_warm")
+        if self.warm_start and state is not None:
+            return fit.continue_fit(state, X, y, sample_weight, callbacks or (), eval_set,
+                                    eval_names)
+        return fit.fit(X, y, sample_weight, callbacks or (), eval_set, eval_names)
+
+    def _adopt(self, result):
+        """Assign a fit's attributes in one store: the parameters and other attributes as
+        they are, the previous fitted attributes gone, the new ones set."""
+        attributes = {key: value for key, value in self.__dict__.items()
+                      if not is_fitted_attribute(key)}
+        attributes.update(result.attributes)
+        attributes["_warm"] = result.state if self.warm_start else None
+        self.__dict__ = attributes
 
     def _tree_params(self):
+        """The tree learners' parameters, as the learners take them (the local fit's and
+        the Dask learners')."""
         return {"max_leaves": int(self.max_leaves),
                 "max_depth": None if self.max_depth is None else int(self.max_depth),
                 "min_leaf_weight": float(self.min_leaf_weight)}
 
     def _prepare(self, X):
-        """X as the model reads it (``inputs.prediction_data``)."""
+        """X as the model reads it (the input adapter of the fit, ``training.inputs``)."""
         self._check_fitted()
-        return prediction_data(self, X)
+        return fitted_input(self).transform(self, X)
 
     def _scores(self, X):
         X = self._prepare(X)
@@ -178,10 +210,12 @@ class Booster:
             return self.model_.decision_function(X)
 
     def _outputs(self):
-        """What f means under the fitted scheme (``schemes.scheme_outputs``)."""
+        """What f means under the fitted scheme (``schemes.scheme_outputs``): the scheme and
+        decoding of the fit, whatever ``set_params`` changed since."""
         self._check_fitted()
-        return scheme_outputs(self.scheme, self.classes_, self._multilabel,
-                              getattr(self, "code_", None), self.decoding,
+        fitted = self.__dict__.get("_fit_params") or self.get_params()
+        return scheme_outputs(fitted["scheme"], self.classes_, self._multilabel,
+                              getattr(self, "code_", None), fitted["decoding"],
                               getattr(self, "thresholds_", None))
 
     def decision_function(self, X):
@@ -190,7 +224,8 @@ class Booster:
         MH and MR: f(x, l). MO: the decoder's class scores (negated exponential losses,
         or negated Hamming distances), whose argmax is the prediction.
         """
-        return self._outputs().decision_function(self._scores(X))
+        fitted = self._fitted()
+        return fitted._outputs().decision_function(fitted._scores(X))
 
     def _staged_scores(self, X):
         """f after each round, shape (n_samples, k) each (before the scheme's outputs)."""
@@ -198,18 +233,21 @@ class Booster:
 
     def staged_decision_function(self, X):
         """Yield ``decision_function(X)`` after each round."""
-        outputs = self._outputs()
-        for scores in self._staged_scores(X):
+        fitted = self._fitted()
+        outputs = fitted._outputs()
+        for scores in fitted._staged_scores(X):
             yield outputs.decision_function(scores)
 
     def predict(self, X):
         """Class labels, or 0/1 indicator rows for multi-label data (see the class doc)."""
-        return self._outputs().predict(self._scores(X))
+        fitted = self._fitted()
+        return fitted._outputs().predict(fitted._scores(X))
 
     def staged_predict(self, X):
         """Yield ``predict(X)`` after each round."""
-        outputs = self._outputs()
-        for round_index, scores in enumerate(self._staged_scores(X)):
+        fitted = self._fitted()
+        outputs = fitted._outputs()
+        for round_index, scores in enumerate(fitted._staged_scores(X)):
             yield outputs.predict(scores, round_index)
 
     def predict_proba(self, X):
@@ -223,12 +261,13 @@ class Booster:
         multi-label σ(2 f(x, l)) per label; MR single-label softmax of f; MR multi-label
         σ(2 (f - ``threshold_``)) per label; MO softmax of ``decision_function``.
         """
-        return self._outputs().predict_proba(self._scores(X),
-                                             getattr(self, "calibrator_", None))
+        fitted = self._fitted()
+        return fitted._outputs().predict_proba(fitted._scores(X),
+                                               getattr(fitted, "calibrator_", None))
 
     def __getstate__(self):
-        # the run state of warm_start holds closures over the run: not pickled (a pickled
-        # model's next warm-start fit starts afresh)
+        # the run state of warm_start (its datasets, schemes and records) is not pickled: a
+        # pickled model's next warm-start fit starts afresh
         state = dict(self.__dict__)
         state.pop("_warm", None)
         return state

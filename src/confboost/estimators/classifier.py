@@ -1,18 +1,18 @@
 """The scikit-learn surface: ``BoostClassifier``, a ``booster.Booster`` (the parameters, fit
 and outputs, without scikit-learn) with scikit-learn's base classes, tags, ``score``,
-``feature_importances_`` and the interpretation mixin.
+``feature_importances_`` and the inspection mixin.
 
-Its parameters, documented in the class docstring and checked once, at ``fit``, against a
+Its parameters, documented in the class docstring, are checked once, at ``fit``, against a
 declarative table (``_parameter_constraints``: scikit-learn's constraints of the plain-data
-``_params.PARAMETERS``, DESIGN.md rule 5, built here as this module imports scikit-learn);
-``fit`` (``Booster``'s), which hands X, y and the weights to ``inputs.py`` (checked; label signs Y,
-n_samples × k; the Dataset) and the runs to ``fitting.py`` (the scheme and the weak learner
-from their registries, ``schemes`` and ``learners``; the loop, ``boosting.py``); and the
-outputs. Binary data is the case k = 1 (paper Figure 1) whatever the scheme; multiclass and
-multi-label data go through AdaBoost.MH (Figure 2), AdaBoost.MR (Figures 4-5) or, for
-single-label data, AdaBoost.MO (Figure 3). What f means to a user (decision values,
-predictions, probabilities) is the scheme's (``schemes.scheme_outputs``); saving is
-``persistence.py``'s.
+``training.params.PARAMETERS``, DESIGN.md rule 5, built here as this module imports
+scikit-learn). ``fit`` (``Booster``'s) hands the checked estimator to the fit object
+(``training.fit_runs.Fit``: the input adapter, label signs Y of n_samples × k, the held-out
+sets, the runs of the loop in ``engine/boosting.py``) and assigns the attributes it returns
+in one store. Binary data is the case k = 1 (paper Figure 1) whatever the scheme;
+multiclass and multi-label data go through AdaBoost.MH (Figure 2), AdaBoost.MR (Figures
+4-5) or, for single-label data, AdaBoost.MO (Figure 3). What f means to a user (decision
+values, predictions, probabilities) is the scheme's (``schemes.scheme_outputs``); saving is
+``formats.model_json``'s.
 """
 
 from numbers import Integral, Real
@@ -164,22 +164,27 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
         How text columns become terms (``confboost.data.text_experts``); None: word unigrams.
     early_stopping : "auto" or bool, default="auto"
         Score every round on ``validation_fraction`` of the rows held out (stratified, seeded
-        by ``random_state``, or ``fit``'s ``eval_set``), stop after ``n_iter_no_change``
-        rounds without a gain above ``tol`` (HistGradientBoosting's rule) and keep the best
-        round. "auto": on exactly when there is an ``eval_set`` (large data alone does not
-        turn it on: on letter it cost 1.5 points, ``benchmarks/probabilities.py``).
+        by ``random_state``, or the first pair of ``fit``'s ``eval_set``; the other pairs
+        are only recorded), stop after ``n_iter_no_change`` rounds without a gain above
+        ``tol`` (HistGradientBoosting's rule) and keep the best round. "auto": on exactly
+        when there is an ``eval_set`` (large data alone does not turn it on: on letter it
+        cost 1.5 points, ``benchmarks/probabilities.py``).
     validation_fraction : float, default=0.1
         Rows held out for early stopping (and calibration above 2,500 examples).
     n_iter_no_change : int, default=10
     tol : float, default=1e-7
     scoring : "loss", "exponential", str or callable, default="loss"
-        The held-out score, higher better (``history_["validation_score"]``): minus the
-        scheme's bounded loss (error, Hamming or ranking loss; ``--optimal-iterations``);
-        minus the loss it minimises (Σ D_1 exp(-Y f), MR's pair sum); or a scikit-learn
-        scorer on each round's model (O(rounds²) predictions).
+        The held-out score, higher better (``validation_score_``): minus the scheme's
+        bounded loss (error, Hamming or ranking loss; ``--optimal-iterations``); minus the
+        loss it minimises (Σ D_1 exp(-Y f), MR's pair sum); or a scikit-learn scorer of the
+        model after each round, read from f on the held-out rows, which each round updates
+        by its own hypothesis (one hypothesis predicted per round, not the whole model).
     warm_start : bool, default=False
         A second ``fit`` with a larger ``n_estimators`` continues the run on the same data,
-        bit-identical to one long fit (the run state is neither pickled nor saved).
+        bit-identical to one long fit (the run state is neither pickled nor saved). Other
+        data (even of the same shape), other columns, another ``eval_set`` or changed
+        parameters (any but ``n_estimators``, ``n_jobs`` and ``verbose``) are refused with a
+        ValueError naming the difference; set ``warm_start=False`` to start afresh.
     class_weight : "balanced", dict or None, default=None
         Single-label data: sample weights times their class's weight (scikit-learn's
         definition; "balanced": n_samples / (n_classes · count(class))).
@@ -207,8 +212,25 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
         The weak learner used (``weak_learner``, "auto" resolved).
     n_estimators_ : int
         Rounds in the model (the best round under early stopping).
+    n_iter_ : int
+        Rounds run (HistGradientBoosting's): at least ``n_estimators_``, more when early
+        stopping ran past the best round before it stopped.
     best_iteration_ : int or None
-        The round count of the best validation score; None without held-out data.
+        The round count of the best validation score (the first held-out set's); None
+        without held-out data.
+    train_score_ : ndarray of shape (n_iter_ + 1,)
+        HistGradientBoosting's: the score (``scoring``) on the training rows (at most
+        10,000 of them, drawn with ``random_state``) before the first round (f = 0) and
+        after each; empty without early stopping (a scorer costs a call per round).
+    validation_score_ : ndarray of shape (n_iter_ + 1,)
+        The same on the first held-out set (the ``validation_fraction`` split or the first
+        ``eval_set`` pair); empty without held-out data.
+    evals_result_ : dict of str to dict of str to list of float
+        LightGBM's: per set ("training", "validation" or the ``eval_names``) and metric
+        (``scoring``'s name), the value after each round: "loss" and "exponential" are
+        losses (lower is better), a scorer's values are its scores.
+    best_score_ : dict of str to dict of str to float
+        LightGBM's: each set's metric at ``best_iteration_``; empty without held-out data.
     calibrator_ : Calibrator or None
         The fitted temperature (None with ``calibration=None``, under 10 examples or a class
         of one).
@@ -222,7 +244,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     feature_importances_ : ndarray of shape (n_features,)
         Share of the bound's decrease, Σ_t -ln Z_t, due to each feature.
     rounds_, estimators_, estimator_weights_
-        The rounds as objects with their rules, h_t and α_t (``interpret.InterpretMixin``, as
+        The rounds as objects with their rules, h_t and α_t (``inspection.InterpretMixin``, as
         are ``rules`` and ``explain``, the exact per-column contributions).
 
     Examples

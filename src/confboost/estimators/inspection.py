@@ -2,8 +2,8 @@
 
 Owns ``InterpretMixin``, the part of ``BoostClassifier``'s surface that reads a fitted model
 rather than fitting one: ``rounds_``, ``estimators_``, ``estimator_weights_`` and ``rules``
-(``rules.py``), and ``explain`` (``explain.py``). It needs of the estimator ``model_``,
-``history_``, ``_prepare`` and ``n_features_in_``.
+(``explain/rules.py``), and ``explain`` (``explain/contributions.py``). It needs of the
+estimator ``model_``, ``history_``, ``_prepare``, ``_fitted`` and ``n_features_in_``.
 """
 
 import numpy as np
@@ -72,10 +72,11 @@ class InterpretMixin:
         ndarray of shape (n_samples, n_features + 1) for binary data, otherwise
         (n_samples, k, n_features + 1)
         """
-        X = self._prepare(X)
+        fitted = self._fitted()  # one model throughout, whatever a refit does meanwhile
+        X = fitted._prepare(X)
         if hasattr(X, "toarray"):
             X = np.asarray(X.toarray(), dtype=np.float64)
-        n_samples = X.shape[0]
-        with numba_threads(self.n_jobs, n_samples * len(self.model_) * self.model_.n_labels):
-            out = contributions(self.model_, X, self.n_features_in_)
-        return out[:, 0] if out.shape[1] == 1 and not self._multilabel else out
+        model = fitted.model_
+        with numba_threads(fitted.n_jobs, X.shape[0] * len(model) * model.n_labels):
+            out = contributions(model, X, fitted.n_features_in_)
+        return out[:, 0] if out.shape[1] == 1 and not fitted._multilabel else out

@@ -1,16 +1,18 @@
 """Checkpoints of the boosting loop: save its state every N rounds, resume after a crash.
 
-A ``Checkpoint`` passed to ``BoostClassifier.fit`` (among the callbacks) writes, every
-``every`` rounds, everything the loop (``boosting.run_boosting``) needs to go on: the
-rounds so far (hypotheses and their α, the history records, Π Z_t), the scheme's state
-arrays (MH and MO: the weights D_t and the scores f; MR: v and f) and the estimator's own
-per-round lists (MR's multi-label thresholds). A fit given the same checkpoint file finds
-it and resumes at the round it holds; the model is then the one an uninterrupted run
-gives, bit for bit (every reduction is order-fixed, ``kernels/update.py``). The file is
-written atomically (``persistence.write_atomic``), so a kill while saving leaves the
-previous checkpoint whole. A checkpoint remembers a fingerprint of the run (binned data,
-labels, weights, parameters but the round count and threads) and refuses to resume
-another; its content is checked like a model file's.
+A ``Checkpoint`` is a training callback (``engine/callbacks.py``). Every ``every`` rounds
+it writes everything the loop (``boosting.BoostingRun``) needs to go on: the rounds so far
+(hypotheses and their α, the history records, Π Z_t), the scheme's state arrays (MH and MO:
+the weights D_t and the scores f; MR: v and f) and the scheme's per-round lists (MR's
+multi-label thresholds). Before the first round of a run, it looks for its file and, if it
+is there, puts the saved state back (``BoostingRun.restore``); the model is then the one an
+uninterrupted run gives, bit for bit (every reduction is order-fixed,
+``kernels/weight_update.py``), and so are the held-out scores, early stopping and
+``best_iteration_``: the held-out records replay the restored rounds (``round_scores.py``).
+The file is written atomically (``utils.files.write_atomic``), so a kill while saving leaves
+the previous checkpoint whole. A checkpoint remembers a fingerprint of the run (binned
+data, labels, starting weights, parameters but the round count and threads: the run's
+``identity``) and refuses to resume another; its content is checked like a model file's.
 """
 
 import hashlib
@@ -20,6 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from confboost.engine.callbacks import TrainingCallback
+from confboost.engine.model import BoostedModel
+from confboost.utils.files import write_atomic
 from confboost.utils.untrusted import fail, read_float, read_int
 
 FORMAT_NAME = "confboost-checkpoint"
@@ -29,7 +34,7 @@ FORMAT_VERSION = 1
 STATE_ARRAYS = ("weights", "v", "scores")
 
 
-class Checkpoint:
+class Checkpoint(TrainingCallback):
     """Save the boosting loop's state to ``path`` every ``every`` rounds; resume from it.
 
     Parameters
@@ -53,6 +58,9 @@ class Checkpoint:
     True
     """
 
+    #: First among callbacks: the run is restored before the others see it.
+    order = -100
+
     def __init__(self, path, every=10):
         if not isinstance(every, (int, np.integer)) or isinstance(every, bool) or every < 1:
             raise ValueError(f"every must be an integer >= 1, got {every!r}")
@@ -61,36 +69,36 @@ class Checkpoint:
         self._fingerprint = None
         self._extras = {}
 
-    def __call__(self, round_index, record):
-        """Called as a plain callback, by a fit that does not know checkpoints: refuse,
-        rather than run without the checkpoints asked for."""
-        raise ValueError("this fit does not save checkpoints: Checkpoint works with "
-                         "BoostClassifier.fit (which takes it out of the callbacks)")
+    def before_training(self, env):
+        """Tie the checkpoint to the run of ``env`` and, when the run has not started and
+        the file exists, restore the run from it."""
+        run = env.run
+        self._fingerprint = run_fingerprint(*dataset_parts(run.dataset),
+                                            run.scheme.labels.signs, *run.identity,
+                                            run.smoothing)
+        self._extras = {"thresholds": getattr(run.scheme, "thresholds", [])}
+        if not run.hypotheses:
+            restored = self.restore(run.scheme, env.end_round)
+            if restored is not None:
+                run.restore(*restored)
+        return False
 
-    def bind(self, fingerprint, extras):
-        """Tie the checkpoint to one run (``BoostClassifier`` does this before the loop).
+    def after_iteration(self, env):
+        """Save the run every ``every`` rounds."""
+        n_done = env.round_index + 1
+        if n_done % self.every == 0:
+            run = env.run
+            self.save(run)
+        return False
 
-        Parameters
-        ----------
-        fingerprint : str
-            ``run_fingerprint`` of the run.
-        extras : dict of str to list
-            Per-round lists kept by the estimator, saved and restored in place.
-        """
-        self._fingerprint = fingerprint
-        self._extras = extras
-
-    def save(self, n_done, hypotheses, records, product_z, scheme):
-        """Write the state after ``n_done`` rounds (atomically)."""
-        from confboost.engine.model import BoostedModel
-        from confboost.utils.files import write_atomic
-
-        model = BoostedModel(hypotheses, [float(a) for a in records["alpha"]],
-                             scheme.labels.n_labels)
+    def save(self, run):
+        """Write the state of ``run`` (a ``BoostingRun``) after its rounds so far,
+        atomically."""
+        scheme, records = run.scheme, run.records
         document = {
             "format": FORMAT_NAME, "version": FORMAT_VERSION,
-            "fingerprint": self._fingerprint, "round": int(n_done),
-            "product_z": float(product_z), "model": model.to_dict(),
+            "fingerprint": self._fingerprint, "round": len(run.hypotheses),
+            "product_z": float(run.product_z), "model": run.model().to_dict(),
             "history": {key: [_plain(v) for v in values] for key, values in records.items()},
             "extras": {key: [_plain(v) for v in values] for key, values in self._extras.items()},
         }
@@ -110,16 +118,13 @@ class Checkpoint:
 
         Returns
         -------
-        None or (hypotheses, records, product_z, start)
-            ``start``: the next round to run.
+        None or (hypotheses, records, product_z)
 
         Raises
         ------
         ValueError
             Naming the file, when it is not a checkpoint of this run or is corrupt.
         """
-        from confboost.engine.model import BoostedModel
-
         if not self.path.exists():
             return None
         where = f"{self.path}: "
@@ -166,10 +171,7 @@ class Checkpoint:
             refresh()  # MR's learner weights d follow from v (Eq. 30)
         for key, values in extras.items():
             self._extras[key][:] = values
-        z = records["z"][-1]
-        if abs(1.0 - z) <= 1e-12 or z == 0.0:
-            start = n_rounds  # the run had stopped there: no edge left
-        return list(model.hypotheses), records, product_z, start
+        return list(model.hypotheses), records, product_z
 
 
 def run_fingerprint(*parts):

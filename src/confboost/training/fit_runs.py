@@ -1,35 +1,49 @@
-"""One fit's boosting runs: the main run, its held-out record, the calibration folds.
+"""One fit of a boosting estimator, as an object: checked parameters in, one result out.
 
-``all_or_nothing`` sets the previous fit's attributes aside and puts them back if the fit
-fails. ``fit`` is ``BoostClassifier.fit``'s work once the parameters are checked: a warm
-start continues the runs of the previous fit; otherwise the training data is read
-(``inputs.training_data``) and ``start`` begins afresh, on the threads the data is worth
-(``_threads.numba_threads``; with the default ``n_jobs`` its ``ThreadTuner`` times the
-rounds and keeps the thread count that runs them fastest). ``start`` decides which examples
-train and which are held out (``holdout.py``), builds the main ``BoostingRun`` and, for
-calibration without held-out data, one run per fold; ``resume`` runs them to
-``n_estimators`` rounds (``warm_start`` calls it again on the same state, which continues
-every run bit for bit), keeps the main run's model, cut at its best round when early
-stopping is on, and fits the probability temperature on held-out f (``calibration.py``). The
-estimator (``est``) supplies the scheme, the learner and the link from f to probabilities;
-these functions set its fitted attributes.
+``Fit`` is made from an estimator whose parameters are checked; it never changes that
+estimator. Its stages, each a method that can run alone on the previous stage's output:
+
+1. ``read_inputs``: X by the input adapter chosen once (``inputs.py``), y as label signs
+   and classes, sample and class weights as the starting weights (``targets.py``):
+   a ``TrainingInputs``;
+2. ``hold_out``: which rows train, which are held out (``holdout.py``), the ``eval_set``
+   pairs, early stopping, the calibration folds: a ``Split``;
+3. ``build``: the main ``BoostingRun`` with its callbacks (the training cover, the score
+   records of ``round_scores.py``) and one run per calibration fold: a ``FitState``;
+4. ``run``: the runs to ``n_estimators`` rounds (a warm start calls it again on the same
+   state, which continues every run bit for bit), with the user's callbacks, the progress
+   printer and the thread tuner, all through the protocol of ``engine/callbacks.py``;
+5. ``result``: the model built by the run (cut at the best round under early stopping),
+   the probability temperature fitted on held-out f (``calibration.py``) and every fitted
+   attribute, in one ``FitResult``, which the estimator assigns in one store.
+
+``continue_fit`` is ``warm_start``'s path: it refuses, naming the difference, a second fit
+whose parameters (but ``n_estimators``, ``n_jobs``, ``verbose``), kind of X, columns, rows,
+data or ``eval_set`` differ from the first's, then runs the kept ``FitState`` on.
 """
 
 import copy
-from contextlib import contextmanager
 
 import numpy as np
 
-from confboost.engine.boosting import BoostingRun, ProgressPrinter, ValidationRecord
+from confboost.engine.boosting import BoostingRun, ProgressPrinter
+from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import default_smoothing
 from confboost.engine.learners import choose_learner, make_learner
-from confboost.engine.model import BoostedModel
 from confboost.engine.schemes import build_scheme, scheme_outputs
 from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.explain.contributions import record_cover
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
-from confboost.training.checkpoint import Checkpoint, dataset_parts, run_fingerprint
+from confboost.training.fit_state import (
+    FitParams,
+    FitResult,
+    FitState,
+    RunPart,
+    Split,
+    TrainingInputs,
+    eval_fingerprint,
+)
 from confboost.training.holdout import (
     MIN_HELD_OUT,
     calibration_folds,
@@ -37,299 +51,454 @@ from confboost.training.holdout import (
     take_rows,
     validation_split,
 )
-from confboost.training.inputs import training_data
-from confboost.utils.threads import ThreadTuner, numba_threads
+from confboost.training.inputs import input_adapter
+from confboost.training.round_scores import EstimatorMeasure, EvalSet, LossMeasure, ScoreRecord
+from confboost.training.targets import encode_targets, label_vector, starting_weights
+from confboost.utils.threads import numba_threads
+
+#: Parameters a warm start may change: the round count and how the rounds are run.
+WARM_FREE = ("n_estimators", "n_jobs", "verbose", "warm_start")
+#: Parameters that do not define a run (a checkpoint's fingerprint leaves them out).
+RUN_FREE = ("n_estimators", "n_jobs", "verbose")
+#: Most training rows the training score (``train_score_``) is measured on.
+TRAIN_SCORE_ROWS = 10_000
+#: ``label_vector``'s stacklevel from ``read_inputs``: ← ``Fit.fit`` ← the estimator's
+#: ``_fit`` ← its ``fit`` ← the user, where a warning about y points.
+_Y_WARNING_LEVEL = 5
 
 
-def _is_fitted_attribute(name):
+def is_fitted_attribute(name):
     """Whether ``name`` is fit's state (scikit-learn's trailing underscore, or private)."""
-    return (name.endswith("_") and not name.startswith("__")) or name == "_multilabel"
+    return ((name.endswith("_") and not name.startswith("__"))
+            or name in ("_multilabel", "_input", "_warm", "_fit_params"))
 
 
-@contextmanager
-def all_or_nothing(est):
-    """A fit of ``est`` inside the block starts from its parameters alone; if the block
-    raises (KeyboardInterrupt too), every attribute is put back as it was, in one store.
+class CoverRecord(TrainingCallback):
+    """A training callback: each round's training cover, which the explanations average
+    over (``explain.contributions.record_cover``).
 
-    The previous fitted attributes are set aside, not changed (a warm start, which
-    continues the previous fit, keeps them); the block sets the new ones.
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n_samples,)
+        The run's starting weights.
     """
-    previous = est.__dict__
-    warm = est.warm_start and previous.get("_warm") is not None
-    est.__dict__ = {key: value for key, value in previous.items()
-                    if warm or not _is_fitted_attribute(key)}
-    done = False
-    try:
-        yield
-        done = True
-    finally:
-        if not done:
-            est.__dict__ = previous  # one store: every attribute as it was
+
+    #: Before the checkpoint (order -100), which saves the covers with the round.
+    order = -200
+
+    def __init__(self, sample_weight):
+        self.weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        self.unit = bool((self.weight == 1.0).all())
+
+    def after_iteration(self, env):
+        record_cover(env.record["fit"], self.weight, self.unit)
+        return False
 
 
-def fit(est, X, y, sample_weight, callbacks, eval_set, mode):
-    """Fit ``est`` (its parameters checked, no fitted attributes but a warm start's) on
-    (X, y): ``BoostClassifier.fit``'s arguments, ``mode`` the confidence mode code."""
-    callbacks = list(callbacks or ())
-    state = getattr(est, "_warm", None)
-    if est.warm_start and state is not None:
-        # the first fit's thread rule (the model is the same on any thread count)
-        with numba_threads(est.n_jobs, state["work"]) as tuner:
-            return resume(est, state, X, [*callbacks, tuner])
-    est._warm = None
-    data = training_data(est, X, y, sample_weight)
-    est.weak_learner_ = choose_learner(est.weak_learner, data.sample_weight.shape[0], est.trim)
-    with numba_threads(est.n_jobs, data.work) as tuner:  # it times the rounds of every run
-        start(est, data.X, data.targets, data.sample_weight, data.build, data.prepare, mode,
-              [*callbacks, tuner], eval_set, data.work)
+class Fit:
+    """One fit of ``estimator`` (see the module docstring), which it never changes.
 
+    Parameters
+    ----------
+    estimator : Booster
+        Its parameters checked (``Booster._validate_params_once``).
+    mode : int
+        The confidence mode code (``criterion_numpy.MODES``).
 
-def held_out(est, X, targets, sample_weight, prepare, eval_set):
-    """Which rows train, which are held out, and whether early stopping is on.
-
-    Returns
-    -------
-    train_rows : ndarray or None
-        The main run's rows (None: all).
-    held : dict or None
-        The main run's held-out examples: "X" (prepared), "raw" (as given), "y",
-        "signs", "encoded", "weight".
-    stopping : bool
-    folds : list of (train_rows, held) or None
-        Without held-out data for the main run but with calibration: the folds whose
-        runs give out-of-fold f to calibrate on (``holdout.calibration_folds``).
+    Attributes
+    ----------
+    params : FitParams
+        The estimator's parameters (``params.scheme`` is a name, never a scheme object).
+    probe : estimator
+        A copy of the estimator without fitted attributes.
+    known : dict
+        The fitted attributes known so far (``estimator_view``).
     """
-    signs, encoded = targets
-    n = signs.shape[0]
-    # which rows are held out is seeded by random_state, 0 when None: two fits of the same
-    # data give the same model and the same probabilities (and a checkpoint resumes them)
-    seed = 0 if est.random_state is None else est.random_state
-    stopping = est.early_stopping is True or (
-        est.early_stopping == "auto" and eval_set is not None)
 
-    def held_rows(rows):
-        raw = take_rows(X, rows)
-        y = ((signs[rows] > 0).astype(np.int64) if est._multilabel
-             else est.classes_[encoded[rows]])
-        return {"X": prepare(raw, True), "raw": raw, "y": y, "signs": signs[rows],
-                "encoded": None if encoded is None else encoded[rows],
-                "weight": sample_weight[rows]}
+    def __init__(self, estimator, mode):
+        self.params = FitParams.of(estimator)
+        self.mode = mode
+        #: A blank copy of the estimator: scikit-learn's ``validate_data`` sets its input
+        #: attributes, and scorer views are copies of it.
+        self.probe = copy.copy(estimator)
+        self.probe.__dict__ = {key: value for key, value in estimator.__dict__.items()
+                               if not is_fitted_attribute(key)}
+        self.known = {}  # fitted attributes known so far (callbacks' ``env.estimator``)
 
-    if eval_set is not None:
-        if len(eval_set) != 1 or len(eval_set[0]) != 2:
-            raise ValueError("eval_set must be a list of one (X_val, y_val) pair")
-        raw, y_val = eval_set[0]
-        val_signs, val_encoded = encode_eval_labels(y_val, est.classes_, est._multilabel)
-        held = {"X": prepare(raw), "raw": raw, "y": y_val, "signs": val_signs,
-                "encoded": val_encoded, "weight": np.ones(val_signs.shape[0])}
-        if held["X"].shape[0] != val_signs.shape[0]:
-            raise ValueError(f"eval_set: X_val has {held['X'].shape[0]} rows but y_val "
-                             f"has {val_signs.shape[0]}")
-        return None, held, stopping, None
-    if stopping:
-        split = validation_split(n, encoded, est.validation_fraction, seed)
-        if split is None:
-            if est.early_stopping is True:
+    # -- the whole fit ------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
+        """Stages 1 to 5 on (X, y). Returns a ``FitResult``."""
+        inputs = self.read_inputs(X, y, sample_weight)
+        with numba_threads(self.params.n_jobs, inputs.work) as tuner:  # times every run's rounds
+            split = self.hold_out(inputs, eval_set, eval_names)
+            state = self.build(inputs, split)
+            self.run(state, [*callbacks, tuner], tuner)
+        return self.result(state)
+
+    def continue_fit(self, state, X, y, sample_weight=None, callbacks=(), eval_set=None,
+                     eval_names=None):
+        """``warm_start``: run the kept ``state`` on to ``n_estimators`` rounds, or refuse
+        (ValueError naming what differs) when this fit is not the same run: other
+        parameters, data or ``eval_set``."""
+        self._check_same_params(state)
+        inputs = self.read_inputs(X, y, sample_weight)
+        self._check_same_data(state, inputs)
+        if eval_fingerprint(_eval_pairs(eval_set, eval_names)) != state.eval_fingerprint:
+            raise ValueError("warm_start continues the previous fit, scored on its eval_set; "
+                             "this fit's eval_set (or eval_names) differs: pass the same "
+                             "pairs again (set warm_start=False to start afresh)")
+        done = len(state.main.run.hypotheses)
+        if self.params.n_estimators < done:
+            raise ValueError(f"n_estimators={self.params.n_estimators} must be at least the {done} "
+                             "rounds already run when warm_start=True")
+        self.known = dict(state.attributes)
+        state.params = self.params.as_dict()
+        with numba_threads(self.params.n_jobs, state.work) as tuner:  # the first fit's rule
+            self.run(state, [*callbacks, tuner], tuner)
+        return self.result(state)
+
+    # -- stage 1 ------------------------------------------------------------------------
+    def read_inputs(self, X, y, sample_weight=None):
+        """X, y and the weights as the runs read them: a ``TrainingInputs``."""
+        adapter = input_adapter(X, self.params.feature_types, self.params.text_expert)
+        if adapter.kind != "table" and not self.probe._takes_arrays:
+            raise TypeError("a Booster fits a table with categorical or text columns (a dict "
+                            "of columns and feature_types); use BoostClassifier for arrays, "
+                            "sparse matrices and all-continuous tables")
+        X, y, attributes = adapter.read(self.probe, X, y)
+        signs, encoded, classes, multilabel = encode_targets(
+            label_vector(np.asarray(y) if not hasattr(y, "toarray") else y,
+                         stacklevel=_Y_WARNING_LEVEL))
+        n_samples = adapter.n_samples(X)
+        weight = starting_weights(sample_weight, n_samples, self.params.class_weight, classes,
+                                  encoded)
+        attributes = {**attributes, "classes_": classes, "_multilabel": multilabel,
+                      "_input": adapter}
+        self.known = dict(attributes)
+        return TrainingInputs(adapter, X, signs, encoded, classes, multilabel, weight,
+                              attributes)
+
+    # -- stage 2 ------------------------------------------------------------------------
+    def hold_out(self, inputs, eval_set=None, eval_names=None):
+        """Which rows train and which are scored: a ``Split``."""
+        pairs = _eval_pairs(eval_set, eval_names)
+        given = eval_fingerprint(pairs)
+        # which rows are held out is seeded by random_state, 0 when None: two fits of the
+        # same data give the same model and the same probabilities (and a checkpoint
+        # resumes them)
+        seed = 0 if self.params.random_state is None else self.params.random_state
+        stopping = self.params.early_stopping is True or (
+            self.params.early_stopping == "auto" and bool(pairs))
+        if pairs:
+            return Split(None, [self._given_set(inputs, name, raw, y)
+                                for name, (raw, y) in pairs], stopping, eval_fingerprint=given)
+        n = inputs.n_samples
+        if stopping:
+            split = validation_split(n, inputs.encoded, self.params.validation_fraction, seed)
+            if split is not None:
+                return Split(split[0], [self._rows_set(inputs, "validation", split[1])], True,
+                             eval_fingerprint=given)
+            if self.params.early_stopping is True:
                 raise ValueError(
                     f"early_stopping=True holds out validation_fraction="
-                    f"{est.validation_fraction} of the {n} examples, too few (at least "
-                    f"{MIN_HELD_OUT} held out, 2 of each class): pass more data, a larger "
-                    "validation_fraction or an eval_set")
+                    f"{self.params.validation_fraction} of the {n} examples, too few (at "
+                    f"least {MIN_HELD_OUT} held out, 2 of each class): pass more data, a "
+                    "larger validation_fraction or an eval_set")
+        if self.params.calibration is None:
+            return Split(None, [], False, eval_fingerprint=given)
+        folds = calibration_folds(n, inputs.encoded, self.params.validation_fraction,
+                                  seed) or ()
+        return Split(None, [], False,
+                     [(train, self._rows_set(inputs, "fold", rows)) for train, rows in folds],
+                     given)
+
+    def _rows_set(self, inputs, name, rows):
+        """Rows of the training data as an ``EvalSet``."""
+        raw = take_rows(inputs.X, rows)
+        y = ((inputs.signs[rows] > 0).astype(np.int64) if inputs.multilabel
+             else inputs.classes[inputs.encoded[rows]])
+        return EvalSet(name, inputs.adapter.held_out(self.probe, raw, True), raw, y,
+                       inputs.signs[rows],
+                       None if inputs.encoded is None else inputs.encoded[rows],
+                       inputs.sample_weight[rows])
+
+    def _given_set(self, inputs, name, raw, y):
+        """An ``eval_set`` pair as an ``EvalSet`` (its labels against the fitted classes)."""
+        signs, encoded = encode_eval_labels(y, inputs.classes, inputs.multilabel)
+        X = inputs.adapter.held_out(self.probe, raw)
+        n_rows = X.shape[0] if hasattr(X, "shape") else X.n_samples
+        if n_rows != signs.shape[0]:
+            raise ValueError(f"eval_set {name!r}: X has {n_rows} rows but y has "
+                             f"{signs.shape[0]}")
+        return EvalSet(name, X, raw, y, signs, encoded, np.ones(signs.shape[0]))
+
+    # -- stage 3 ------------------------------------------------------------------------
+    def build(self, inputs, split):
+        """The runs of the fit, their callbacks and records: a ``FitState``."""
+        self.known["weak_learner_"] = choose_learner(self.params.weak_learner, inputs.n_samples,
+                                                     self.params.trim)
+        main = self._part(inputs, split.train_rows)
+        self.known["smoothing_"] = main.run.smoothing
+        main.records = [self._record(inputs, main, each, split.stopping and i == 0)
+                        for i, each in enumerate(split.eval_sets)]
+        main.callbacks += main.records
+        training = None
+        if split.stopping:  # the training score (HistGradientBoosting's: with early
+            # stopping only), on at most TRAIN_SCORE_ROWS rows
+            training = self._record(inputs, main, self._training_set(inputs, split), False)
+            main.callbacks.append(training)
+        folds = []
+        for rows, eval_set in split.folds:
+            fold = self._part(inputs, rows)
+            fold.eval_set = eval_set
+            folds.append(fold)
+        return FitState(self.params.as_dict(), inputs.fingerprint(), split.eval_fingerprint,
+                        inputs.adapter.kind,
+                        inputs.n_samples, inputs.attributes["n_features_in_"], inputs.work,
+                        main, folds, training, split.stopping, self.known)
+
+    def _training_set(self, inputs, split):
+        rows = (np.arange(inputs.n_samples) if split.train_rows is None
+                else np.asarray(split.train_rows))
+        if rows.size > TRAIN_SCORE_ROWS:
+            seed = 0 if self.params.random_state is None else self.params.random_state
+            rows = np.sort(np.random.RandomState(seed).choice(rows, TRAIN_SCORE_ROWS,
+                                                              replace=False))
+        return self._rows_set(inputs, "training", rows)
+
+    def _part(self, inputs, rows):
+        """A ``RunPart`` training on ``rows`` (None: all)."""
+        signs, encoded, weight = inputs.signs, inputs.encoded, inputs.sample_weight
+        if rows is not None:
+            signs, weight = signs[rows], weight[rows]
+            encoded = None if encoded is None else encoded[rows]
+        scheme = self._scheme(signs, encoded, inputs.multilabel, weight)
+        k = scheme.labels.n_labels
+        smoothing = (default_smoothing(weight, k) if self.params.smoothing == "auto"
+                     else float(self.params.smoothing))
+        if (self.params.smoothing == "auto" and scheme.name == "mr" and self.params.alpha == "auto"
+                and self.params.trim == 0 and self.mode in (REAL, REAL_ABSTAIN)):
+            smoothing = pair_smoothing(smoothing)
+        # Trimmed real confidences fit only the kept examples, so α = 1 is no longer the
+        # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
+        alpha_method = ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
+                        and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
+        dataset = inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
+                                         self.params.random_state, weight)
+        learner = make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
+                               trim=float(self.params.trim), n_terms=int(self.params.product_terms),
+                               **self.probe._tree_params())
+        params = {key: value for key, value in self.params.as_dict().items()
+                  if key not in RUN_FREE}
+        run = BoostingRun(dataset, scheme, learner, alpha_method, self.mode, smoothing,
+                          float(self.params.learning_rate), identity=(weight, params))
+        return RunPart(run, [CoverRecord(weight)])
+
+    def _scheme(self, signs, encoded, multilabel, weight):
+        """The scheme's training state on these examples (``schemes.build_scheme``); every
+        run of a fit shares the first run's MO code."""
+        code, p = self.known.get("code_"), self.params
+        scheme, built = build_scheme(p.scheme, signs, encoded, multilabel, weight,
+                                     init=p.init, code=p.code if code is None else code,
+                                     code_length=p.code_length if code is None else None,
+                                     decoding=p.decoding, random_state=p.random_state)
+        if built is not None and code is None:
+            self.known["code_"], self.known["code_distance_"] = built, min_distance(built)
+        return scheme
+
+    def _record(self, inputs, part, eval_set, stopping):
+        """The ``ScoreRecord`` of ``eval_set`` for ``part``'s run."""
+        k = part.run.scheme.labels.n_labels
+        if self.params.scoring in ("loss", "exponential"):
+            # the set as a scheme of its own (error, Hamming or ranking loss)
+            judge = self._scheme(eval_set.signs, eval_set.encoded, inputs.multilabel,
+                                 eval_set.weight)
+            measure = LossMeasure(judge, eval_set.weight, self.params.scoring == "exponential")
         else:
-            return split[0], held_rows(split[1]), True, None
-    if est.calibration is None:
-        return None, None, False, None
-    folds = calibration_folds(n, encoded, est.validation_fraction, seed)
-    if folds is None:
-        return None, None, False, None
-    return None, None, False, [(train, held_rows(rows)) for train, rows in folds]
+            from sklearn.metrics import check_scoring
 
+            scorer = check_scoring(self.probe, scoring=self.params.scoring)
+            name = self.params.scoring if isinstance(self.params.scoring, str) else "score"
+            measure = EstimatorMeasure(
+                scorer, lambda scores, n_rounds: self.scoring_view(part, eval_set, scores,
+                                                                   n_rounds),
+                eval_set, name)
+        return ScoreRecord(eval_set, k, measure,
+                           self.params.n_iter_no_change if stopping else None,
+                           float(self.params.tol))
 
-def start(est, X, targets, sample_weight, build, prepare, mode, callbacks, eval_set, work):
-    """Hold data out, build the runs, run them and keep the model.
+    # -- stage 4 ------------------------------------------------------------------------
+    def run(self, state, callbacks=(), tuner=None):
+        """Run every run of ``state`` to ``n_estimators`` rounds (or until it stops)."""
+        p = self.params
+        printer = [ProgressPrinter(p.n_estimators, p.verbose)] if p.verbose else []
+        main = state.main
+        main.run.estimator = self.estimator_view()
+        main.run.run(self.params.n_estimators, [*printer, *callbacks, *main.callbacks])
+        for fold in state.folds:  # on the fit's threads
+            fold.run.run(self.params.n_estimators, fold.callbacks + ([tuner] if tuner else []))
 
-    ``targets``, ``build``, ``prepare`` and ``work`` are those of ``inputs.TrainingData``
-    (``work`` is kept so a warm start runs on the same threads).
-    """
-    signs, encoded = targets
-    for fitted in ("code_", "code_distance_", "threshold_", "thresholds_"):
-        est.__dict__.pop(fitted, None)
-    train, held, stopping, folds = held_out(est, X, targets, sample_weight, prepare,
-                                            eval_set)
-    main = new_run(est, build, train, targets, sample_weight, mode, held, stopping)
-    est.smoothing_ = main["run"].smoothing
-    checkpoints = [c for c in callbacks if isinstance(c, Checkpoint)]
-    if len(checkpoints) > 1:
-        raise ValueError("callbacks hold more than one Checkpoint")
-    if checkpoints:  # the main run's state, bound to its data and parameters
-        run = main["run"]
-        rows = slice(None) if train is None else train
-        params = {key: value for key, value in est.get_params().items()
-                  if key not in ("n_estimators", "n_jobs", "verbose")}
-        checkpoints[0].bind(run_fingerprint(*dataset_parts(run.dataset), signs[rows],
-                                            sample_weight[rows], params, run.smoothing),
-                            {"thresholds": getattr(run.scheme, "thresholds", [])})
-    state = {"n_samples": signs.shape[0], "main": main, "stopping": stopping,
-             "work": work, "checkpoint": checkpoints[0] if checkpoints else None,
-             "folds": [new_run(est, build, rows, targets, sample_weight, mode, held_part,
-                               False)
-                       for rows, held_part in folds or ()]}
-    resume(est, state, None, callbacks)
+    def estimator_view(self):
+        """A copy of the estimator with the fitted attributes known so far (no model):
+        callbacks' ``env.estimator``."""
+        view = copy.copy(self.probe)
+        view.__dict__.update(self.known)
+        return view
 
+    def scoring_view(self, part, eval_set, scores, n_rounds):
+        """An estimator whose outputs are those of f = ``scores`` on ``eval_set``'s rows after
+        ``n_rounds`` rounds of ``part``'s run: what a scikit-learn scorer reads each round,
+        without running the model again."""
+        view = self.estimator_view()
+        view.__dict__.update(self._thresholds(part, n_rounds), n_estimators_=n_rounds)
+        view.calibrator_ = (self.calibrate([(part, eval_set)], n_rounds, scores)
+                            if n_rounds else None)
 
-def new_run(est, build, rows, targets, sample_weight, mode, held, stopping):
-    """A ``BoostingRun`` on ``rows`` (None: all) with its scheme's callbacks and, when
-    ``held`` is given, the ``ValidationRecord`` of those held-out examples."""
-    signs, encoded = targets
-    if rows is not None:
-        signs, sample_weight = signs[rows], sample_weight[rows]
-        encoded = None if encoded is None else encoded[rows]
-    scheme = _scheme(est, signs, encoded, sample_weight)
-    k = scheme.labels.n_labels
-    smoothing = (default_smoothing(sample_weight, k) if est.smoothing == "auto"
-                 else float(est.smoothing))
-    if (est.smoothing == "auto" and scheme.name == "mr" and est.alpha == "auto"
-            and est.trim == 0 and mode in (REAL, REAL_ABSTAIN)):
-        smoothing = pair_smoothing(smoothing)
-    # Trimmed real confidences fit only the kept examples, so α = 1 is no longer the
-    # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
-    alpha_method = ("exact" if est.trim > 0 and est.alpha == "auto"
-                    and mode in (REAL, REAL_ABSTAIN) else est.alpha)
-    dataset = build(rows, sample_weight)
-    learner = make_learner(est.weak_learner_, dataset, mode, smoothing, trim=float(est.trim),
-                           n_terms=int(est.product_terms), **est._tree_params())
-    run = BoostingRun(dataset, scheme, learner, alpha_method, mode, smoothing,
-                      float(est.learning_rate))
-    # each round's training cover, which the explanations average over (explain.py)
-    cover_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-    unit = bool((cover_weight == 1.0).all())
-    part = {"run": run, "record": None, "held": held,
-            "thresholds": getattr(scheme, "thresholds", None),  # MR on multi-label data
-            "callbacks": [lambda round_index, record: record_cover(record["fit"],
-                                                                   cover_weight, unit)]}
-    if held is not None:
-        part["record"] = ValidationRecord(
-            held["X"], k, validation_score(est, part, held),
-            est.n_iter_no_change if stopping else None, float(est.tol))
-        part["callbacks"].append(part["record"])
-    return part
+        def known_scores(X):
+            if X is not eval_set.raw:
+                raise ValueError("a scoring view predicts its own rows only")
+            return scores
+        view._scores = known_scores
+        return view
 
+    # -- stage 5 ------------------------------------------------------------------------
+    def result(self, state):
+        """The model and every fitted attribute: a ``FitResult``."""
+        main = state.main
+        run = main.run
+        history = run.history
+        keep = len(run.hypotheses)
+        attributes = dict(state.attributes)
+        best = None
+        first = main.records[0] if main.records else None
+        if first is not None:
+            history["validation_score"] = np.asarray(first.values, dtype=np.float64)
+            best = first.best_round()
+            if state.stopping:
+                keep = best
+            parts = [(main, first.eval_set)]
+        else:
+            parts = [(fold, fold.eval_set) for fold in state.folds]
+        training = state.training_record
+        attributes.update(
+            self._thresholds(main, keep), _fit_params=self.params.as_dict(),
+            model_=run.model(keep), n_estimators_=keep, history_=history,
+            best_iteration_=best, calibrator_=self.calibrate(parts, keep),
+            n_iter_=len(run.hypotheses),
+            train_score_=_scores_with_initial(training),
+            validation_score_=_scores_with_initial(first),
+            evals_result_={name: {metric: list(values) for metric, values in sets.items()}
+                           for name, sets in run.evals_result.items()},
+            best_score_={} if best is None else {
+                record.eval_set.name: {record.measure.metric: record.metric_values[best - 1]}
+                for record in [*main.records, *([training] if training else [])]})
+        return FitResult(attributes, state)
 
-def _scheme(est, signs, encoded, sample_weight):
-    """The scheme's training state on these examples (``schemes.build_scheme``); every run
-    of a fit shares the first run's MO code."""
-    scheme, code = build_scheme(est.scheme, signs, encoded, est._multilabel, sample_weight,
-                                init=est.init, code=getattr(est, "code_", est.code),
-                                code_length=None if hasattr(est, "code_") else est.code_length,
-                                decoding=est.decoding,
-                                random_state=est.random_state)
-    if code is not None and not hasattr(est, "code_"):
-        est.code_, est.code_distance_ = code, min_distance(code)
-    return scheme
+    def _thresholds(self, part, n_rounds):
+        """MR on multi-label data: ``thresholds_`` and ``threshold_`` after ``n_rounds``."""
+        thresholds = getattr(part.run.scheme, "thresholds", None)
+        if not thresholds or not n_rounds:
+            return {}
+        kept = np.asarray(thresholds[:n_rounds], dtype=np.float64)
+        return {"thresholds_": kept, "threshold_": float(kept[-1])}
 
+    def outputs(self, part, n_rounds):
+        """The scheme's outputs for the first ``n_rounds`` rounds of ``part``'s run."""
+        thresholds = self._thresholds(part, n_rounds).get("thresholds_")
+        return scheme_outputs(self.params.scheme, self.known["classes_"], self.known["_multilabel"],
+                              self.known.get("code_"), self.params.decoding, thresholds)
 
-def _outputs(est, part, n_rounds):
-    """The scheme's outputs for the first ``n_rounds`` rounds of ``part``'s run."""
-    thresholds = part["thresholds"]
-    return scheme_outputs(est.scheme, est.classes_, est._multilabel,
-                          getattr(est, "code_", None), est.decoding,
-                          None if not thresholds else np.asarray(thresholds[:n_rounds]))
+    def calibrate(self, parts, n_rounds, scores=None):
+        """The ``Calibrator`` fitted on f of the held-out sets after (at most) ``n_rounds``
+        rounds of each run (pooled); None without calibration.
 
+        Parameters
+        ----------
+        parts : list of (RunPart, EvalSet)
+        n_rounds : int
+        scores : ndarray or None
+            f of the single part's set, when the caller has it.
+        """
+        if self.params.calibration is None or not parts:
+            return None
+        from confboost.training.calibration import fit_calibrator  # SciPy: only when used
 
-def validation_score(est, part, held):
-    """``score(scores, round_index)`` for the held-out examples: minus the scheme's own
-    loss (``scoring="loss"``: the one its theorem bounds), minus its exponential loss
-    (``"exponential"``), or a scikit-learn scorer of the model so far."""
-    if est.scoring in ("loss", "exponential"):
-        # the held-out examples as a scheme of their own (error, Hamming or ranking loss)
-        judge = _scheme(est, held["signs"], held["encoded"], held["weight"])
+        logits, targets, weights = [], [], []
+        for part, eval_set in parts:
+            rounds = min(n_rounds, len(part.run.hypotheses))
+            f = (scores if scores is not None and len(parts) == 1
+                 else part.run.model(rounds).decision_function(eval_set.X))
+            g, kind = self.outputs(part, rounds).logits(f)
+            logits.append(g)
+            targets.append(eval_set.encoded if kind == "softmax" else eval_set.signs > 0)
+            weights.append(eval_set.weight)
+        return fit_calibrator(np.concatenate(logits), np.concatenate(targets), kind,
+                              np.concatenate(weights))
 
-        def loss(scores, round_index):
-            if est.scoring == "exponential":
-                return -judge.exponential_loss(judge.labels.signs, scores, held["weight"])
-            return -judge.loss_of(scores)
-        return loss
-    from sklearn.metrics import check_scoring
+    # -- warm start's checks --------------------------------------------------------------
+    def _check_same_params(self, state):
+        changed = [f"{name}={state.params[name]!r} -> {value!r}"
+                   for name, value in self.params.as_dict().items()
+                   if name not in WARM_FREE and not _same(value, state.params.get(name))]
+        if changed:
+            raise ValueError(f"warm_start continues the previous fit, but its parameters "
+                             f"changed: {', '.join(changed)} (set warm_start=False to start "
+                             "afresh)")
 
-    scorer = check_scoring(est, scoring=est.scoring)
-
-    def score(scores, round_index):
-        view = copy.copy(est)
-        set_rounds(view, part, round_index + 1)
-        view.calibrator_ = fit_calibration(view, [part], round_index + 1, scores)
-        return scorer(view, held["raw"], held["y"])
-    return score
-
-
-def set_rounds(est, part, n_rounds):
-    """Keep the first ``n_rounds`` rounds of a run as the model."""
-    run = part["run"]
-    est.model_ = BoostedModel(run.hypotheses[:n_rounds], run.alphas[:n_rounds],
-                               run.scheme.labels.n_labels)
-    est.n_estimators_ = n_rounds
-    if part["thresholds"]:
-        est.thresholds_ = np.asarray(part["thresholds"][:n_rounds], dtype=np.float64)
-        est.threshold_ = float(est.thresholds_[-1])
-
-
-def fit_calibration(est, parts, n_rounds, scores=None):
-    """The ``Calibrator`` fitted on f of held-out examples after (at most) ``n_rounds``
-    rounds of each run in ``parts`` (pooled); None without calibration.
-
-    ``scores``: f of the single part's held-out examples, when the caller has it.
-    """
-    if est.calibration is None or not parts:
-        return None
-    from confboost.training.calibration import fit_calibrator  # SciPy's optimiser: only when used
-
-    logits, targets, weights = [], [], []
-    for part in parts:
-        run, held = part["run"], part["held"]
-        rounds = min(n_rounds, len(run.hypotheses))
-        if scores is None or len(parts) > 1:
-            scores = BoostedModel(run.hypotheses[:rounds], run.alphas[:rounds],
-                                  run.scheme.labels.n_labels).decision_function(held["X"])
-        g, kind = _outputs(est, part, rounds).logits(scores)
-        logits.append(g)
-        targets.append(held["encoded"] if kind == "softmax" else held["signs"] > 0)
-        weights.append(held["weight"])
-    return fit_calibrator(np.concatenate(logits), np.concatenate(targets), kind,
-                          np.concatenate(weights))
-
-
-def resume(est, state, X, callbacks):
-    """Run (or, for ``warm_start``, continue) the runs of ``state`` up to
-    ``n_estimators`` rounds and keep the model (cut at the best round when stopping)."""
-    main = state["main"]
-    if X is not None:
-        n = X.shape[0] if hasattr(X, "shape") else len(next(iter(X.values())))
-        if n != state["n_samples"]:
+    def _check_same_data(self, state, inputs):
+        where = "(set warm_start=False to start afresh)"
+        if inputs.adapter.kind != state.kind:
+            raise ValueError(f"warm_start continues the previous fit, on a {state.kind} X; X "
+                             f"is a {inputs.adapter.kind} {where}")
+        n_features = inputs.attributes["n_features_in_"]
+        if n_features != state.n_features:
+            raise ValueError(f"warm_start continues the previous fit, on {state.n_features} "
+                             f"columns; X has {n_features} {where}")
+        if inputs.n_samples != state.n_samples:
             raise ValueError(f"warm_start continues the first fit's run, on its "
-                             f"{state['n_samples']} examples; X has {n} rows (set "
-                             "warm_start=False to start afresh)")
-        if est.n_estimators < len(main["run"].hypotheses):
-            raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
-                             f"{len(main['run'].hypotheses)} rounds already run when "
-                             "warm_start=True")
-    printer = [ProgressPrinter(est.n_estimators, est.verbose)] if est.verbose else []
-    callbacks = [c for c in callbacks if not isinstance(c, Checkpoint)]
-    main["run"].run(est.n_estimators, printer + callbacks + main["callbacks"],
-                    state["checkpoint"])
-    tuners = [c for c in callbacks if isinstance(c, ThreadTuner)]  # fit's threads
-    for fold in state["folds"]:
-        fold["run"].run(est.n_estimators, fold["callbacks"] + tuners)
-    run, record = main["run"], main["record"]
-    history = run.history
-    keep = len(run.hypotheses)
-    est.best_iteration_ = None
-    if record is not None:
-        history["validation_score"] = np.asarray(record.values, dtype=np.float64)
-        est.best_iteration_ = record.best_round()
-        if state["stopping"]:
-            keep = est.best_iteration_
-    calibrator = fit_calibration(est, [main] if record is not None else state["folds"], keep)
-    set_rounds(est, main, keep)
-    est.calibrator_ = calibrator
-    est.history_ = history
-    est._warm = state if est.warm_start else None
-    return est
+                             f"{state.n_samples} examples; X has {inputs.n_samples} rows "
+                             f"{where}")
+        if inputs.fingerprint() != state.fingerprint:
+            raise ValueError("warm_start continues the previous fit, but X, y or "
+                             f"sample_weight differ from its data {where}")
+
+
+def _same(a, b):
+    """Whether two parameter values are the same (arrays by value)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    try:
+        return bool(a == b)
+    except ValueError:  # values whose == is not a bool
+        return repr(a) == repr(b)
+
+
+def _scores_with_initial(record):
+    """HistGradientBoosting's layout: the score of f = 0, then one per round; empty
+    without a record."""
+    if record is None:
+        return np.empty(0, dtype=np.float64)
+    return np.asarray([record.initial, *record.values], dtype=np.float64)
+
+
+def _eval_pairs(eval_set, eval_names):
+    """``eval_set`` as a list of (name, (X, y)): a list of pairs, or one pair alone;
+    ``eval_names`` name them (LightGBM's "valid_0", "valid_1", ... by default)."""
+    if eval_set is None:
+        if eval_names is not None:
+            raise ValueError("eval_names names the eval_set pairs; no eval_set was given")
+        return []
+    if (isinstance(eval_set, tuple) and len(eval_set) == 2
+            and not isinstance(eval_set[0], (tuple, list))):
+        eval_set = [eval_set]  # one pair alone
+    pairs = list(eval_set)
+    if not pairs or any(not isinstance(p, (tuple, list)) or len(p) != 2 for p in pairs):
+        raise ValueError("eval_set must be a list of (X_val, y_val) pairs")
+    names = ([f"valid_{i}" for i in range(len(pairs))] if eval_names is None
+             else [eval_names] if isinstance(eval_names, str) else list(eval_names))
+    if len(names) != len(pairs) or len(set(names)) != len(names):
+        raise ValueError(f"eval_names must name each of the {len(pairs)} eval_set pairs "
+                         f"once; got {names!r}")
+    if "training" in names:
+        raise ValueError("eval_names: 'training' names the training score")
+    return list(zip(names, pairs, strict=True))

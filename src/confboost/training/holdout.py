@@ -2,7 +2,7 @@
 
 Owns which examples a fit trains on and which it holds out, and how held-out labels are
 encoded against the training classes. The early-stopping rule itself is the loop's
-``boosting.ValidationRecord``; the probability scale is ``calibration.fit_calibrator``.
+``round_scores.ScoreRecord``; the probability scale is ``calibration.fit_calibrator``.
 
 - ``validation_split``: a ``validation_fraction`` of the rows held out, stratified by class
   for single-label data (as scikit-learn's HistGradientBoosting does), seeded by

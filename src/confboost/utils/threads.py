@@ -99,7 +99,7 @@ def wanted_threads(n_jobs, available, work=None):
 
 
 class ThreadTuner:
-    """A boosting-loop callback that keeps the thread count which runs the rounds fastest.
+    """A training callback that keeps the thread count which runs the rounds fastest.
 
     From its ceiling ``threads``, the tuner halves the count while half as many threads run
     the rounds no slower: it runs each round on the count that has had less time so far,
@@ -153,7 +153,17 @@ class ThreadTuner:
         self._period = self.FIRST_PERIOD
         self._probe_at = -float("inf")  # clock time of the next probe: the first run's start
 
-    def __call__(self, round_index, record):
+    #: A training callback's ``order`` (``engine/callbacks.py``): after every other
+    #: callback, so that a round's time includes theirs, as the next round's will.
+    order = 100
+
+    def after_iteration(self, env):
+        """The training-callback hook (``engine/callbacks.py``): ``self(env.round_index)``."""
+        return self(env.round_index)
+
+    def __call__(self, round_index, record=None):
+        """Time the round ``round_index`` just run and choose the next round's count;
+        returns False (the tuner never stops the loop)."""
         if not self.adaptive:
             return False
         now = self._clock()
