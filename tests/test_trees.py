@@ -16,6 +16,7 @@ from confboost.kernels.criterion_numpy import DISCRETE, REAL
 from confboost.kernels.histogram import N_HIST_BINS, build_histogram_rows
 from confboost.kernels.node_split import best_node_splits, best_node_splits_naive
 from confboost.kernels.tree_nodes import (
+    PARTITION_CHUNK,
     best_factorized_splits,
     best_factorized_splits_naive,
     node_histogram,
@@ -148,18 +149,21 @@ def test_best_factorized_splits_equal_brute_force(rng, k):
 
 
 @pytest.mark.parametrize("missing_left", [True, False])
-def test_partition_rows_equals_naive(rng, missing_left):
-    codes = rng.integers(0, 256, size=400).astype(np.uint8)
-    codes[rng.random(400) < 0.2] = 255
-    rows = rng.permutation(400).astype(np.intp)
-    expected_left, expected_right = partition_rows_naive(codes, rows[50:350], 100, missing_left)
+@pytest.mark.parametrize("n", [400, 3 * PARTITION_CHUNK + 123])  # one chunk, several
+def test_partition_rows_equals_naive(rng, missing_left, n):
+    codes = rng.integers(0, 256, size=n).astype(np.uint8)
+    codes[rng.random(n) < 0.2] = 255
+    rows = rng.permutation(n).astype(np.intp)
+    start, stop = 50, n - 50
+    expected_left, expected_right = partition_rows_naive(codes, rows[start:stop], 100,
+                                                         missing_left)
     before = rows.copy()
-    n_left = partition_rows(codes, rows, 50, 350, 100, missing_left, np.empty(400, np.intp))
+    n_left = partition_rows(codes, rows, start, stop, 100, missing_left, np.empty(n, np.intp))
     assert n_left == expected_left.size
-    np.testing.assert_array_equal(rows[50:50 + n_left], expected_left)
-    np.testing.assert_array_equal(rows[50 + n_left:350], expected_right)
-    np.testing.assert_array_equal(rows[:50], before[:50])
-    np.testing.assert_array_equal(rows[350:], before[350:])
+    np.testing.assert_array_equal(rows[start:start + n_left], expected_left)
+    np.testing.assert_array_equal(rows[start + n_left:stop], expected_right)
+    np.testing.assert_array_equal(rows[:start], before[:start])
+    np.testing.assert_array_equal(rows[stop:], before[stop:])
 
 
 def test_tree_blocks_equal_naive(rng):

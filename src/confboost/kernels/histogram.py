@@ -218,6 +218,116 @@ def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
                          | np.uintp(row_sign_index[p])] += row_weights[p]
 
 
+#: Rows of a chunk of a tree node's histogram (``build_node_histogram_binary``): each
+#: (feature pair, chunk) is one task with a histogram of its own, and the chunks' histograms
+#: are added in chunk order, so a node's histogram is the same on any number of threads.
+ROW_CHUNK = 1 << 16
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pair_histograms(first_codes, second_codes, rows, node_weights, node_signs, start, stop,
+                     first_hist, second_hist, single):
+    """Two features' histograms over positions ``start:stop`` of a node (one if
+    ``single``: ``second_*`` is then the first feature again and left alone). Indices are
+    unsigned: a signed one costs a negative-index test per access (2x the loop's time)."""
+    one = np.uintp(1)
+    first_hist[:] = 0.0
+    if single:
+        for p in range(np.uintp(start), np.uintp(stop)):
+            row = p if rows is None else np.uintp(rows[p])
+            first_hist[(np.uintp(first_codes[row]) << one) | np.uintp(node_signs[p])] += (
+                node_weights[p])
+        return
+    second_hist[:] = 0.0
+    for p in range(np.uintp(start), np.uintp(stop)):
+        row = p if rows is None else np.uintp(rows[p])
+        weight = node_weights[p]
+        sign = np.uintp(node_signs[p])
+        first_hist[(np.uintp(first_codes[row]) << one) | sign] += weight
+        second_hist[(np.uintp(second_codes[row]) << one) | sign] += weight
+
+
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
+def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk):
+    """A tree node's histogram for one label column, parallel over features and rows.
+
+    The node's weights and signs are gathered once (in parallel), so each task streams
+    them; a task takes two features (one load of an example's weight and sign for two
+    independent adds, as in ``build_histogram_binary``) over one chunk of ``row_chunk``
+    rows. Each cell sums its rows in the order of ``rows`` within a chunk, from 0.0, and
+    the chunks' sums are then added in chunk order: a node of at most ``row_chunk`` rows
+    gets ``build_histogram_binary_rows``'s histogram bit for bit, and every node the same
+    histogram on any thread count (``build_node_histogram_binary_naive``).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_samples), uint8
+    rows : ndarray of shape (n_rows,), intp, or None
+        The node's examples (any order); None: every example, in order.
+    weights : ndarray of shape (n_samples,), float64, contiguous
+        W of every example (not gathered).
+    sign_index : ndarray of shape (n_samples,), uint8, contiguous
+        0 where Y = +1, 1 where Y = -1, of every example.
+    hist : ndarray of shape (n_features, n_hist_bins, 1, 2), float64, C-contiguous
+        Output; overwritten. ``n_hist_bins`` exceeds every code.
+    row_chunk : int
+        Rows of a chunk (``ROW_CHUNK``); any value >= 1 gives a histogram the naive twin
+        reproduces for that value.
+    """
+    n_features = codes.shape[0]
+    n_rows = codes.shape[1] if rows is None else rows.shape[0]
+    cells = hist.shape[1] * 2
+    flat = hist.reshape((n_features, cells))
+    n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
+    node_weights = weights
+    node_signs = sign_index
+    if rows is not None:
+        node_weights = np.empty(n_rows, dtype=weights.dtype)
+        node_signs = np.empty(n_rows, dtype=sign_index.dtype)
+        for chunk in prange(n_chunks):
+            for p in range(chunk * row_chunk, min((chunk + 1) * row_chunk, n_rows)):
+                node_weights[p] = weights[rows[p]]
+                node_signs[p] = sign_index[rows[p]]
+    if n_chunks == 1:
+        partial = flat.reshape((1, n_features, cells))
+    else:
+        partial = np.empty((n_chunks, n_features, cells), dtype=hist.dtype)
+    n_pairs = (n_features + 1) // 2
+    for task in prange(n_pairs * n_chunks):
+        first = 2 * (task // n_chunks)
+        chunk = task % n_chunks
+        start = chunk * row_chunk
+        stop = min(start + row_chunk, n_rows)
+        second = min(first + 1, n_features - 1)
+        _pair_histograms(codes[first], codes[second], rows, node_weights, node_signs, start,
+                         stop, partial[chunk, first], partial[chunk, second],
+                         second == first)
+    if n_chunks > 1:
+        for feature in prange(n_features):
+            for cell in range(cells):
+                total = partial[0, feature, cell]
+                for chunk in range(1, n_chunks):
+                    total += partial[chunk, feature, cell]
+                flat[feature, cell] = total
+
+
+def build_node_histogram_binary_naive(codes, rows, weights, sign_index, n_hist_bins,
+                                      row_chunk):
+    """Twin of ``build_node_histogram_binary``: one ``np.bincount`` per feature and chunk,
+    the chunks added in order; returns the histogram, shape (n_features, n_hist_bins, 1, 2).
+    """
+    rows = np.arange(codes.shape[1]) if rows is None else rows
+    n_features = codes.shape[0]
+    hist = None
+    for start in range(0, max(rows.shape[0], 1), row_chunk):
+        chunk = rows[start: start + row_chunk]
+        cell = codes[:, chunk].astype(np.intp) * 2 + sign_index[chunk]
+        part = np.stack([np.bincount(cell[f], weights=weights[chunk],
+                                     minlength=2 * n_hist_bins) for f in range(n_features)])
+        hist = part if hist is None else hist + part
+    return hist.reshape((n_features, n_hist_bins, 1, 2))
+
+
 def build_histogram_naive(codes, weights, sign_index, n_hist_bins=N_HIST_BINS):
     """Obviously-correct twin of ``build_histogram``: one masked sum per cell.
 

@@ -198,9 +198,26 @@ def best_factorized_splits_naive(codes, pos, neg, n_bins):
     return best_edge, best_bin, best_missing_left
 
 
-@njit(cache=True, nogil=True)
+#: Rows a task of ``partition_rows`` takes (a stable partition is one order, whatever the
+#: chunks: they set only how the work is shared).
+PARTITION_CHUNK = 1 << 14
+
+
+@njit(cache=True, nogil=True, inline="always")
+def code_goes_left(code, threshold_bin, missing_left):
+    """Whether a bin code goes left at a threshold node: ``code <= threshold_bin``, the
+    missing bin by ``missing_left`` (``threshold_bin`` is a value bin, below it)."""
+    return (code <= threshold_bin) | (missing_left & (code == MISSING_BIN))
+
+
+@njit(cache=True, parallel=True, nogil=True)
 def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch):
     """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's.
+
+    In parallel over chunks of ``PARTITION_CHUNK`` rows: each chunk counts its left rows,
+    the counts' running sums give each chunk where its left and right rows go, and each
+    chunk writes them there (one store a row, at a cursor picked without a branch: a
+    threshold's side is a coin flip to the branch predictor), then the rows are copied back.
 
     Parameters
     ----------
@@ -219,23 +236,39 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     -------
     n_left : int
     """
+    n_rows = stop - start
+    n_chunks = max(1, (n_rows + PARTITION_CHUNK - 1) // PARTITION_CHUNK)
+    threshold = np.uint8(threshold_bin)
+    left_counts = np.empty(n_chunks, dtype=np.intp)
+    for chunk in prange(n_chunks):
+        count = 0
+        for p in range(start + chunk * PARTITION_CHUNK,
+                       min(start + (chunk + 1) * PARTITION_CHUNK, stop)):
+            count += code_goes_left(column_codes[np.uintp(rows[p])], threshold, missing_left)
+        left_counts[chunk] = count
+    left_at = np.empty(n_chunks, dtype=np.intp)
+    right_at = np.empty(n_chunks, dtype=np.intp)
     n_left = 0
-    n_right = 0
-    for p in range(start, stop):
-        i = rows[p]
-        code = column_codes[i]
-        if code == MISSING_BIN:
-            goes_left = missing_left
-        else:
-            goes_left = code <= threshold_bin
-        if goes_left:
-            rows[start + n_left] = i
-            n_left += 1
-        else:
-            scratch[n_right] = i
-            n_right += 1
-    for p in range(n_right):
-        rows[start + n_left + p] = scratch[p]
+    for chunk in range(n_chunks):
+        left_at[chunk] = n_left
+        n_left += left_counts[chunk]
+    n_right = n_left
+    for chunk in range(n_chunks):
+        right_at[chunk] = n_right
+        n_right += min(PARTITION_CHUNK, n_rows - chunk * PARTITION_CHUNK) - left_counts[chunk]
+    for chunk in prange(n_chunks):
+        to_left = left_at[chunk]
+        to_right = right_at[chunk]
+        for p in range(start + chunk * PARTITION_CHUNK,
+                       min(start + (chunk + 1) * PARTITION_CHUNK, stop)):
+            row = rows[p]
+            goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
+            scratch[to_left if goes_left else to_right] = row
+            to_left += goes_left
+            to_right += 1 - goes_left
+    for chunk in prange(n_chunks):
+        for q in range(chunk * PARTITION_CHUNK, min((chunk + 1) * PARTITION_CHUNK, n_rows)):
+            rows[start + q] = scratch[q]
     return n_left
 
 
