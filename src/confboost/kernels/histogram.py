@@ -224,6 +224,14 @@ def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
 ROW_CHUNK = 1 << 16
 
 
+@njit(cache=True, nogil=True)
+def _gather(rows, weights, sign_index, node_weights, node_signs, first, stop):
+    """The weights and signs of the node's positions ``first:stop``, gathered."""
+    for p in range(first, stop):
+        node_weights[p] = weights[rows[p]]
+        node_signs[p] = sign_index[rows[p]]
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _pair_histograms(first_codes, second_codes, rows, node_weights, node_signs, start, stop,
                      first_hist, second_hist, single):
@@ -251,7 +259,8 @@ def _pair_histograms(first_codes, second_codes, rows, node_weights, node_signs, 
 def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk):
     """A tree node's histogram for one label column, parallel over features and rows.
 
-    The node's weights and signs are gathered once (in parallel), so each task streams
+    The node's weights and signs are gathered once (in parallel above one chunk: each
+    parallel region wakes the threads, a cost on a busy machine), so each task streams
     them; a task takes two features (one load of an example's weight and sign for two
     independent adds, as in ``build_histogram_binary``) over one chunk of ``row_chunk``
     rows. Each cell sums its rows in the order of ``rows`` within a chunk, from 0.0, and
@@ -284,10 +293,12 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
     if rows is not None:
         node_weights = np.empty(n_rows, dtype=weights.dtype)
         node_signs = np.empty(n_rows, dtype=sign_index.dtype)
-        for chunk in prange(n_chunks):
-            for p in range(chunk * row_chunk, min((chunk + 1) * row_chunk, n_rows)):
-                node_weights[p] = weights[rows[p]]
-                node_signs[p] = sign_index[rows[p]]
+        if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
+            _gather(rows, weights, sign_index, node_weights, node_signs, 0, n_rows)
+        else:
+            for chunk in prange(n_chunks):
+                _gather(rows, weights, sign_index, node_weights, node_signs, chunk * row_chunk,
+                        min((chunk + 1) * row_chunk, n_rows))
     if n_chunks == 1:
         partial = flat.reshape((1, n_features, cells))
     else:

@@ -214,10 +214,11 @@ def code_goes_left(code, threshold_bin, missing_left):
 def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch):
     """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's.
 
-    In parallel over chunks of ``PARTITION_CHUNK`` rows: each chunk counts its left rows,
-    the counts' running sums give each chunk where its left and right rows go, and each
-    chunk writes them there (one store a row, at a cursor picked without a branch: a
-    threshold's side is a coin flip to the branch predictor), then the rows are copied back.
+    In parallel over chunks of ``PARTITION_CHUNK`` rows: each chunk writes its left rows to
+    the front of its part of ``scratch`` and its right rows to the back, last first (one
+    store a row, at a cursor picked without a branch: a threshold's side is a coin flip to
+    the branch predictor); then each chunk copies its left rows to their place after the
+    earlier chunks' and its right rows, in their order again, after all the left rows.
 
     Parameters
     ----------
@@ -240,36 +241,55 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     n_chunks = max(1, (n_rows + PARTITION_CHUNK - 1) // PARTITION_CHUNK)
     threshold = np.uint8(threshold_bin)
     left_counts = np.empty(n_chunks, dtype=np.intp)
-    for chunk in prange(n_chunks):
-        count = 0
-        for p in range(start + chunk * PARTITION_CHUNK,
-                       min(start + (chunk + 1) * PARTITION_CHUNK, stop)):
-            count += code_goes_left(column_codes[np.uintp(rows[p])], threshold, missing_left)
-        left_counts[chunk] = count
+    if n_chunks == 1:  # no parallel region (each costs a wake-up of the threads)
+        _partition_chunk(column_codes, rows, start, 0, n_rows, threshold, missing_left,
+                         scratch, left_counts)
+    else:
+        for chunk in prange(n_chunks):
+            _partition_chunk(column_codes, rows, start, chunk * PARTITION_CHUNK,
+                             min((chunk + 1) * PARTITION_CHUNK, n_rows), threshold,
+                             missing_left, scratch, left_counts)
     left_at = np.empty(n_chunks, dtype=np.intp)
-    right_at = np.empty(n_chunks, dtype=np.intp)
     n_left = 0
     for chunk in range(n_chunks):
         left_at[chunk] = n_left
         n_left += left_counts[chunk]
-    n_right = n_left
-    for chunk in range(n_chunks):
-        right_at[chunk] = n_right
-        n_right += min(PARTITION_CHUNK, n_rows - chunk * PARTITION_CHUNK) - left_counts[chunk]
-    for chunk in prange(n_chunks):
-        to_left = left_at[chunk]
-        to_right = right_at[chunk]
-        for p in range(start + chunk * PARTITION_CHUNK,
-                       min(start + (chunk + 1) * PARTITION_CHUNK, stop)):
-            row = rows[p]
-            goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
-            scratch[to_left if goes_left else to_right] = row
-            to_left += goes_left
-            to_right += 1 - goes_left
-    for chunk in prange(n_chunks):
-        for q in range(chunk * PARTITION_CHUNK, min((chunk + 1) * PARTITION_CHUNK, n_rows)):
-            rows[start + q] = scratch[q]
+    if n_chunks == 1:
+        _place_chunk(rows, start, 0, n_rows, n_left, left_at, left_counts, scratch)
+    else:
+        for chunk in prange(n_chunks):
+            _place_chunk(rows, start, chunk, n_rows, n_left, left_at, left_counts, scratch)
     return n_left
+
+
+@njit(cache=True, nogil=True)
+def _partition_chunk(column_codes, rows, start, first, stop, threshold, missing_left, scratch,
+                     left_counts):
+    """``partition_rows``'s first pass over the node's positions ``first:stop``: the left
+    rows to ``scratch`` from ``first`` up, the right rows from ``stop - 1`` down."""
+    to_left = first
+    to_right = stop - 1
+    for q in range(first, stop):
+        row = rows[start + q]
+        goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
+        scratch[to_left if goes_left else to_right] = row
+        to_left += goes_left
+        to_right -= 1 - goes_left
+    left_counts[first // PARTITION_CHUNK] = to_left - first
+
+
+@njit(cache=True, nogil=True)
+def _place_chunk(rows, start, chunk, n_rows, n_left, left_at, left_counts, scratch):
+    """``partition_rows``'s second pass for one chunk: its left rows after the earlier
+    chunks', its right rows, in their order again, after all the left rows."""
+    first = chunk * PARTITION_CHUNK
+    last = min(first + PARTITION_CHUNK, n_rows) - 1
+    to = start + left_at[chunk]
+    for q in range(left_counts[chunk]):
+        rows[to + q] = scratch[first + q]
+    to = start + n_left + first - left_at[chunk]
+    for q in range(last + 1 - first - left_counts[chunk]):
+        rows[to + q] = scratch[last - q]
 
 
 def partition_rows_naive(column_codes, rows, threshold_bin, missing_left):
