@@ -22,7 +22,10 @@ A tree is grown over a row index array ``rows`` in which every node owns a conti
 - find a factorised stump's edge per feature (``best_factorized_splits``), which sets the
   vote vector of a Hamming tree (Kégl 2014);
 - partition a node's rows into its two children (``partition_rows``);
-- walk a fitted tree's node arrays on raw feature values (``tree_blocks``).
+- walk a fitted tree's node arrays on raw feature values (``tree_blocks``);
+- say which way an example goes at a node of each kind (``threshold_goes_left`` and
+  ``code_goes_left``, ``value_goes_left``, ``term_goes_left``): the one rule that
+  training, prediction and the distributed fit share.
 
 The histograms take per-example masses ``pos`` and ``neg`` of shape (n_samples, k): the
 regular tree passes ``W * [Y = +1]`` and ``W * [Y = -1]`` (k label columns), the Hamming
@@ -40,6 +43,54 @@ from numba import njit, prange
 from confboost.kernels.criterion_numba import node_score as _score
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
 from confboost.utils.dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
+
+# --- the go-left rule of each node kind ------------------------------------------------
+# Training (the row partition), prediction (the walks) and the distributed fit (each
+# shard's leaves) send an example left by these functions only, as scikit-learn's trees
+# have one ``sample_goes_left``. Each is a numba function for the kernels; numpy code calls
+# the same expression on whole arrays through its ``py_func`` (no compilation).
+
+
+@njit(cache=True, nogil=True, inline="always")
+def threshold_goes_left(x, threshold, missing_left):
+    """A threshold node on a raw value: ``x <= threshold`` goes left; a missing value
+    (NaN, for which ``x <= threshold`` is false) goes left iff ``missing_left``."""
+    return (x <= threshold) | (missing_left & (x != x))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def code_goes_left(code, threshold_bin, missing_left):
+    """A threshold node on a bin code: ``code <= threshold_bin`` goes left; the missing bin
+    (``MISSING_BIN``, above every value bin and so above ``threshold_bin``) goes left iff
+    ``missing_left``. The node's raw threshold is the upper edge of bin ``threshold_bin``
+    (``Dataset.raw_threshold``), so a value and its code go the same way."""
+    return (code <= threshold_bin) | (missing_left & (code == MISSING_BIN))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def value_goes_left(value_code, code):
+    """A categorical value node: an example whose value has code ``code`` goes left; any
+    other value and a missing value (code -1) go right. Prediction passes the block of the
+    test ``x == v`` (``Frame.categorical_blocks``: 0 for v) with ``code`` 0."""
+    return value_code == code
+
+
+def term_goes_left(term_documents, rows, present):
+    """A term node: the documents of ``rows`` that hold the term go left, the others (a
+    missing text holds no term) right; shape (n_rows,), bool.
+
+    Parameters
+    ----------
+    term_documents : ndarray of shape (n_postings,), integer
+        The documents holding the term (its postings).
+    rows : ndarray of shape (n_rows,), intp
+    present : ndarray of shape (n_samples,), bool
+        Work space, all False; left all False.
+    """
+    present[term_documents] = True
+    left = present[rows]
+    present[term_documents] = False
+    return left
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
@@ -203,13 +254,6 @@ def best_factorized_splits_naive(codes, pos, neg, n_bins):
 PARTITION_CHUNK = 1 << 14
 
 
-@njit(cache=True, nogil=True, inline="always")
-def code_goes_left(code, threshold_bin, missing_left):
-    """Whether a bin code goes left at a threshold node: ``code <= threshold_bin``, the
-    missing bin by ``missing_left`` (``threshold_bin`` is a value bin, below it)."""
-    return (code <= threshold_bin) | (missing_left & (code == MISSING_BIN))
-
-
 @njit(cache=True, parallel=True, nogil=True)
 def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch):
     """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's.
@@ -321,10 +365,7 @@ def tree_blocks(X, feature, threshold, missing_left, left, right, out):
             continue
         node = 0
         while node >= 0:
-            x = X[i, feature[node]]
-            if np.isnan(x):
-                node = left[node] if missing_left[node] else right[node]
-            elif x <= threshold[node]:
+            if threshold_goes_left(X[i, feature[node]], threshold[node], missing_left[node]):
                 node = left[node]
             else:
                 node = right[node]
