@@ -21,6 +21,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,12 +44,18 @@ LEARNING_RATE = 0.5
 
 
 def load_task(task):
-    """(X, y) of a task's training part, float32."""
+    """(X, y) of a task's training part, float32 (the synthetic sets are made once and kept
+    in the temporary folder: making 1M rows takes longer than the timing)."""
     if task.startswith("binary"):
         import common
 
         n = 400_000 if "400k" in task else 1_000_000
+        cached = Path(tempfile.gettempdir()) / f"confboost-bench-trees-{n}.npz"
+        if cached.exists():
+            data = np.load(cached)
+            return data["X"], data["y"]
         X, y, _, _ = common.synthetic(n)
+        np.savez(cached, X=X, y=y)
         return X, y
     from confboost.datasets import load
 
