@@ -253,6 +253,33 @@ def test_training_prediction_and_shards_send_rows_to_the_same_leaves(rng, weak_l
         np.testing.assert_array_equal(out == 0, goes_left[node])
 
 
+def test_binary_tree_is_the_same_on_any_thread_count_over_several_row_chunks(rng,
+                                                                           monkeypatch):
+    """A one-label tree whose node histograms sum over several row chunks (a small
+    ``ROW_CHUNK``) and whose partitions take several chunks is the same tree, with the
+    same leaf masses to the bit, on 1 and 2 threads."""
+    import numba
+
+    import confboost.engine.learners.tree as tree_module
+
+    monkeypatch.setattr(tree_module, "ROW_CHUNK", 61)
+    _, dataset, labels, weights, *_ = _problem(rng, 1, n_samples=3 * PARTITION_CHUNK // 2,
+                                               distinct=20)
+    fits = []
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            fits.append(TreeLearner(REAL, 1e-6, max_leaves=10).fit(dataset, weights, labels))
+    finally:
+        numba.set_num_threads(previous)
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.train_blocks, fits[0].train_blocks)
+        np.testing.assert_array_equal(fit.weight_pos, fits[0].weight_pos)
+        np.testing.assert_array_equal(fit.hypothesis.values, fits[0].hypothesis.values)
+    assert fits[0].hypothesis.values.shape[0] == 10
+
+
 # --- the learners ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("mode", [REAL, DISCRETE])
