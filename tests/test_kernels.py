@@ -303,13 +303,13 @@ def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n
         rows = rows.astype(np.intp)
         build_histogram_rows(codes, rows, weights[rows], labels.sign_index[rows], expected)
         for group in (1, 3, 8):
-            build_histogram_masses(codes, rows, masses[rows], hist, group)
+            build_histogram_masses(codes, rows, masses, hist, group)
             np.testing.assert_array_equal(hist, expected)
     compact = np.where(codes == MISSING_BIN, n_bins.max(), codes).astype(np.uint8)
     n_hist_bins = int(n_bins.max()) + 1
     expected, hist = np.empty((2, 5, n_hist_bins, k, 2))
     build_histogram_rows(compact, rows, weights[rows], labels.sign_index[rows], expected)
-    build_histogram_masses(compact, rows, masses[rows], hist, 1)
+    build_histogram_masses(compact, rows, masses, hist, 1)
     np.testing.assert_array_equal(hist, expected)
 
 
@@ -338,3 +338,49 @@ def test_block_masses_are_bincounts_bit_for_bit(rng, dtype):
         assert a.shape == (7, 4)
         np.testing.assert_array_equal(a, b)
     assert not found[0][6].any()
+
+
+@pytest.mark.parametrize("n_features", [4, 5])  # features go in pairs
+@pytest.mark.parametrize("compact", [False, True])  # the codes of learners/tree.compact_codes
+def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng, n_features,
+                                                                            compact):
+    """Over every row and a node's rows, in one chunk (then it is the row-order sum of
+    build_histogram_binary_rows) and in several (the chunks' sums added in order), the
+    same histogram to the bit as the naive twin, on 1 and 2 threads."""
+    import numba
+
+    from confboost.kernels.histogram import (
+        build_histogram_binary_rows,
+        build_node_histogram_binary,
+        build_node_histogram_binary_naive,
+    )
+
+    X, signs, weights = random_problem(rng, n_samples=1000, n_features=n_features, k=1,
+                                       distinct=3)
+    codes, n_bins = _codes(X)
+    n_hist_bins = N_HIST_BINS
+    if compact:
+        n_hist_bins = int(n_bins.max()) + 1
+        codes = np.where(codes == MISSING_BIN, n_hist_bins - 1, codes).astype(np.uint8)
+    w = weights[:, 0].copy()
+    sign_index = (signs[:, 0] < 0).astype(np.uint8)
+    node = np.flatnonzero(rng.random(1000) < 0.6).astype(np.intp)
+    hist = np.empty((n_features, n_hist_bins, 1, 2))
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            for rows in (None, node, rng.permutation(node)):
+                for row_chunk in (1 << 16, 97):
+                    expected = build_node_histogram_binary_naive(codes, rows, w, sign_index,
+                                                                 n_hist_bins, row_chunk)
+                    build_node_histogram_binary(codes, rows, w, sign_index, hist, row_chunk)
+                    np.testing.assert_array_equal(hist, expected)
+                if rows is not None and not compact:  # 256 bins only
+                    build_histogram_binary_rows(codes, rows, w[rows], sign_index[rows], expected)
+                    build_node_histogram_binary(codes, rows, w, sign_index, hist, 1 << 16)
+                    np.testing.assert_array_equal(hist, expected)
+    finally:
+        numba.set_num_threads(previous)
+    np.testing.assert_allclose(hist.sum(axis=1)[:, 0], [[w[node][sign_index[node] == s].sum()
+                                                         for s in (0, 1)]] * n_features)

@@ -16,16 +16,20 @@ from confboost.kernels.criterion_numpy import DISCRETE, REAL
 from confboost.kernels.histogram import N_HIST_BINS, build_histogram_rows
 from confboost.kernels.node_split import best_node_splits, best_node_splits_naive
 from confboost.kernels.tree_nodes import (
+    PARTITION_CHUNK,
     best_factorized_splits,
     best_factorized_splits_naive,
+    code_goes_left,
     node_histogram,
     node_histogram_naive,
     partition_rows,
     partition_rows_naive,
     subtract_sibling,
+    threshold_goes_left,
     tree_blocks,
     tree_blocks_naive,
 )
+from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 from tests.conftest import random_problem
 
 
@@ -148,18 +152,21 @@ def test_best_factorized_splits_equal_brute_force(rng, k):
 
 
 @pytest.mark.parametrize("missing_left", [True, False])
-def test_partition_rows_equals_naive(rng, missing_left):
-    codes = rng.integers(0, 256, size=400).astype(np.uint8)
-    codes[rng.random(400) < 0.2] = 255
-    rows = rng.permutation(400).astype(np.intp)
-    expected_left, expected_right = partition_rows_naive(codes, rows[50:350], 100, missing_left)
+@pytest.mark.parametrize("n", [400, 3 * PARTITION_CHUNK + 123])  # one chunk, several
+def test_partition_rows_equals_naive(rng, missing_left, n):
+    codes = rng.integers(0, 256, size=n).astype(np.uint8)
+    codes[rng.random(n) < 0.2] = 255
+    rows = rng.permutation(n).astype(np.intp)
+    start, stop = 50, n - 50
+    expected_left, expected_right = partition_rows_naive(codes, rows[start:stop], 100,
+                                                         missing_left)
     before = rows.copy()
-    n_left = partition_rows(codes, rows, 50, 350, 100, missing_left, np.empty(400, np.intp))
+    n_left = partition_rows(codes, rows, start, stop, 100, missing_left, np.empty(n, np.intp))
     assert n_left == expected_left.size
-    np.testing.assert_array_equal(rows[50:50 + n_left], expected_left)
-    np.testing.assert_array_equal(rows[50 + n_left:350], expected_right)
-    np.testing.assert_array_equal(rows[:50], before[:50])
-    np.testing.assert_array_equal(rows[350:], before[350:])
+    np.testing.assert_array_equal(rows[start:start + n_left], expected_left)
+    np.testing.assert_array_equal(rows[start + n_left:stop], expected_right)
+    np.testing.assert_array_equal(rows[:start], before[:start])
+    np.testing.assert_array_equal(rows[stop:], before[stop:])
 
 
 def test_tree_blocks_equal_naive(rng):
@@ -179,6 +186,98 @@ def test_tree_blocks_equal_naive(rng):
     empty = np.empty(0, dtype=np.intp)
     tree_blocks(X, empty, np.empty(0), np.empty(0, dtype=bool), empty, empty, out)
     assert not out.any()
+
+
+@pytest.mark.parametrize("missing_left", [True, False])
+def test_threshold_rule_on_values_and_on_codes_agree(rng, missing_left):
+    """A value and its bin code go the same way at every threshold of every feature:
+    ``threshold_goes_left`` at the raw threshold (``Dataset.raw_threshold``) is
+    ``code_goes_left`` at its bin, NaN and the missing bin included; and numba's walk
+    (``tree_blocks``) sends every example where the rule says."""
+    X, dataset, *_ = _problem(rng, 1, missing=0.15, n_samples=400, distinct=6)
+    for feature in range(X.shape[1]):
+        for threshold_bin in range(dataset.n_bins[feature]):
+            threshold = dataset.raw_threshold(feature, threshold_bin)
+            on_values = threshold_goes_left.py_func(X[:, feature], threshold, missing_left)
+            on_codes = code_goes_left.py_func(dataset.codes[feature], threshold_bin,
+                                              missing_left)
+            np.testing.assert_array_equal(on_values, on_codes)
+            out = np.empty(X.shape[0], dtype=np.uint8)
+            tree_blocks(X, np.array([feature]), np.array([threshold]),
+                        np.array([missing_left]), np.array([-1]), np.array([-2]), out)
+            np.testing.assert_array_equal(out == 0, on_values)
+
+
+@pytest.mark.parametrize("weak_learner", [TreeLearner, HammingTreeLearner])
+@pytest.mark.parametrize("text", [True, False])  # the shards' trees have no term nodes
+def test_training_prediction_and_shards_send_rows_to_the_same_leaves(rng, weak_learner, text):
+    """The one go-left rule per node kind: the leaves growth gives the training rows (its
+    row partition), the hypothesis' walk on the raw table, the distributed fit's leaves of
+    a shard (``tree_code_blocks``) and, for threshold nodes, numba's walk, all agree, on a
+    table of continuous (with NaN), categorical (with missing) and text columns."""
+    from confboost.dask.sharded_trees import tree_code_blocks
+    from tests.test_mixed import mixed_frame
+    from tests.test_mixed_trees import _fitted
+
+    frame, Y = mixed_frame(rng)
+    types = {"row": "ignore"} if text else {"row": "ignore", "text": "ignore"}
+    encoder, dataset, prepared, labels, weights = _fitted(frame, Y, rng, types)
+    learner = weak_learner(REAL, 1e-3, max_leaves=12)
+    grown = {}
+    grow = learner._grow
+
+    def keep(*args, **kwargs):
+        grown["tree"] = grow(*args, **kwargs)
+        return grown["tree"]
+
+    learner._grow = keep
+    fit = learner.fit(dataset, weights, labels)
+    tree, hypothesis = grown["tree"], fit.hypothesis
+    kinds = set(tree.kind.tolist())
+    assert kinds == ({NODE_THRESHOLD, NODE_VALUE, NODE_TERM} if text
+                     else {NODE_THRESHOLD, NODE_VALUE})  # every rule is used
+    np.testing.assert_array_equal(hypothesis.blocks(prepared), fit.train_blocks)
+    if not text:  # the shards' leaves
+        np.testing.assert_array_equal(
+            tree_code_blocks(dataset, tree.kind, tree.feature, tree.threshold_bin,
+                             tree.missing_left, tree.left, tree.right), fit.train_blocks)
+    numeric = tree.kind == NODE_THRESHOLD
+    goes_left = hypothesis.goes_left(prepared)
+    for node in np.flatnonzero(numeric):
+        column = int(hypothesis.column[node])
+        out = np.empty(prepared.n_samples, dtype=np.uint8)
+        tree_blocks(np.ascontiguousarray(prepared.numeric, dtype=np.float64),
+                    np.array([column]), np.array([hypothesis.threshold[node]]),
+                    np.array([hypothesis.missing_left[node]]), np.array([-1]), np.array([-2]),
+                    out)
+        np.testing.assert_array_equal(out == 0, goes_left[node])
+
+
+def test_binary_tree_is_the_same_on_any_thread_count_over_several_row_chunks(rng,
+                                                                           monkeypatch):
+    """A one-label tree whose node histograms sum over several row chunks (a small
+    ``ROW_CHUNK``) and whose partitions take several chunks is the same tree, with the
+    same leaf masses to the bit, on 1 and 2 threads."""
+    import numba
+
+    import confboost.engine.learners.tree as tree_module
+
+    monkeypatch.setattr(tree_module, "ROW_CHUNK", 61)
+    _, dataset, labels, weights, *_ = _problem(rng, 1, n_samples=3 * PARTITION_CHUNK // 2,
+                                               distinct=20)
+    fits = []
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            fits.append(TreeLearner(REAL, 1e-6, max_leaves=10).fit(dataset, weights, labels))
+    finally:
+        numba.set_num_threads(previous)
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.train_blocks, fits[0].train_blocks)
+        np.testing.assert_array_equal(fit.weight_pos, fits[0].weight_pos)
+        np.testing.assert_array_equal(fit.hypothesis.values, fits[0].hypothesis.values)
+    assert fits[0].hypothesis.values.shape[0] == 10
 
 
 # --- the learners ----------------------------------------------------------------------

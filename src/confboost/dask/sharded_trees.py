@@ -47,17 +47,16 @@ from confboost.engine.learners.tree import (
 )
 from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
 from confboost.kernels.histogram import N_HIST_BINS
-from confboost.kernels.tree_nodes import node_histogram
-from confboost.utils.dtypes import BLOCK_DTYPE, MISSING_BIN, NODE_THRESHOLD, WEIGHT_DTYPE
+from confboost.kernels.tree_nodes import code_goes_left, node_histogram, value_goes_left
+from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
 
 
 def tree_code_blocks(dataset, kind, feature, threshold_bin, missing_left, left, right):
     """The leaf of every row of a ``Dataset`` under a grown tree, shape (n_samples,), uint8.
 
-    A threshold node sends a row left as ``kernels/tree.partition_rows`` does (``code <=
-    threshold_bin``, the missing bin by ``missing_left``), a value node as
-    ``NodeSplits.goes_left`` does (the value code equal to ``threshold_bin``), so the
-    leaves are those of the growth.
+    A row goes left by the rules growth uses (``kernels/tree_nodes.code_goes_left`` at a
+    threshold node, ``value_goes_left`` at a value node, the value code ``threshold_bin``),
+    so the leaves are those of the growth.
 
     Parameters
     ----------
@@ -76,11 +75,11 @@ def tree_code_blocks(dataset, kind, feature, threshold_bin, missing_left, left, 
     while stack:
         node, rows = stack.pop()
         if kind[node] == NODE_THRESHOLD:
-            codes = dataset.codes[feature[node], rows]
-            goes_left = np.where(codes == MISSING_BIN, missing_left[node],
-                                 codes <= threshold_bin[node])
+            goes_left = code_goes_left.py_func(dataset.codes[feature[node], rows],
+                                               threshold_bin[node], missing_left[node])
         else:
-            goes_left = categorical[feature[node]].codes[rows] == threshold_bin[node]
+            goes_left = value_goes_left.py_func(categorical[feature[node]].codes[rows],
+                                                threshold_bin[node])
         for child, child_rows in ((left[node], rows[goes_left]), (right[node], rows[~goes_left])):
             if child < 0:
                 out[child_rows] = -child - 1

@@ -111,7 +111,7 @@ def mass_group(n_features):
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def build_histogram_masses(codes, rows, row_masses, hist, group):
-    """``build_histogram_rows`` from each row's masses in the histogram's cell order.
+    """``build_histogram_rows`` from each example's masses in the histogram's cell order.
 
     ``row_masses[p]`` holds W+ and W- of row ``rows[p]`` for every label, ``(l, sign)``
     as a histogram bin holds them, the cell of the other sign 0.0: a row adds its 2k values
@@ -131,18 +131,19 @@ def build_histogram_masses(codes, rows, row_masses, hist, group):
     rows : ndarray of shape (n_rows,), intp, or None
         Example indices (any order; increasing is fastest); None: every example, in order
         (``rows[p] = p`` without the lookup, 12% faster on fashion-mnist's root).
-    row_masses : ndarray of shape (n_rows, k, 2), float64, C-contiguous
-        ``[p, l, 0]``: W[rows[p], l] if Y[rows[p], l] = +1 else 0.0; ``[p, l, 1]``: the
-        same for Y = -1 (the ``label_masses`` of the rows, interleaved).
+    row_masses : ndarray of shape (n_samples, k, 2), float64, C-contiguous
+        ``[i, l, 0]``: W[i, l] if Y[i, l] = +1 else 0.0; ``[i, l, 1]``: the same for
+        Y = -1 (the ``label_masses`` of every example, interleaved). A node's rows are read
+        in place: a row's 2k masses are contiguous, so a gathered copy saves no traffic.
     hist : ndarray of shape (n_features, n_hist_bins, k, 2), float64, C-contiguous
         Output; overwritten. ``n_hist_bins`` exceeds every code.
     group : int
         Features a task fills (``mass_group``); any value >= 1 gives the same histogram.
     """
     n_features = codes.shape[0]
-    n_rows = row_masses.shape[0]
+    n_rows = row_masses.shape[0] if rows is None else rows.shape[0]
     width = row_masses.shape[1] * 2
-    masses = row_masses.reshape((n_rows, width))
+    masses = row_masses.reshape((row_masses.shape[0], width))
     flat = hist.reshape((n_features, hist.shape[1] * width))
     block_rows = max(64, MASS_BLOCK_BYTES // (8 * width))
     for task in prange((n_features + group - 1) // group):
@@ -158,7 +159,7 @@ def build_histogram_masses(codes, rows, row_masses, hist, group):
                 for p in range(start, stop):
                     row = p if rows is None else rows[p]
                     base = np.uintp(feature_codes[row]) * np.uintp(width)
-                    mass_row = masses[p]
+                    mass_row = masses[row]
                     for cell in range(width):
                         feature_hist[base + np.uintp(cell)] += mass_row[cell]
 
@@ -216,6 +217,127 @@ def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
         for p in range(rows.shape[0]):
             feature_hist[(np.uintp(feature_codes[rows[p]]) << np.uintp(1))
                          | np.uintp(row_sign_index[p])] += row_weights[p]
+
+
+#: Rows of a chunk of a tree node's histogram (``build_node_histogram_binary``): each
+#: (feature pair, chunk) is one task with a histogram of its own, and the chunks' histograms
+#: are added in chunk order, so a node's histogram is the same on any number of threads.
+ROW_CHUNK = 1 << 16
+
+
+@njit(cache=True, nogil=True)
+def _gather(rows, weights, sign_index, node_weights, node_signs, first, stop):
+    """The weights and signs of the node's positions ``first:stop``, gathered."""
+    for p in range(first, stop):
+        node_weights[p] = weights[rows[p]]
+        node_signs[p] = sign_index[rows[p]]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pair_histograms(first_codes, second_codes, rows, node_weights, node_signs, start, stop,
+                     first_hist, second_hist, single):
+    """Two features' histograms over positions ``start:stop`` of a node (one if
+    ``single``: ``second_*`` is then the first feature again and left alone). Indices are
+    unsigned: a signed one costs a negative-index test per access (2x the loop's time)."""
+    one = np.uintp(1)
+    first_hist[:] = 0.0
+    if single:
+        for p in range(np.uintp(start), np.uintp(stop)):
+            row = p if rows is None else np.uintp(rows[p])
+            first_hist[(np.uintp(first_codes[row]) << one) | np.uintp(node_signs[p])] += (
+                node_weights[p])
+        return
+    second_hist[:] = 0.0
+    for p in range(np.uintp(start), np.uintp(stop)):
+        row = p if rows is None else np.uintp(rows[p])
+        weight = node_weights[p]
+        sign = np.uintp(node_signs[p])
+        first_hist[(np.uintp(first_codes[row]) << one) | sign] += weight
+        second_hist[(np.uintp(second_codes[row]) << one) | sign] += weight
+
+
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
+def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk):
+    """A tree node's histogram for one label column, parallel over features and rows.
+
+    The node's weights and signs are gathered once (in parallel above one chunk: each
+    parallel region wakes the threads, a cost on a busy machine), so each task streams
+    them; a task takes two features (one load of an example's weight and sign for two
+    independent adds, as in ``build_histogram_binary``) over one chunk of ``row_chunk``
+    rows. Each cell sums its rows in the order of ``rows`` within a chunk, from 0.0, and
+    the chunks' sums are then added in chunk order: a node of at most ``row_chunk`` rows
+    gets ``build_histogram_binary_rows``'s histogram bit for bit, and every node the same
+    histogram on any thread count (``build_node_histogram_binary_naive``).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_samples), uint8
+    rows : ndarray of shape (n_rows,), intp, or None
+        The node's examples (any order); None: every example, in order.
+    weights : ndarray of shape (n_samples,), float64, contiguous
+        W of every example (not gathered).
+    sign_index : ndarray of shape (n_samples,), uint8, contiguous
+        0 where Y = +1, 1 where Y = -1, of every example.
+    hist : ndarray of shape (n_features, n_hist_bins, 1, 2), float64, C-contiguous
+        Output; overwritten. ``n_hist_bins`` exceeds every code.
+    row_chunk : int
+        Rows of a chunk (``ROW_CHUNK``); any value >= 1 gives a histogram the naive twin
+        reproduces for that value.
+    """
+    n_features = codes.shape[0]
+    n_rows = codes.shape[1] if rows is None else rows.shape[0]
+    cells = hist.shape[1] * 2
+    flat = hist.reshape((n_features, cells))
+    n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
+    node_weights = weights
+    node_signs = sign_index
+    if rows is not None:
+        node_weights = np.empty(n_rows, dtype=weights.dtype)
+        node_signs = np.empty(n_rows, dtype=sign_index.dtype)
+        if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
+            _gather(rows, weights, sign_index, node_weights, node_signs, 0, n_rows)
+        else:
+            for chunk in prange(n_chunks):
+                _gather(rows, weights, sign_index, node_weights, node_signs, chunk * row_chunk,
+                        min((chunk + 1) * row_chunk, n_rows))
+    if n_chunks == 1:
+        partial = flat.reshape((1, n_features, cells))
+    else:
+        partial = np.empty((n_chunks, n_features, cells), dtype=hist.dtype)
+    n_pairs = (n_features + 1) // 2
+    for task in prange(n_pairs * n_chunks):
+        first = 2 * (task // n_chunks)
+        chunk = task % n_chunks
+        start = chunk * row_chunk
+        stop = min(start + row_chunk, n_rows)
+        second = min(first + 1, n_features - 1)
+        _pair_histograms(codes[first], codes[second], rows, node_weights, node_signs, start,
+                         stop, partial[chunk, first], partial[chunk, second],
+                         second == first)
+    if n_chunks > 1:
+        for feature in prange(n_features):
+            for cell in range(cells):
+                total = partial[0, feature, cell]
+                for chunk in range(1, n_chunks):
+                    total += partial[chunk, feature, cell]
+                flat[feature, cell] = total
+
+
+def build_node_histogram_binary_naive(codes, rows, weights, sign_index, n_hist_bins,
+                                      row_chunk):
+    """Twin of ``build_node_histogram_binary``: one ``np.bincount`` per feature and chunk,
+    the chunks added in order; returns the histogram, shape (n_features, n_hist_bins, 1, 2).
+    """
+    rows = np.arange(codes.shape[1]) if rows is None else rows
+    n_features = codes.shape[0]
+    hist = None
+    for start in range(0, max(rows.shape[0], 1), row_chunk):
+        chunk = rows[start: start + row_chunk]
+        cell = codes[:, chunk].astype(np.intp) * 2 + sign_index[chunk]
+        part = np.stack([np.bincount(cell[f], weights=weights[chunk],
+                                     minlength=2 * n_hist_bins) for f in range(n_features)])
+        hist = part if hist is None else hist + part
+    return hist.reshape((n_features, n_hist_bins, 1, 2))
 
 
 def build_histogram_naive(codes, weights, sign_index, n_hist_bins=N_HIST_BINS):

@@ -14,26 +14,28 @@ bin with no mass repeats the previous threshold's split, which wins the tie, so 
 and the bins with mass are candidates.
 
 Real confidences take two square roots per (candidate, label), four with missing values:
-``_scan_blocked`` lays the children's masses of ``_SPLIT_BLOCK`` candidates side by side
-and scores them in one vectorised loop per side (``kernels/criterion.node_scores``), then
-sums each candidate's scores in label order. ±1 confidences, whose score is one subtraction,
-and features of fewer than ``_SPLIT_BLOCK`` value bins keep one scalar loop per (bin,
-label), which the blocks' bookkeeping would slow down (birds-like count features of 5
-values: 2x the round). Both give each gain to the bit.
+``_scan_blocked`` lays the left child's masses of ``_SPLIT_BLOCK`` candidates side by side,
+label-major, and for each label scores every candidate's children in one loop vectorised
+across the candidates, adding each score to its candidate's sum (in label order). ±1
+confidences, whose score is one subtraction, and features of fewer than ``_SPLIT_BLOCK``
+value bins keep one scalar loop per (bin, label), which the blocks' bookkeeping would slow
+down (birds-like count features of 5 values: 2x the round). Both give each gain to the bit.
 """
 
 import numpy as np
 from numba import njit, prange
 
 from confboost.kernels.criterion_numba import node_score as _score
-from confboost.kernels.criterion_numba import node_scores
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
-from confboost.kernels.stump_split import value_totals
 from confboost.utils.dtypes import MISSING_BIN, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
 
 #: Candidate thresholds ``_scan_blocked`` scores at once; features of fewer value bins are
 #: scanned by the scalar loop.
 _SPLIT_BLOCK = 32
+
+#: Features a task of ``best_node_splits`` scans with one work space (an allocation per
+#: feature cost a third of a small node's search).
+_SPLIT_FEATURES = 4
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -63,11 +65,35 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
         Output: whether its missing values go left.
     """
     n_features = hist.shape[0]
+    for task in prange((n_features + _SPLIT_FEATURES - 1) // _SPLIT_FEATURES):
+        _split_features(hist, n_bins, mode, min_leaf_weight, task * _SPLIT_FEATURES,
+                        min((task + 1) * _SPLIT_FEATURES, n_features), best_gain, best_bin,
+                        best_missing_left)
+
+
+@njit(cache=True, nogil=True)
+def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain, best_bin,
+                    best_missing_left):
+    """``best_node_splits`` of the features ``first:stop``, with one work space for all."""
     k = hist.shape[2]
     missing_bin = hist.shape[1] - 1
     real = mode == REAL or mode == REAL_ABSTAIN
-    for feature in prange(n_features):
-        all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
+    all_pos = np.empty(k, dtype=WEIGHT_DTYPE)
+    all_neg = np.empty(k, dtype=WEIGHT_DTYPE)
+    left_pos = np.empty(k, dtype=WEIGHT_DTYPE)
+    left_neg = np.empty(k, dtype=WEIGHT_DTYPE)
+    side_pos = np.empty((k, _SPLIT_BLOCK), dtype=WEIGHT_DTYPE)
+    side_neg = np.empty((k, _SPLIT_BLOCK), dtype=WEIGHT_DTYPE)
+    sums = np.empty((4, _SPLIT_BLOCK), dtype=WEIGHT_DTYPE)
+    candidate_mass = np.empty(_SPLIT_BLOCK, dtype=WEIGHT_DTYPE)
+    candidate_bin = np.empty(_SPLIT_BLOCK, dtype=np.intp)
+    for feature in range(first, stop):
+        all_pos[:] = 0.0
+        all_neg[:] = 0.0
+        for b in range(n_bins[feature]):  # the value bins' totals (``value_totals``)
+            for l in range(k):
+                all_pos[l] += hist[feature, b, l, 0]
+                all_neg[l] += hist[feature, b, l, 1]
         node_score = 0.0
         missing_mass = 0.0
         value_mass = 0.0
@@ -78,13 +104,14 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
             missing_mass += miss_pos + miss_neg
             value_mass += all_pos[l] + all_neg[l]
         least_mass = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
+        left_pos[:] = 0.0
+        left_neg[:] = 0.0
         if real and n_bins[feature] >= _SPLIT_BLOCK:
             best_gain[feature], best_bin[feature], best_missing_left[feature] = (
                 _scan_blocked(hist[feature], n_bins[feature], all_pos, all_neg, node_score,
-                              missing_mass, value_mass, least_mass, mode))
+                              missing_mass, value_mass, least_mass, left_pos, left_neg,
+                              side_pos, side_neg, sums, candidate_mass, candidate_bin))
             continue
-        left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
-        left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
         feature_gain = -np.inf
         feature_bin = -1
         feature_missing_left = True
@@ -137,29 +164,24 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
 
 @njit(cache=True, nogil=True)
 def _scan_blocked(feature_hist, n_value_bins, all_pos, all_neg, node_score, missing_mass,
-                  value_mass, least_mass, mode):
+                  value_mass, least_mass, left_pos, left_neg, side_pos, side_neg, sums,
+                  candidate_mass, candidate_bin):
     """One feature's best split, (gain, bin, missing_left) or (-inf, -1, True), as the
-    scalar loop of ``best_node_splits`` finds it to the bit, with the children's scores of
-    ``_SPLIT_BLOCK`` candidates at a time in vectorised loops (module docstring)."""
+    scalar loop of ``best_node_splits`` finds it to the bit, ``_SPLIT_BLOCK`` candidates at
+    a time (module docstring; real confidences only).
+
+    The left child's running W+ and W- of the block's candidates are laid out label-major,
+    so that for each label one loop over the candidates scores both children (and both
+    with the missing bin) and adds each score to its candidate's sum: a loop LLVM
+    vectorises across candidates, whose sums still run over the labels in order, from 0.0.
+    The work space comes from the caller: ``left_pos``, ``left_neg`` of shape (k,), zeros;
+    ``side_pos``, ``side_neg`` of shape (k, _SPLIT_BLOCK); ``sums`` of shape (4,
+    _SPLIT_BLOCK), each candidate's score sums: left, right (missing values right), left,
+    right (missing values left); ``candidate_mass`` and ``candidate_bin``, (_SPLIT_BLOCK,).
+    """
     k = feature_hist.shape[1]
     missing_bin = feature_hist.shape[0] - 1
     with_missing = missing_mass > 0.0
-    n_sides = 4 if with_missing else 2
-    # per (candidate, label) cell: sides 0-3 W+ and W- of the left and right children,
-    # 4-7 the same with the missing bin added; 8-11 the scores of the sides (left, right,
-    # left with missing, right with missing); 12-15 the label's totals and missing bin
-    work = np.empty((16, _SPLIT_BLOCK * k), dtype=WEIGHT_DTYPE)
-    sides, scores, tiled = work[:8], work[8:12], work[12:]
-    for at in range(0, _SPLIT_BLOCK * k, k):
-        for l in range(k):
-            tiled[0, at + l] = all_pos[l]
-            tiled[1, at + l] = all_neg[l]
-            tiled[2, at + l] = feature_hist[missing_bin, l, 0]
-            tiled[3, at + l] = feature_hist[missing_bin, l, 1]
-    candidate_mass = np.empty(_SPLIT_BLOCK, dtype=WEIGHT_DTYPE)
-    candidate_bin = np.empty(_SPLIT_BLOCK, dtype=np.intp)
-    left_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
-    left_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
     left_mass = 0.0
     best_gain, best_missing_left, best_bin = -np.inf, True, -1
     b = 0
@@ -169,7 +191,6 @@ def _scan_blocked(feature_hist, n_value_bins, all_pos, all_neg, node_score, miss
             # an empty bin adds 0.0 to every running sum (no change: the masses are >= 0)
             # and is no candidate; its sides, written in the next candidate's place, are
             # overwritten
-            at = n_candidates * k
             bin_mass = 0.0
             for l in range(k):
                 cell_mass = feature_hist[b, l, 0] + feature_hist[b, l, 1]
@@ -177,40 +198,37 @@ def _scan_blocked(feature_hist, n_value_bins, all_pos, all_neg, node_score, miss
                 left_neg[l] += feature_hist[b, l, 1]
                 left_mass += cell_mass
                 bin_mass += cell_mass
-                sides[0, at + l] = left_pos[l]
-                sides[1, at + l] = left_neg[l]
+                side_pos[l, n_candidates] = left_pos[l]
+                side_neg[l, n_candidates] = left_neg[l]
             if b == 0 or bin_mass != 0.0:
                 candidate_mass[n_candidates] = left_mass
                 candidate_bin[n_candidates] = b
                 n_candidates += 1
             b += 1
-        n_cells = n_candidates * k
-        for cell in range(n_cells):  # the right side: the totals minus the left
-            sides[2, cell] = max(tiled[0, cell] - sides[0, cell], 0.0)
-            sides[3, cell] = max(tiled[1, cell] - sides[1, cell], 0.0)
-        if with_missing:
-            for cell in range(n_cells):
-                sides[4, cell] = sides[0, cell] + tiled[2, cell]
-                sides[5, cell] = sides[1, cell] + tiled[3, cell]
-                sides[6, cell] = sides[2, cell] + tiled[2, cell]
-                sides[7, cell] = sides[3, cell] + tiled[3, cell]
-        for side in range(n_sides):
-            node_scores(sides[2 * side, :n_cells], sides[2 * side + 1, :n_cells], mode,
-                        scores[side, :n_cells])
+        sums[:, :n_candidates] = 0.0
+        sum_left, sum_right, sum_left_miss, sum_right_miss = sums[0], sums[1], sums[2], sums[3]
+        for l in range(k):
+            total_pos, total_neg = all_pos[l], all_neg[l]
+            pos, neg = side_pos[l], side_neg[l]
+            for c in range(n_candidates):
+                sum_left[c] += _score(pos[c], neg[c], REAL)
+                sum_right[c] += _score(max(total_pos - pos[c], 0.0),
+                                       max(total_neg - neg[c], 0.0), REAL)
+            if with_missing:
+                miss_pos = feature_hist[missing_bin, l, 0]
+                miss_neg = feature_hist[missing_bin, l, 1]
+                for c in range(n_candidates):
+                    sum_left_miss[c] += _score(pos[c] + miss_pos, neg[c] + miss_neg, REAL)
+                    sum_right_miss[c] += _score(max(total_pos - pos[c], 0.0) + miss_pos,
+                                                max(total_neg - neg[c], 0.0) + miss_neg, REAL)
         for c in range(n_candidates):
-            score_left = 0.0  # missing values right: left and right scores
-            score_right = 0.0
-            for cell in range(c * k, (c + 1) * k):
-                score_right += scores[1, cell]
-                score_left += scores[0, cell]
+            score_left = sums[0, c]  # missing values right
+            score_right = sums[1, c]
             score_left_miss = score_left  # missing values left
             score_right_miss = score_right
             if with_missing:
-                score_left_miss = 0.0
-                score_right_miss = 0.0
-                for cell in range(c * k, (c + 1) * k):
-                    score_left_miss += scores[2, cell]
-                    score_right_miss += scores[3, cell]
+                score_left_miss = sums[2, c]
+                score_right_miss = sums[3, c]
             mass = candidate_mass[c]
             right_mass = max(value_mass - mass, 0.0)
             if mass + missing_mass >= least_mass and right_mass >= least_mass:

@@ -22,7 +22,10 @@ A tree is grown over a row index array ``rows`` in which every node owns a conti
 - find a factorised stump's edge per feature (``best_factorized_splits``), which sets the
   vote vector of a Hamming tree (Kégl 2014);
 - partition a node's rows into its two children (``partition_rows``);
-- walk a fitted tree's node arrays on raw feature values (``tree_blocks``).
+- walk a fitted tree's node arrays on raw feature values (``tree_blocks``);
+- say which way an example goes at a node of each kind (``threshold_goes_left`` and
+  ``code_goes_left``, ``value_goes_left``, ``term_goes_left``): the one rule that
+  training, prediction and the distributed fit share.
 
 The histograms take per-example masses ``pos`` and ``neg`` of shape (n_samples, k): the
 regular tree passes ``W * [Y = +1]`` and ``W * [Y = -1]`` (k label columns), the Hamming
@@ -40,6 +43,54 @@ from numba import njit, prange
 from confboost.kernels.criterion_numba import node_score as _score
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
 from confboost.utils.dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
+
+# --- the go-left rule of each node kind ------------------------------------------------
+# Training (the row partition), prediction (the walks) and the distributed fit (each
+# shard's leaves) send an example left by these functions only, as scikit-learn's trees
+# have one ``sample_goes_left``. Each is a numba function for the kernels; numpy code calls
+# the same expression on whole arrays through its ``py_func`` (no compilation).
+
+
+@njit(cache=True, nogil=True, inline="always")
+def threshold_goes_left(x, threshold, missing_left):
+    """A threshold node on a raw value: ``x <= threshold`` goes left; a missing value
+    (NaN, for which ``x <= threshold`` is false) goes left iff ``missing_left``."""
+    return (x <= threshold) | (missing_left & (x != x))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def code_goes_left(code, threshold_bin, missing_left):
+    """A threshold node on a bin code: ``code <= threshold_bin`` goes left; the missing bin
+    (``MISSING_BIN``, above every value bin and so above ``threshold_bin``) goes left iff
+    ``missing_left``. The node's raw threshold is the upper edge of bin ``threshold_bin``
+    (``Dataset.raw_threshold``), so a value and its code go the same way."""
+    return (code <= threshold_bin) | (missing_left & (code == MISSING_BIN))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def value_goes_left(value_code, code):
+    """A categorical value node: an example whose value has code ``code`` goes left; any
+    other value and a missing value (code -1) go right. Prediction passes the block of the
+    test ``x == v`` (``Frame.categorical_blocks``: 0 for v) with ``code`` 0."""
+    return value_code == code
+
+
+def term_goes_left(term_documents, rows, present):
+    """A term node: the documents of ``rows`` that hold the term go left, the others (a
+    missing text holds no term) right; shape (n_rows,), bool.
+
+    Parameters
+    ----------
+    term_documents : ndarray of shape (n_postings,), integer
+        The documents holding the term (its postings).
+    rows : ndarray of shape (n_rows,), intp
+    present : ndarray of shape (n_samples,), bool
+        Work space, all False; left all False.
+    """
+    present[term_documents] = True
+    left = present[rows]
+    present[term_documents] = False
+    return left
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
@@ -198,9 +249,20 @@ def best_factorized_splits_naive(codes, pos, neg, n_bins):
     return best_edge, best_bin, best_missing_left
 
 
-@njit(cache=True, nogil=True)
+#: Rows a task of ``partition_rows`` takes (a stable partition is one order, whatever the
+#: chunks: they set only how the work is shared).
+PARTITION_CHUNK = 1 << 14
+
+
+@njit(cache=True, parallel=True, nogil=True)
 def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch):
     """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's.
+
+    In parallel over chunks of ``PARTITION_CHUNK`` rows: each chunk writes its left rows to
+    the front of its part of ``scratch`` and its right rows to the back, last first (one
+    store a row, at a cursor picked without a branch: a threshold's side is a coin flip to
+    the branch predictor); then each chunk copies its left rows to their place after the
+    earlier chunks' and its right rows, in their order again, after all the left rows.
 
     Parameters
     ----------
@@ -219,24 +281,59 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     -------
     n_left : int
     """
+    n_rows = stop - start
+    n_chunks = max(1, (n_rows + PARTITION_CHUNK - 1) // PARTITION_CHUNK)
+    threshold = np.uint8(threshold_bin)
+    left_counts = np.empty(n_chunks, dtype=np.intp)
+    if n_chunks == 1:  # no parallel region (each costs a wake-up of the threads)
+        _partition_chunk(column_codes, rows, start, 0, n_rows, threshold, missing_left,
+                         scratch, left_counts)
+    else:
+        for chunk in prange(n_chunks):
+            _partition_chunk(column_codes, rows, start, chunk * PARTITION_CHUNK,
+                             min((chunk + 1) * PARTITION_CHUNK, n_rows), threshold,
+                             missing_left, scratch, left_counts)
+    left_at = np.empty(n_chunks, dtype=np.intp)
     n_left = 0
-    n_right = 0
-    for p in range(start, stop):
-        i = rows[p]
-        code = column_codes[i]
-        if code == MISSING_BIN:
-            goes_left = missing_left
-        else:
-            goes_left = code <= threshold_bin
-        if goes_left:
-            rows[start + n_left] = i
-            n_left += 1
-        else:
-            scratch[n_right] = i
-            n_right += 1
-    for p in range(n_right):
-        rows[start + n_left + p] = scratch[p]
+    for chunk in range(n_chunks):
+        left_at[chunk] = n_left
+        n_left += left_counts[chunk]
+    if n_chunks == 1:
+        _place_chunk(rows, start, 0, n_rows, n_left, left_at, left_counts, scratch)
+    else:
+        for chunk in prange(n_chunks):
+            _place_chunk(rows, start, chunk, n_rows, n_left, left_at, left_counts, scratch)
     return n_left
+
+
+@njit(cache=True, nogil=True)
+def _partition_chunk(column_codes, rows, start, first, stop, threshold, missing_left, scratch,
+                     left_counts):
+    """``partition_rows``'s first pass over the node's positions ``first:stop``: the left
+    rows to ``scratch`` from ``first`` up, the right rows from ``stop - 1`` down."""
+    to_left = first
+    to_right = stop - 1
+    for q in range(first, stop):
+        row = rows[start + q]
+        goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
+        scratch[to_left if goes_left else to_right] = row
+        to_left += goes_left
+        to_right -= 1 - goes_left
+    left_counts[first // PARTITION_CHUNK] = to_left - first
+
+
+@njit(cache=True, nogil=True)
+def _place_chunk(rows, start, chunk, n_rows, n_left, left_at, left_counts, scratch):
+    """``partition_rows``'s second pass for one chunk: its left rows after the earlier
+    chunks', its right rows, in their order again, after all the left rows."""
+    first = chunk * PARTITION_CHUNK
+    last = min(first + PARTITION_CHUNK, n_rows) - 1
+    to = start + left_at[chunk]
+    for q in range(left_counts[chunk]):
+        rows[to + q] = scratch[first + q]
+    to = start + n_left + first - left_at[chunk]
+    for q in range(last + 1 - first - left_counts[chunk]):
+        rows[to + q] = scratch[last - q]
 
 
 def partition_rows_naive(column_codes, rows, threshold_bin, missing_left):
@@ -268,10 +365,7 @@ def tree_blocks(X, feature, threshold, missing_left, left, right, out):
             continue
         node = 0
         while node >= 0:
-            x = X[i, feature[node]]
-            if np.isnan(x):
-                node = left[node] if missing_left[node] else right[node]
-            elif x <= threshold[node]:
+            if threshold_goes_left(X[i, feature[node]], threshold[node], missing_left[node]):
                 node = left[node]
             else:
                 node = right[node]

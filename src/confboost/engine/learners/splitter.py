@@ -24,7 +24,7 @@ import numpy as np
 from confboost.engine.learners.base import leaf_statistics
 from confboost.kernels.criterion_numpy import split_gain
 from confboost.kernels.node_split import best_node_splits
-from confboost.kernels.tree_nodes import node_term_gains
+from confboost.kernels.tree_nodes import node_term_gains, term_goes_left, value_goes_left
 from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 
 
@@ -202,13 +202,10 @@ class NodeSplits:
         (n_rows,), bool."""
         kind, index, code, _ = split
         if kind == NODE_VALUE:
-            return self.categorical[index].codes[rows] == code
+            return value_goes_left.py_func(self.categorical[index].codes[rows], code)
         column = self.text[index]
-        documents = column.indices[column.indptr[code]: column.indptr[code + 1]]
-        self._present[documents] = True
-        left = self._present[rows]
-        self._present[documents] = False
-        return left
+        return term_goes_left(column.indices[column.indptr[code]: column.indptr[code + 1]],
+                              rows, self._present)
 
     def partition(self, split, rows, start, stop):
         """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's;

@@ -23,9 +23,11 @@ from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, Tre
 from confboost.kernels.criterion_numpy import partition_z
 from confboost.kernels.histogram import (
     N_HIST_BINS,
+    ROW_CHUNK,
     build_histogram,
     build_histogram_masses,
     build_histogram_rows,
+    build_node_histogram_binary,
     mass_group,
 )
 from confboost.kernels.term_masses import term_block_weights
@@ -76,12 +78,22 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None):
 
     From ``MASS_MIN_LABELS`` labels on, each example's W+ and W- per label (``pos``,
     ``neg``: ``label_masses`` of ``weights``) are laid out once in a histogram bin's cell
-    order, shape (n, k, 2), and each node's gathered from them for
-    ``kernels/histogram.build_histogram_masses``; with fewer labels a node's weights and
+    order, shape (n, k, 2), and ``kernels/histogram.build_histogram_masses`` reads each
+    node's rows from them; with fewer labels a node's weights and
     sign indices are gathered for ``build_histogram_rows``. The histograms are the same to
-    the bit.
+    the bit. One label column (binary data) takes
+    ``kernels/histogram.build_node_histogram_binary``, parallel over features and rows.
     """
     codes = dataset.codes if codes is None else codes
+    if weights.shape[1] == 1:
+        column_weights = weights.reshape(-1)
+        column_signs = labels.sign_index.reshape(-1)
+
+        def fill_histogram(rows, hist):
+            build_node_histogram_binary(codes, rows, column_weights, column_signs, hist,
+                                        ROW_CHUNK)
+
+        return fill_histogram
     if weights.shape[1] < MASS_MIN_LABELS:
         sign_index = labels.sign_index
 
@@ -95,8 +107,7 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None):
     masses = np.stack((pos, neg), axis=-1)
 
     def fill_histogram(rows, hist):
-        build_histogram_masses(codes, rows, masses if rows is None else masses[rows], hist,
-                               mass_group(codes.shape[0]))
+        build_histogram_masses(codes, rows, masses, hist, mass_group(codes.shape[0]))
 
     return fill_histogram
 

@@ -21,7 +21,7 @@ from confboost.engine.learners.base import (
     saved_values,
     tree_text,
 )
-from confboost.kernels.tree_nodes import tree_blocks
+from confboost.kernels.tree_nodes import threshold_goes_left, tree_blocks, value_goes_left
 from confboost.utils.dtypes import (
     BLOCK_DTYPE,
     NODE_KIND_NAMES,
@@ -158,12 +158,13 @@ class TreeHypothesis(PartitionHypothesis):
         out = np.empty((self.kind.shape[0], X.n_samples), dtype=bool)
         for node, (kind, column) in enumerate(zip(self.kind, self.column, strict=True)):
             if kind == NODE_THRESHOLD:
-                x = X.continuous_values(int(column))
-                out[node] = np.where(np.isnan(x), self.missing_left[node],
-                                     x <= self.threshold[node])
-            elif kind == NODE_VALUE:
-                out[node] = X.categorical_blocks(int(column), self.value[node]) == 0
-            else:
+                out[node] = threshold_goes_left.py_func(X.continuous_values(int(column)),
+                                                        self.threshold[node],
+                                                        self.missing_left[node])
+            elif kind == NODE_VALUE:  # the frame's block 0: the node's value
+                out[node] = value_goes_left.py_func(
+                    X.categorical_blocks(int(column), self.value[node]), 0)
+            else:  # the frame's block 0: the term is present (term_goes_left's rule)
                 out[node] = X.term_blocks(int(column), self.value[node]) == 0
         return out
 

@@ -1,0 +1,181 @@
+"""Seconds per 16-leaf tree round: confboost against LightGBM, each in its own fresh process.
+
+confboost grows one tree a round for all k labels (a label tree, ``weak_learner="tree"``),
+LightGBM k trees a round (``num_leaves=16``, one per class); both from the same binned data,
+binning apart. Every timing runs in a fresh Python process that imports one library only,
+so no library's threads or OpenMP settings touch another's. Within a process the rounds are
+timed after a warm-up (the numba kernels load from their cache, the thread pool starts),
+and the median of ``TREE_REPEATS`` runs (default 3) is kept; across processes the median of
+``--alternations`` fresh processes per (library, task, threads), run in turn so that a busy
+moment falls on every column alike.
+
+Run alone: ``python benchmarks/bench_trees.py [--before SRC] [--threads 1 2] [task ...]``.
+``--before SRC`` adds a column for confboost imported from another source tree (``SRC``
+holds the ``confboost`` package, as ``src/`` of a checkout), timed in the same run,
+alternating with this checkout's: a before/after ratio on a shared machine.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+#: task -> rounds per timed run
+TASKS = {
+    "binary 400k x 50": 10,
+    "binary 1M x 50": 5,
+    "satimage": 30,
+    "letter": 10,
+    "fashion-mnist": 2,
+}
+
+REPEATS = int(os.environ.get("TREE_REPEATS", "3"))
+LEAVES = 16
+LEARNING_RATE = 0.5
+
+
+def load_task(task):
+    """(X, y) of a task's training part, float32 (the synthetic sets are made once and kept
+    in the temporary folder: making 1M rows takes longer than the timing)."""
+    if task.startswith("binary"):
+        import common
+
+        n = 400_000 if "400k" in task else 1_000_000
+        cached = Path(tempfile.gettempdir()) / f"confboost-bench-trees-{n}.npz"
+        if cached.exists():
+            data = np.load(cached)
+            return data["X"], data["y"]
+        X, y, _, _ = common.synthetic(n)
+        np.savez(cached, X=X, y=y)
+        return X, y
+    from confboost.datasets import load
+
+    split = load(task, dtype=np.float32)
+    return split.X_train, split.y_train
+
+
+def median_round(function, rounds):
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) / rounds
+
+
+def time_confboost(task, threads):
+    import numba
+
+    from confboost import BoostClassifier
+    from confboost.data.dataset import Dataset
+    from confboost.engine.boosting import run_boosting
+    from confboost.engine.learners import LEARNERS
+    from confboost.engine.schemes.mh import MHScheme
+    from confboost.kernels.criterion_numpy import mode_code
+
+    X, y = load_task(task)
+    numba.set_num_threads(threads)
+    probe_rows = np.linspace(0, len(y) - 1, 200).astype(np.intp)
+    probe = BoostClassifier(n_estimators=1, n_jobs=threads).fit(X[probe_rows], y[probe_rows])
+    signs, _ = probe._encode_targets(y)
+    weight = np.ones(len(y))
+    smoothing = 1.0 / (2.0 * len(y) * signs.shape[1])
+    dataset = Dataset.from_array(X, 255, 0, weight)
+    mode = mode_code("real")
+    rounds = TASKS[task]
+
+    def boost(n_rounds=rounds):
+        scheme = MHScheme(signs, weight, signs.shape[1] > 1)
+        learner = LEARNERS["tree"](mode, smoothing, max_leaves=LEAVES)
+        return run_boosting(dataset, scheme, learner, n_rounds, "auto", mode, smoothing)
+
+    boost(2)  # warm-up: kernels from the cache, the thread pool
+    return median_round(boost, rounds)
+
+
+def time_lightgbm(task, threads):
+    import lightgbm as lgb
+
+    X, y = load_task(task)
+    classes, y = np.unique(y, return_inverse=True)
+    n_classes = len(classes)
+    params = {"num_leaves": LEAVES, "max_bin": 255, "learning_rate": LEARNING_RATE,
+              "num_threads": threads, "verbose": -1,
+              "objective": "binary" if n_classes == 2 else "multiclass"}
+    if n_classes > 2:
+        params["num_class"] = n_classes
+    train = lgb.Dataset(X, y, params={"max_bin": 255, "verbose": -1}).construct()
+    rounds = TASKS[task]
+    lgb.train(params, train, 2)  # warm-up
+    return median_round(lambda: lgb.train(params, train, rounds), rounds)
+
+
+def child(library, task, threads):
+    """The timing of one (library, task, threads) in this process, printed as JSON."""
+    sys.path.insert(0, str(HERE))
+    timer = time_lightgbm if library == "lightgbm" else time_confboost
+    print(json.dumps({"seconds": timer(task, threads)}))
+
+
+def fresh(library, task, threads, source=None):
+    """Seconds per round measured in a fresh process; ``source``: confboost's package root."""
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = str(source) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, __file__, "--child", library, task, str(threads)],
+                         env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"{library} on {task} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("tasks", nargs="*", default=list(TASKS))
+    parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--before", help="source tree of the confboost to compare against")
+    parser.add_argument("--alternations", type=int, default=2)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child[0], args.child[1], int(args.child[2]))
+        return
+    columns = [("confboost", None)]
+    if args.before:
+        columns.insert(0, ("before", Path(args.before).resolve()))
+    columns.append(("lightgbm", None))
+    load_before = os.getloadavg()
+    header = ["task", "threads", *(name for name, _ in columns), "confboost / LightGBM"]
+    if args.before:
+        header.insert(-1, "after / before")
+    print(f"# load average at start: {load_before[0]:.2f}; {REPEATS} timed runs a process, "
+          f"median of {args.alternations} processes; seconds per round", flush=True)
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header), flush=True)
+    for task in args.tasks:
+        for threads in args.threads:
+            times = {name: [] for name, _ in columns}
+            for _ in range(args.alternations):
+                for name, source in columns:
+                    library = "lightgbm" if name == "lightgbm" else "confboost"
+                    times[name].append(fresh(library, task, threads, source))
+            medians = {name: statistics.median(values) for name, values in times.items()}
+            cells = [task, str(threads), *(f"{medians[name]:.4f}" for name, _ in columns)]
+            if args.before:
+                cells.append(f"{medians['confboost'] / medians['before']:.2f}")
+            cells.append(f"{medians['confboost'] / medians['lightgbm']:.2f}")
+            print("| " + " | ".join(cells) + " |", flush=True)
+    print(f"# load average at end: {os.getloadavg()[0]:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
