@@ -29,38 +29,67 @@ HISTORY_KEYS = ("alpha", "z", "bound", "train_loss", "criterion", "alpha_capped"
 class ProgressPrinter:
     """Per-round table and a progress bar on stderr (``verbose`` of the estimators).
 
+    One printer follows every run of a fit: it counts the rounds it is called for, whichever
+    run they belong to, against ``n_rounds``, the rounds of all of them, so the bar reaches
+    its end when the fit's work does. The main run calls the printer itself; each further
+    run calls ``labelled(name)``, whose lines carry the run's name.
+
     Parameters
     ----------
     n_rounds : int
+        Rounds of all the runs the printer follows.
     verbose : int
-        1: a progress bar; 2 or more: one line per round as well.
+        0: nothing; 1: a progress bar; 2 or more: one line per round as well.
     stream : file, default sys.stderr
     """
 
     def __init__(self, n_rounds, verbose, stream=None):
-        self.n_rounds = n_rounds
+        self.n_rounds = max(int(n_rounds), 1)
         self.verbose = verbose
         self.stream = stream if stream is not None else sys.stderr
         self.start = time.perf_counter()
         self.last_draw = 0.0
+        self.done = 0
+        self.open_line = False
 
-    def __call__(self, round_index, record):
+    def __call__(self, round_index, record, name=None):
+        if not self.verbose:
+            return
+        self.done += 1
         now = time.perf_counter()
         if self.verbose >= 2:
-            print(f"rnd {round_index + 1:5d}: Z={record['z']:.6f} bound={record['bound']:.6f} "
+            where = f"rnd {round_index + 1:5d}" if name is None else (
+                f"{name} round {round_index + 1:5d}")
+            print(f"{where}: Z={record['z']:.6f} bound={record['bound']:.6f} "
                   f"train_loss={record['train_loss']:.6f} alpha={record['alpha']:.4f}",
                   file=self.stream)
-        elif now - self.last_draw > 0.2 or round_index + 1 == self.n_rounds:
+        elif now - self.last_draw > 0.2 or self.done >= self.n_rounds:
             self.last_draw = now
-            done = round_index + 1
-            width = 30
-            filled = int(width * done / self.n_rounds)
-            elapsed = now - self.start
-            remaining = elapsed / done * (self.n_rounds - done)
-            print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.n_rounds} rounds "
-                  f"{elapsed:.1f}s elapsed, ~{remaining:.1f}s left", end="", file=self.stream)
-            if done == self.n_rounds:
-                print(file=self.stream)
+            self._draw(now)
+
+    def labelled(self, name):
+        """The callback of a further run: the same count, lines headed by ``name``."""
+        def callback(round_index, record):
+            self(round_index, record, name)
+        return callback
+
+    def close(self):
+        """End the bar (runs may stop before their last round: no edge left, early
+        stopping)."""
+        if self.verbose == 1 and self.open_line:
+            self._draw(time.perf_counter(), final=True)
+
+    def _draw(self, now, final=False):
+        done = min(self.done, self.n_rounds)
+        width = 30
+        filled = int(width * done / self.n_rounds)
+        elapsed = now - self.start
+        remaining = 0.0 if final or not done else elapsed / done * (self.n_rounds - done)
+        print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.n_rounds} rounds "
+              f"{elapsed:.1f}s elapsed, ~{remaining:.1f}s left", end="", file=self.stream)
+        self.open_line = not (final or done >= self.n_rounds)
+        if not self.open_line:
+            print(file=self.stream)
 
 
 class BoostingRun:

@@ -7,10 +7,11 @@ start continues the runs of the previous fit; otherwise the training data is rea
 (``_threads.numba_threads``; with the default ``n_jobs`` its ``ThreadTuner`` times the
 rounds and keeps the thread count that runs them fastest). ``start`` decides which examples
 train and which are held out (``holdout.py``), builds the main ``BoostingRun`` and, for
-calibration without held-out data, one run per fold; ``resume`` runs them to
-``n_estimators`` rounds (``warm_start`` calls it again on the same state, which continues
-every run bit for bit), keeps the main run's model, cut at its best round when early
-stopping is on, and fits the probability temperature on held-out f (``calibration.py``). The
+calibration without held-out data, one short run per fold; ``resume`` runs the main run to
+``n_estimators`` rounds and the calibration runs to a tenth of them (``warm_start`` calls it
+again on the same state, which continues every run bit for bit), keeps the main run's model,
+cut at its best round when early stopping is on, and fits the probability temperature on
+held-out f (``calibration.py``). The
 estimator (``est``) supplies the scheme, the learner and the link from f to probabilities;
 these functions set its fitted attributes.
 """
@@ -29,6 +30,7 @@ from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.explain.contributions import record_cover
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
+from confboost.training.calibration import calibration_rounds, carry_slope, rows_builder
 from confboost.training.checkpoint import Checkpoint, dataset_parts, run_fingerprint
 from confboost.training.holdout import (
     MIN_HELD_OUT,
@@ -169,10 +171,11 @@ def start(est, X, targets, sample_weight, build, prepare, mode, callbacks, eval_
         checkpoints[0].bind(run_fingerprint(*dataset_parts(run.dataset), signs[rows],
                                             sample_weight[rows], params, run.smoothing),
                             {"thresholds": getattr(run.scheme, "thresholds", [])})
+    fold_build = rows_builder(build, main["run"].dataset)  # binned once
     state = {"n_samples": signs.shape[0], "main": main, "stopping": stopping,
              "work": work, "checkpoint": checkpoints[0] if checkpoints else None,
-             "folds": [new_run(est, build, rows, targets, sample_weight, mode, held_part,
-                               False)
+             "folds": [{**new_run(est, fold_build, rows, targets, sample_weight, mode,
+                                  None, False), "held": held_part}
                        for rows, held_part in folds or ()]}
     resume(est, state, None, callbacks)
 
@@ -297,6 +300,26 @@ def fit_calibration(est, parts, n_rounds, scores=None):
                           np.concatenate(weights))
 
 
+def carried_calibration(est, main, folds, n_rounds):
+    """The temperature fitted on the short calibration runs' held-out f, carried to the
+    main run's ``n_rounds`` (``calibration.carry_slope``); None without calibration."""
+    short = min(len(fold["run"].hypotheses) for fold in folds) if folds else 0
+    calibrator = fit_calibration(est, folds, short)
+    if calibrator is None:
+        return None
+    run, k = main["run"], main["run"].scheme.labels.n_labels
+    short = min(short, n_rounds)
+    first = BoostedModel(run.hypotheses[:short], run.alphas[:short], k)
+    rest = BoostedModel(run.hypotheses[short:n_rounds], run.alphas[short:n_rounds], k)
+    logits = ([], [])
+    for fold in folds:  # the main run's f on the held-out examples, after both
+        scores = first.decision_function(fold["held"]["X"])
+        logits[0].append(_outputs(est, main, short).logits(scores)[0])
+        scores += rest.decision_function(fold["held"]["X"])
+        logits[1].append(_outputs(est, main, n_rounds).logits(scores)[0])
+    return carry_slope(calibrator, np.concatenate(logits[0]), np.concatenate(logits[1]))
+
+
 def resume(est, state, X, callbacks):
     """Run (or, for ``warm_start``, continue) the runs of ``state`` up to
     ``n_estimators`` rounds and keep the model (cut at the best round when stopping)."""
@@ -311,13 +334,18 @@ def resume(est, state, X, callbacks):
             raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
                              f"{len(main['run'].hypotheses)} rounds already run when "
                              "warm_start=True")
-    printer = [ProgressPrinter(est.n_estimators, est.verbose)] if est.verbose else []
+    folds, short = state["folds"], calibration_rounds(est.n_estimators)
+    printer = ProgressPrinter(  # every round the fit runs, calibration runs included
+        max(est.n_estimators - len(main["run"].hypotheses), 0)
+        + sum(max(short - len(fold["run"].hypotheses), 0) for fold in folds), est.verbose)
     callbacks = [c for c in callbacks if not isinstance(c, Checkpoint)]
-    main["run"].run(est.n_estimators, printer + callbacks + main["callbacks"],
+    main["run"].run(est.n_estimators, [printer, *callbacks, *main["callbacks"]],
                     state["checkpoint"])
     tuners = [c for c in callbacks if isinstance(c, ThreadTuner)]  # fit's threads
-    for fold in state["folds"]:
-        fold["run"].run(est.n_estimators, fold["callbacks"] + tuners)
+    for number, fold in enumerate(folds, 1):  # only their f on held-out data is read
+        fold["run"].run(short, [printer.labelled(f"calibration {number}/{len(folds)}"),
+                                *tuners])
+    printer.close()
     run, record = main["run"], main["record"]
     history = run.history
     keep = len(run.hypotheses)
@@ -327,7 +355,8 @@ def resume(est, state, X, callbacks):
         est.best_iteration_ = record.best_round()
         if state["stopping"]:
             keep = est.best_iteration_
-    calibrator = fit_calibration(est, [main] if record is not None else state["folds"], keep)
+    calibrator = (fit_calibration(est, [main], keep) if record is not None
+                  else carried_calibration(est, main, folds, keep))
     set_rounds(est, main, keep)
     est.calibrator_ = calibrator
     est.history_ = history
