@@ -17,7 +17,9 @@ import numpy as np
 
 #: Fewest held-out examples worth a split; fewer and calibration is skipped.
 MIN_HELD_OUT = 10
-#: Folds of the cross-fitted calibration (``calibration_folds``).
+#: Folds of the cross-fitted calibration (``calibration_folds``): 3 short runs cost a fifth
+#: of the main run (``calibration.calibration_rounds``); 2 folds' models, on half the data,
+#: gave breast cancer a 15% worse log loss.
 CALIBRATION_FOLDS = 3
 #: Above this many examples calibration holds out one ``validation_fraction``, no folds:
 #: where ``weak_learner="auto"`` grows trees, on satimage (4,435) and pendigits (7,494) one
