@@ -11,9 +11,8 @@ calibration without held-out data, one short run per fold; ``resume`` runs the m
 ``n_estimators`` rounds and the calibration runs to a tenth of them (``warm_start`` calls it
 again on the same state, which continues every run bit for bit), keeps the main run's model,
 cut at its best round when early stopping is on, and fits the probability temperature on
-held-out f (``calibration.py``). The
-estimator (``est``) supplies the scheme, the learner and the link from f to probabilities;
-these functions set its fitted attributes.
+held-out f (``calibration.py``). The estimator (``est``) supplies the scheme, the learner
+and the link from f to probabilities; these functions set its fitted attributes.
 """
 
 import copy
