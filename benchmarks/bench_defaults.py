@@ -94,8 +94,14 @@ def fresh(library, name):
 
 
 def run(sets=SETS):
-    """{set: {library: measure(...)}}, each library and set in its own process."""
-    return {name: {library: fresh(library, name) for library in LIBRARIES} for name in sets}
+    """{set: {library: measure(...)}}, each library and set in its own process (each
+    result printed to stderr as it comes)."""
+    results = {}
+    for name in sets:
+        for library in LIBRARIES:
+            results.setdefault(name, {})[library] = fresh(library, name)
+            print(f"  {name} {library}: {results[name][library]}", file=sys.stderr, flush=True)
+    return results
 
 
 def table(results):
