@@ -1,9 +1,9 @@
 """Every benchmark, one table: ``make bench`` (or ``python benchmarks/run_all.py``).
 
-Writes the table to ``benchmarks/results.md`` as well. BENCH_THREADS (default 2) and
-BENCH_REPEATS (default 5) set the threads and the repeats of each timing (medians);
-BENCH_SKIP_SKLEARN_1M=1 leaves out the slowest run. Finishes in well under 15 minutes on 2
-quiet cores.
+Writes the table to ``benchmarks/results.md`` as well, keeping what follows ``KEPT``.
+BENCH_THREADS (default 2) and BENCH_REPEATS (default 5) set the threads and the repeats of
+each timing (medians); BENCH_SKIP_SKLEARN_1M=1 leaves out the slowest run. Finishes in
+well under 15 minutes on 2 quiet cores.
 """
 
 import platform
@@ -14,11 +14,15 @@ from pathlib import Path
 import bench_binning
 import bench_busy
 import bench_dask
+import bench_defaults
 import bench_predict
 import bench_rounds
 import bench_startup
 import bench_trim
 import common
+
+#: results.md from this line on is written by other commands and kept as it is.
+KEPT = "<!-- Not written by make bench: kept as it is. -->"
 
 
 def fmt(seconds):
@@ -78,12 +82,17 @@ def main():
                      f"{whole:.2f}, {accuracy:.4f}, {overhead:.0%} | | | |")
     extra += ["", "## Threads on a busy machine (`benchmarks/bench_busy.py`)", ""]
     extra += bench_busy.table(bench_busy.run())
+    extra += ["", "## Default against default, each library in a fresh process "
+              "(`benchmarks/bench_defaults.py`)", ""]
+    extra += bench_defaults.table(bench_defaults.run())
     extra.append("")
     extra.append(f"Total benchmark time {time.perf_counter() - started:.0f} s.")
     print("\n".join(extra), flush=True)
     lines += extra
     out = Path(__file__).with_name("results.md")
-    out.write_text("# Benchmark results (`make bench`)\n\n" + "\n".join(lines) + "\n")
+    kept = out.read_text().partition(KEPT)[1:] if out.exists() else ("", "")
+    out.write_text("# Benchmark results (`make bench`)\n\n" + "\n".join(lines) + "\n"
+                   + "".join(kept))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,16 @@ from sklearn.metrics import log_loss
 from sklearn.utils.class_weight import compute_sample_weight
 
 from confboost import BoostClassifier, load
+from confboost.data.dataset import Dataset
 from confboost.datasets import load as load_dataset
-from confboost.training.calibration import Calibrator, fit_calibrator
+from confboost.training.calibration import (
+    SLOPE_BOUNDS,
+    Calibrator,
+    calibration_rounds,
+    carry_slope,
+    dataset_rows,
+    fit_calibrator,
+)
 
 
 @pytest.mark.parametrize("kind", ["softmax", "sigmoid"])
@@ -99,3 +107,77 @@ def test_class_weight_is_refused_for_multilabel_y():
     Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 5)
     with pytest.raises(ValueError, match="class_weight is for single-label data"):
         BoostClassifier(class_weight="balanced").fit(np.arange(20.0)[:, None], Y)
+
+
+@pytest.mark.parametrize("kind", ["softmax", "sigmoid"])
+def test_the_slope_is_the_minimum_of_a_fine_scan(kind):
+    rng = np.random.default_rng(1)
+    logits = 20.0 * rng.normal(size=(500, 4))
+    weight = rng.random(500)
+    targets = (rng.integers(0, 4, 500) if kind == "softmax"
+               else rng.random((500, 4)) < 1 / (1 + np.exp(-logits / 20)))
+
+    def loss(slope):
+        probs = np.clip(Calibrator(kind, slope)(logits), 1e-300, 1)
+        if kind == "softmax":
+            return -np.dot(weight, np.log(probs[np.arange(500), targets]))
+        return -np.dot(weight, np.log(np.where(targets, probs, 1 - probs)).sum(axis=1))
+    slope = fit_calibrator(logits, targets, kind, weight).slope
+    scan = np.geomspace(slope / 3, slope * 3, 2001)
+    assert loss(slope) <= min(loss(a) for a in scan) + 1e-9
+    # a slope outside the bounds' reach stops at the bound
+    assert fit_calibrator(np.full((4, 1), 1e-9), np.array([[1], [1], [1], [1]]),
+                          "sigmoid").slope == SLOPE_BOUNDS[1]
+
+
+def test_a_carried_slope_keeps_the_calibrated_scale():
+    rng = np.random.default_rng(2)
+    short = rng.normal(size=(300, 3))
+    for kind in ("sigmoid", "softmax"):
+        carried = carry_slope(Calibrator(kind, 0.6), short, 4.0 * short)
+        assert carried.kind == kind and carried.slope == pytest.approx(0.15)
+        # a softmax reads a row up to a shift: shifting the long logits changes nothing
+        shifted = carry_slope(Calibrator(kind, 0.6), short, 4.0 * short + 7.0)
+        assert (shifted.slope == pytest.approx(0.15)) == (kind == "softmax")
+    # no scale to compare: the slope stays as it was
+    assert carry_slope(Calibrator("sigmoid", 0.6), short, 0 * short).slope == 0.6
+
+
+def test_calibration_runs_train_a_tenth_of_the_rounds_on_the_main_runs_bins(capsys):
+    X, y = load_wine(return_X_y=True)
+    clf = BoostClassifier(25, verbose=2, random_state=0).fit(X, y)
+    err = capsys.readouterr().err
+    short = calibration_rounds(25)
+    assert short == 3 and err.count("rnd ") == 25
+    for number in (1, 2, 3):
+        assert err.count(f"calibration {number}/3 round") == short
+    assert 0 < clf.calibrator_.slope < 1
+    # the runs read their rows of the binned data, binned once
+    main = Dataset.from_array(X, 255, 0, np.ones(len(y)))
+    rows = np.arange(0, len(y), 3)
+    part = dataset_rows(main, rows)
+    np.testing.assert_array_equal(part.codes, main.codes[:, rows])
+    assert part.n_samples == rows.size and part.bin_mapper is main.bin_mapper
+
+
+def test_the_progress_bar_ends_with_the_whole_fit(capsys):
+    X, y = load_wine(return_X_y=True)
+    BoostClassifier(20, verbose=1).fit(X, y)
+    err = capsys.readouterr().err
+    total = 20 + 3 * calibration_rounds(20)
+    assert f"{total}/{total} rounds" in err and err.endswith("\n")
+    assert f"{total - 1}/{total}" not in err.splitlines()[-1].split("\r")[-1]
+    # a run that stops early (no edge left) still ends the bar's line
+    Xs = np.repeat(np.arange(20.0)[:, None], 2, axis=0)
+    ys = (Xs[:, 0] >= 10).astype(int)
+    BoostClassifier(50, verbose=1, calibration=None).fit(Xs, ys)
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and "/50 rounds" in err
+
+
+def test_warm_start_continues_the_calibration_runs():
+    X, y = load_wine(return_X_y=True)
+    once = BoostClassifier(40, random_state=0).fit(X, y)
+    twice = BoostClassifier(20, random_state=0, warm_start=True).fit(X, y)
+    twice.set_params(n_estimators=40).fit(X, y)
+    assert twice.calibrator_.slope == pytest.approx(once.calibrator_.slope, rel=1e-12)

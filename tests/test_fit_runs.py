@@ -11,6 +11,7 @@ from confboost.estimators.booster import Booster
 from confboost.kernels.criterion_numpy import MODES
 from confboost.training.fit_runs import CoverRecord, Fit
 from confboost.training.fit_state import FitResult, FitState, Split
+from confboost.training.holdout import CALIBRATION_FOLDS
 from confboost.training.inputs import ArrayInput, TableInput, fitted_input
 from confboost.training.round_scores import ScoreRecord
 
@@ -64,7 +65,7 @@ def test_hold_out_names_the_sets_and_says_when_to_stop():
     n_held = held.eval_sets[0].signs.shape[0]
     assert n_held == 20 and len(held.train_rows) == 180
     folds = fit.hold_out(inputs)  # calibration without held-out data: cross-fitted folds
-    assert not folds.eval_sets and len(folds.folds) == 5
+    assert not folds.eval_sets and len(folds.folds) == CALIBRATION_FOLDS
     assert sum(len(s.weight) for _, s in folds.folds) == 200
     uncalibrated = _fit(calibration=None)
     assert uncalibrated.hold_out(uncalibrated.read_inputs(X, Y)).folds == []

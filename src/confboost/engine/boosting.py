@@ -30,46 +30,70 @@ HISTORY_KEYS = ("alpha", "z", "bound", "train_loss", "criterion", "alpha_capped"
 class ProgressPrinter(TrainingCallback):
     """Per-round table and a progress bar on stderr (``verbose`` of the estimators).
 
+    One printer follows every run of a fit: it counts the rounds it is called for, whichever
+    run they belong to, against ``n_rounds``, the rounds of all of them, so the bar reaches
+    its end when the fit's work does. The main run takes the printer itself; each further
+    run takes ``labelled(name)``, whose lines carry the run's name.
+
     Parameters
     ----------
     n_rounds : int
+        Rounds of all the runs the printer follows.
     verbose : int
-        1: a progress bar; 2 or more: one line per round as well.
+        0: nothing; 1: a progress bar; 2 or more: one line per round as well.
     stream : file, default sys.stderr
     """
 
     order = -10  # before the callbacks that may stop the loop: the last round is printed
 
-    def __init__(self, n_rounds, verbose, stream=None):
-        self.n_rounds = n_rounds
+    def __init__(self, n_rounds, verbose, stream=None, name=None, shared=None):
+        self.n_rounds = max(int(n_rounds), 1)
         self.verbose = verbose
         self.stream = stream if stream is not None else sys.stderr
-        self.start = time.perf_counter()
-        self.last_draw = 0.0
+        self.name = name
+        # the count, the clock and the bar's state, shared with the labelled printers
+        self.state = shared if shared is not None else {
+            "start": time.perf_counter(), "last_draw": 0.0, "done": 0, "open_line": False}
 
-    def before_training(self, env):
-        self.start = time.perf_counter()
-        return False
+    def labelled(self, name):
+        """The printer of a further run: the same count and bar, lines headed by ``name``."""
+        return ProgressPrinter(self.n_rounds, self.verbose, self.stream, name, self.state)
 
     def after_iteration(self, env):
-        round_index, record = env.round_index, env.record
-        now = time.perf_counter()
+        if not self.verbose:
+            return False
+        state = self.state
+        state["done"] += 1
+        round_index, record, now = env.round_index, env.record, time.perf_counter()
         if self.verbose >= 2:
-            print(f"rnd {round_index + 1:5d}: Z={record['z']:.6f} bound={record['bound']:.6f} "
+            where = (f"rnd {round_index + 1:5d}" if self.name is None
+                     else f"{self.name} round {round_index + 1:5d}")
+            print(f"{where}: Z={record['z']:.6f} bound={record['bound']:.6f} "
                   f"train_loss={record['train_loss']:.6f} alpha={record['alpha']:.4f}",
                   file=self.stream)
-        elif now - self.last_draw > 0.2 or round_index + 1 == self.n_rounds:
-            self.last_draw = now
-            done = round_index + 1
-            width = 30
-            filled = int(width * done / self.n_rounds)
-            elapsed = now - self.start
-            remaining = elapsed / done * (self.n_rounds - done)
-            print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.n_rounds} rounds "
-                  f"{elapsed:.1f}s elapsed, ~{remaining:.1f}s left", end="", file=self.stream)
-            if done == self.n_rounds:
-                print(file=self.stream)
+        elif now - state["last_draw"] > 0.2 or state["done"] >= self.n_rounds:
+            state["last_draw"] = now
+            self._draw(now)
         return False
+
+    def close(self):
+        """End the bar (runs may stop before their last round: no edge left, early
+        stopping)."""
+        if self.verbose == 1 and self.state["open_line"]:
+            self._draw(time.perf_counter(), final=True)
+
+    def _draw(self, now, final=False):
+        state = self.state
+        done = min(state["done"], self.n_rounds)
+        width = 30
+        filled = int(width * done / self.n_rounds)
+        elapsed = now - state["start"]
+        remaining = 0.0 if final or not done else elapsed / done * (self.n_rounds - done)
+        print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.n_rounds} rounds "
+              f"{elapsed:.1f}s elapsed, ~{remaining:.1f}s left", end="", file=self.stream)
+        state["open_line"] = not (final or done >= self.n_rounds)
+        if not state["open_line"]:
+            print(file=self.stream)
 
 
 class BoostingRun:

@@ -9,12 +9,15 @@ estimator. Its stages, each a method that can run alone on the previous stage's 
 2. ``hold_out``: which rows train, which are held out (``holdout.py``), the ``eval_set``
    pairs, early stopping, the calibration folds: a ``Split``;
 3. ``build``: the main ``BoostingRun`` with its callbacks (the training cover, the score
-   records of ``round_scores.py``) and one run per calibration fold: a ``FitState``;
-4. ``run``: the runs to ``n_estimators`` rounds (a warm start calls it again on the same
-   state, which continues every run bit for bit), with the user's callbacks, the progress
-   printer and the thread tuner, all through the protocol of ``engine/callbacks.py``;
+   records of ``round_scores.py``) and one short run per calibration fold, on the main
+   run's bins: a ``FitState``;
+4. ``run``: the main run to ``n_estimators`` rounds and the calibration runs to a tenth of
+   them (a warm start calls it again on the same state, which continues every run bit for
+   bit), with the user's callbacks, one progress display over all the runs and the thread
+   tuner, all through the protocol of ``engine/callbacks.py``;
 5. ``result``: the model built by the run (cut at the best round under early stopping),
-   the probability temperature fitted on held-out f (``calibration.py``) and every fitted
+   the probability temperature fitted on held-out f (``calibration.py``: on the eval set,
+   or on the short runs' held-out f and carried to the kept rounds) and every fitted
    attribute, in one ``FitResult``, which the estimator assigns in one store.
 
 ``continue_fit`` is ``warm_start``'s path: it refuses, naming the difference, a second fit
@@ -35,6 +38,7 @@ from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.explain.contributions import record_cover
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
+from confboost.training.calibration import calibration_rounds, carry_slope, dataset_rows
 from confboost.training.fit_state import (
     FitParams,
     FitResult,
@@ -248,9 +252,9 @@ class Fit:
             training = self._record(inputs, main, self._training_set(inputs, split), False)
             main.callbacks.append(training)
         folds = []
-        for rows, eval_set in split.folds:
-            fold = self._part(inputs, rows)
-            fold.eval_set = eval_set
+        for rows, eval_set in split.folds:  # short runs on the main run's bins
+            fold = self._part(inputs, rows, dataset_rows(main.run.dataset, rows))
+            fold.callbacks, fold.eval_set = [], eval_set  # only their held-out f is read
             folds.append(fold)
         return FitState(self.params.as_dict(), inputs.fingerprint(), split.eval_fingerprint,
                         inputs.adapter.kind,
@@ -266,8 +270,9 @@ class Fit:
                                                               replace=False))
         return self._rows_set(inputs, "training", rows)
 
-    def _part(self, inputs, rows):
-        """A ``RunPart`` training on ``rows`` (None: all)."""
+    def _part(self, inputs, rows, dataset=None):
+        """A ``RunPart`` training on ``rows`` (None: all), on ``dataset`` when it is given
+        (those rows already binned), otherwise on the rows binned here."""
         signs, encoded, weight = inputs.signs, inputs.encoded, inputs.sample_weight
         if rows is not None:
             signs, weight = signs[rows], weight[rows]
@@ -283,8 +288,9 @@ class Fit:
         # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
         alpha_method = ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
                         and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
-        dataset = inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
-                                         self.params.random_state, weight)
+        if dataset is None:
+            dataset = inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
+                                             self.params.random_state, weight)
         learner = make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
                                trim=float(self.params.trim), n_terms=int(self.params.product_terms),
                                **self.probe._tree_params())
@@ -329,14 +335,20 @@ class Fit:
 
     # -- stage 4 ------------------------------------------------------------------------
     def run(self, state, callbacks=(), tuner=None):
-        """Run every run of ``state`` to ``n_estimators`` rounds (or until it stops)."""
-        p = self.params
-        printer = [ProgressPrinter(p.n_estimators, p.verbose)] if p.verbose else []
-        main = state.main
+        """Run the main run of ``state`` to ``n_estimators`` rounds and each calibration run
+        to ``calibration_rounds(n_estimators)`` (each, or until it stops); one progress
+        display counts the rounds of all of them."""
+        p, main = self.params, state.main
+        short = calibration_rounds(p.n_estimators)
+        todo = (max(p.n_estimators - len(main.run.hypotheses), 0)
+                + sum(max(short - len(fold.run.hypotheses), 0) for fold in state.folds))
+        printer = ProgressPrinter(todo, p.verbose)
         main.run.estimator = self.estimator_view()
-        main.run.run(self.params.n_estimators, [*printer, *callbacks, *main.callbacks])
-        for fold in state.folds:  # on the fit's threads
-            fold.run.run(self.params.n_estimators, fold.callbacks + ([tuner] if tuner else []))
+        main.run.run(p.n_estimators, [printer, *callbacks, *main.callbacks])
+        for number, fold in enumerate(state.folds, 1):  # on the fit's threads
+            fold.run.run(short, [printer.labelled(f"calibration {number}/{len(state.folds)}"),
+                                 *fold.callbacks, *([tuner] if tuner else [])])
+        printer.close()
 
     def estimator_view(self):
         """A copy of the estimator with the fitted attributes known so far (no model):
@@ -378,12 +390,14 @@ class Fit:
                 keep = best
             parts = [(main, first.eval_set)]
         else:
-            parts = [(fold, fold.eval_set) for fold in state.folds]
+            parts = None  # the short calibration runs', carried to the kept rounds
         training = state.training_record
         attributes.update(
             self._thresholds(main, keep), _fit_params=self.params.as_dict(),
             model_=run.model(keep), n_estimators_=keep, history_=history,
-            best_iteration_=best, calibrator_=self.calibrate(parts, keep),
+            best_iteration_=best,
+            calibrator_=(self.calibrate(parts, keep) if parts is not None
+                         else self.carried_calibration(main, state.folds, keep)),
             n_iter_=len(run.hypotheses),
             train_score_=_scores_with_initial(training),
             validation_score_=_scores_with_initial(first),
@@ -434,6 +448,22 @@ class Fit:
             weights.append(eval_set.weight)
         return fit_calibrator(np.concatenate(logits), np.concatenate(targets), kind,
                               np.concatenate(weights))
+
+    def carried_calibration(self, main, folds, n_rounds):
+        """The temperature fitted on the short calibration runs' held-out f, carried to the
+        main run's ``n_rounds`` (``calibration.carry_slope``); None without calibration."""
+        short = min((len(fold.run.hypotheses) for fold in folds), default=0)
+        calibrator = self.calibrate([(fold, fold.eval_set) for fold in folds], short)
+        if calibrator is None:
+            return None
+        short = min(short, n_rounds)
+        logits = ([], [])
+        for fold in folds:  # the main run's f on the held-out examples, after both
+            first = main.run.model(short).decision_function(fold.eval_set.X)
+            logits[0].append(self.outputs(main, short).logits(first)[0])
+            full = main.run.model(n_rounds).decision_function(fold.eval_set.X)
+            logits[1].append(self.outputs(main, n_rounds).logits(full)[0])
+        return carry_slope(calibrator, np.concatenate(logits[0]), np.concatenate(logits[1]))
 
     # -- warm start's checks --------------------------------------------------------------
     def _check_same_params(self, state):
