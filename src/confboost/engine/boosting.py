@@ -127,7 +127,7 @@ class BoostingRun:
         """
         scheme = self.scheme
         resumed = (None if checkpoint is None or self.hypotheses
-                   else checkpoint.restore(scheme, n_rounds))
+                   else checkpoint.restore(scheme, n_rounds, self.dataset))
         if resumed is not None:
             hypotheses, saved, self.product_z, _ = resumed
             if set(saved) != set(HISTORY_KEYS):
