@@ -74,6 +74,7 @@ from confboost.data.category_values import (
 from confboost.data.dataset import CategoricalColumn, Dataset, TextColumn
 from confboost.data.frame import Frame
 from confboost.data.postings import TermVocabulary
+from confboost.data.term_presence import DocumentTokens
 from confboost.data.text_experts import TextExpert
 from confboost.utils.dtypes import X_DTYPE
 from confboost.utils.untrusted import fail, prefixed, read_list, read_str, require
@@ -405,10 +406,9 @@ class FrameEncoder:
         for position, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True)):
             if kind == "categorical":
                 categorical[position] = self._texts(X, position, fitting=False)
-            elif kind == "text":
-                expert = self.experts[position]
-                text[position] = [set() if document is None else expert.terms(document)
-                                  for document in string_values(_values(X, name))]
+            elif kind == "text":  # tokens only: a term's presence is found when asked
+                text[position] = DocumentTokens(string_values(_values(X, name)),
+                                                self.experts[position])
         return Frame(numeric, categorical, text, self.numeric_columns)
 
     def to_dict(self):
