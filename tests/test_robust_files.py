@@ -269,6 +269,26 @@ def test_a_checkpoint_history_missing_a_record_is_refused(tmp_path, key):
         _resume(path)
 
 
+def test_a_checkpoint_whose_history_alphas_are_not_the_models_is_refused(tmp_path):
+    path = _checkpointed(tmp_path)
+    members = _members(path)
+    document = json.loads(str(members["document"]))
+    document["history"]["alpha"][1] = 1e308  # the resumed model's alpha: scores of inf
+    members["document"] = np.array(json.dumps(document))
+    _write_members(path, members)
+    with pytest.raises(ValueError, match=rf"^{path}: history\['alpha'\]: must be the model"):
+        _resume(path)
+
+
+def test_a_checkpoint_with_negative_weights_is_refused(tmp_path):
+    path = _checkpointed(tmp_path)
+    members = _members(path)
+    members["state_weights"] = -members["state_weights"]
+    _write_members(path, members)
+    with pytest.raises(ValueError, match=rf"^{path}: state_weights: must hold weights >= 0"):
+        _resume(path)
+
+
 def test_a_checkpoint_naming_a_column_the_data_lacks_is_refused(tmp_path):
     path = _checkpointed(tmp_path)
     members = _members(path)

@@ -154,7 +154,7 @@ class Checkpoint:
 
     def _check(self, document, arrays, scheme, n_rounds, columns):
         """Every field of a read checkpoint checked against the run; nothing changed yet."""
-        from confboost.engine.model import BoostedModel
+        from confboost.engine.model import MAX_SCORE, BoostedModel
 
         if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
             raise ValueError(f"format: not a {FORMAT_NAME} file")
@@ -178,6 +178,10 @@ class Checkpoint:
         records = _read_lists(require(document, "history", "checkpoint"), "history", start)
         for key in ("alpha", "z"):
             require(records, key, "history")
+        if not np.array_equal(np.asarray(records["alpha"], dtype=np.float64), model.alphas):
+            fail("history['alpha']", "must be the model's alphas", records["alpha"][:4])
+        if any(isinstance(z, bool) or not 0.0 <= z for z in records["z"]):
+            fail("history['z']", "must hold numbers >= 0", records["z"][:4])
         extras = _read_lists(require(document, "extras", "checkpoint"), "extras", start,
                              empty=True)
         if set(extras) != set(self._extras):
@@ -192,6 +196,10 @@ class Checkpoint:
                     or not np.isfinite(saved).all()):
                 fail(name, f"must be finite {target.dtype} of shape {target.shape}",
                      saved.shape)
+            if name != "state_scores" and not (saved >= 0).all():
+                fail(name, "must hold weights >= 0", float(saved.min()))
+            if not (np.abs(saved) < MAX_SCORE).all():
+                fail(name, f"must hold numbers below {MAX_SCORE:g}", float(np.abs(saved).max()))
         return model, records, extras, product_z, start
 
 
