@@ -10,8 +10,12 @@ the SHA-256 content checksum; ``estimator_from_document`` checks every field aga
 model's own shape (classes and label columns, code matrix, per-round arrays, column indices
 and kinds, finite numbers, through ``untrusted.py`` and each hypothesis' ``from_dict``) and
 the parameters against the estimator's table (``_params.check_parameters``). A bad file is
-refused with one ``ValueError`` naming the file and the field, before any kernel runs.
-Saves are atomic (``write_atomic``): a crash while saving leaves the previous file whole.
+refused with one ``ValueError`` naming the file and the field, before any kernel runs. Its
+cost follows its size: it is read in chunks, and a count it declares must be backed by its
+entries (``MAX_UNLISTED_FEATURES``; each hypothesis' ``from_dict`` gets the label count
+before it builds a table). ``save_estimator`` reads the document back as ``read_model``
+does before writing it, so a file that would be refused is never written. Saves are atomic
+(``write_atomic``): a crash while saving leaves the previous file whole.
 
 Versions: 3 (this release) is version 2 with a ``"checksum"``. Version 2 stores every
 hypothesis at table column positions and every tree in the one node layout

@@ -10,7 +10,10 @@ gives, bit for bit (every reduction is order-fixed, ``kernels/update.py``). The 
 written atomically (``persistence.write_atomic``), so a kill while saving leaves the
 previous checkpoint whole. A checkpoint remembers a fingerprint of the run (binned data,
 labels, weights, parameters but the round count and threads) and refuses to resume
-another; its content is checked like a model file's.
+another; its content is checked like a model file's (``restore``: every member, the
+history against the model, the state arrays' shapes and signs, the columns the saved
+hypotheses read against the run's data; a zip member may not claim more bytes than the
+file holds), and a bad file is one ``ValueError`` naming it.
 """
 
 import hashlib
