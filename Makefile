@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test test-slow test-all bench lint clean
+.PHONY: run test test-slow test-all fuzz bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,13 @@ test-slow: $(VENV)/.installed-dev,plot
 	$(BIN)/python -m pytest -q -m slow
 
 test-all: test test-slow
+
+# The fuzzers' long run (tests/fuzzing.py): FUZZ_CASES cases each (default 2000), from
+# FUZZ_SEED (default: a fresh one); each prints its seed and counts. Replay a failure with
+# its seed: make fuzz FUZZ_SEED=... FUZZ_CASES=...
+fuzz: $(VENV)/.installed-dev,plot
+	FUZZ_SEED=$${FUZZ_SEED:-$$(date +%s)} FUZZ_CASES=$${FUZZ_CASES:-2000} \
+		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/test_fuzz_*.py
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run_all.py

@@ -142,7 +142,10 @@ def classify_command(arguments):
     with tempfile.TemporaryDirectory() as directory:
         if source is not None:
             path = Path(directory) / "stdin"
-            path.write_text(source.read(), encoding="utf-8")
+            # its bytes as they came: ``read_data`` checks the UTF-8 and names the line
+            buffer = getattr(source, "buffer", None)
+            path.write_bytes(buffer.read() if buffer is not None
+                             else source.read().encode("utf-8", "surrogateescape"))
             shown = "<stdin>"
         else:
             path = shown = arguments.input

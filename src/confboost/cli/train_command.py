@@ -28,6 +28,7 @@ from confboost.cli.stems import (
 )
 from confboost.engine.boosting import best_round
 from confboost.formats.boostexter import read_data
+from confboost.training.params import MIN_SMOOTHING
 from confboost.utils.files import check_writable
 
 
@@ -209,9 +210,9 @@ def train_command(arguments):
     k = len(spec.classes)
     smoothing = ("auto" if arguments.smoothing is None
                  else arguments.smoothing / (len(train.line_numbers) * k))
-    if smoothing == 0:
+    if smoothing != "auto" and smoothing < MIN_SMOOTHING:
         raise ValueError(f"-E {arguments.smoothing}: too small, ε = E / (examples × classes) "
-                         "is 0 as a float")
+                         f"must be at least {MIN_SMOOTHING:g}")
     estimator = Booster(
         n_estimators=arguments.rounds or 10, scheme=arguments.scheme,
         confidence=_confidence(arguments, spec, train), alpha=arguments.alpha,

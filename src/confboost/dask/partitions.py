@@ -70,6 +70,14 @@ def fit_bins(max_bins, *samples):
 
 
 
+def _known_chunks(name, chunks):
+    """ValueError unless every chunk size of a dask array is known (a boolean mask leaves
+    them NaN, and the partitions cannot be aligned)."""
+    if any(np.isnan(size) for sizes in chunks for size in sizes):
+        raise ValueError(f"{name} is a dask array of unknown chunk sizes (as a boolean mask "
+                         f"leaves it): call {name}.compute_chunk_sizes() first")
+
+
 def partitions(X, y, sample_weight, table=None):
     """Aligned delayed partitions (X, y, w, value codes), the number of columns and the
     column names.
@@ -100,17 +108,21 @@ def partitions(X, y, sample_weight, table=None):
         X = X.rechunk({1: -1})
         n_features, chunks = X.shape[1], X.chunks
         encoded = [(part, []) for part in X.to_delayed().ravel()]
+    _known_chunks("X", chunks)
     n_samples = sum(chunks[0])
     if is_dask_frame(y, ("Series", "DataFrame")):
         y = y.to_dask_array(lengths=True)
     y = da.asarray(y)
+    _known_chunks("y", y.chunks)
     if y.shape[0] != n_samples:
         raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
     y = y.rechunk({0: chunks[0], **({1: -1} if y.ndim == 2 else {})})
     if sample_weight is None:
         sample_weight = da.ones(n_samples, chunks=(chunks[0],), dtype=np.float64)
     else:
-        sample_weight = da.asarray(sample_weight).astype(np.float64).rechunk({0: chunks[0]})
+        sample_weight = da.asarray(sample_weight)
+        _known_chunks("sample_weight", sample_weight.chunks)
+        sample_weight = sample_weight.astype(np.float64).rechunk({0: chunks[0]})
         if sample_weight.shape != (n_samples,):
             raise ValueError(f"sample_weight must have shape ({n_samples},), got "
                              f"{sample_weight.shape}")

@@ -17,9 +17,17 @@ Column kinds (``feature_types``):
     sends it to one side, learned at the node).
 ``"categorical"``
     A value set: the weak hypothesis tests ``x == v`` against every value v seen in training,
-    three blocks: ``= v``, ``≠ v``, missing. Values are compared as strings (``str(value)``),
-    so ``1`` and ``"1"`` are the same value; a value unseen in training is simply ``≠ v``.
-    A tree's node splits ``= v`` from the rest (``≠ v`` and missing together).
+    three blocks: ``= v``, ``≠ v``, missing. Values are compared as text (``value_text``): a
+    string as itself, a number as Python spells it, an integral one as an integer, so
+    ``202``, ``202.0``, ``np.float32(202)`` and ``"202"`` are one value, whatever dtype the
+    column has at fit and at prediction (a NaN turns an integer column into float64; a CSV
+    read back turns string codes into numbers). The encoder remembers whether a column was
+    fitted with numbers or strings: at prediction, a numbers column reads a string as the
+    number it spells, and a ``ColumnValueWarning`` says when values may not match as fitted
+    (a string that is no number in a numbers column; numbers in a strings column whose
+    strings spell numbers their own way, as ``"007"``). A value unseen in training is
+    simply ``≠ v``. A tree's node splits ``= v`` from the rest (``≠ v`` and missing
+    together).
 ``"text"``
     Free text, turned into terms by the column's ``TextExpert``; the hypothesis tests the
     presence of one term, two blocks: present, absent (a missing text has no terms: absent).
@@ -57,9 +65,16 @@ from dataclasses import fields
 
 import numpy as np
 
+from confboost.data.category_values import (
+    fitted_values,
+    is_missing,
+    predicted_texts,
+    value_text,
+)
 from confboost.data.dataset import CategoricalColumn, Dataset, TextColumn
 from confboost.data.frame import Frame
 from confboost.data.postings import TermVocabulary
+from confboost.data.term_presence import DocumentTokens
 from confboost.data.text_experts import TextExpert
 from confboost.utils.dtypes import X_DTYPE
 from confboost.utils.untrusted import fail, prefixed, read_list, read_str, require
@@ -80,15 +95,6 @@ class ColumnKindWarning(UserWarning):
     """A column's inferred kind is probably not what the user meant (see the module doc)."""
 
 
-def is_missing(value):
-    """True for None, a float NaN, pandas' NA and NaT (without importing pandas)."""
-    if value is None:
-        return True
-    if isinstance(value, float | np.floating):
-        return math.isnan(value)
-    return type(value).__name__ in ("NAType", "NaTType")
-
-
 def is_table(X):
     """Whether ``X`` is a table with named columns (a DataFrame or a mapping).
 
@@ -98,8 +104,18 @@ def is_table(X):
 
 
 def column_names(X):
-    """The column labels of a DataFrame or the keys of a mapping, in order."""
-    return list(X.columns) if hasattr(X, "columns") else list(X.keys())
+    """The column labels of a DataFrame or the keys of a mapping, in order; ValueError when
+    a label repeats (columns are read by name)."""
+    names = list(X.columns) if hasattr(X, "columns") else list(X.keys())
+    if len(set(names)) != len(names):
+        seen, repeated = set(), []
+        for name in names:
+            if name in seen and name not in repeated:
+                repeated.append(name)
+            seen.add(name)
+        raise ValueError(f"X has more than one column named {repeated[0]!r} (repeated: "
+                         f"{repeated!r}); confboost reads columns by name: rename them")
+    return names
 
 
 def _values(X, name):
@@ -256,7 +272,8 @@ def continuous_values(values, name):
 
 
 def string_values(values):
-    """Strings of a column's values, None for missing."""
+    """Strings of a column's values, None for missing (``str``: the encoders fitted before
+    ``value_text``, and the dask encoder, compare these)."""
     return [None if is_missing(value) else str(value) for value in values]
 
 
@@ -280,12 +297,18 @@ class FrameEncoder:
         Kind of each column.
     experts : dict of int to TextExpert
         The expert of each text column, by table position.
+    values : dict of int to (str, str or None), optional
+        What each categorical column held at fit (``fitted_values``), by table position;
+        its values are compared as ``value_text``. A categorical column absent from it
+        compares ``str(value)`` (encoders made before ``value_text``, the dask encoder,
+        the BoosTexter files' strings).
     """
 
-    def __init__(self, names, kinds, experts):
+    def __init__(self, names, kinds, experts, values=None):
         self.names = list(names)
         self.kinds = list(kinds)
         self.experts = dict(experts)
+        self.values = dict(values or {})
         self.numeric_columns = [c for c, kind in enumerate(self.kinds) if kind == "continuous"]
 
     @classmethod
@@ -312,14 +335,27 @@ class FrameEncoder:
         else:
             raise ValueError("text_expert must be None, a TextExpert, or a dict of column name "
                              f"to TextExpert, got {text_expert!r}")
-        experts = {}
+        experts, values = {}, {}
         for position, name in enumerate(names):
             if kinds[name] == "text":
                 expert = per_column.get(name, default)
                 if not isinstance(expert, TextExpert):
                     raise ValueError(f"text_expert[{name!r}] must be a TextExpert, got {expert!r}")
                 experts[position] = expert
-        return cls(names, [kinds[name] for name in names], experts)
+            elif kinds[name] == "categorical":
+                values[position] = fitted_values(_values(X, name))
+        return cls(names, [kinds[name] for name in names], experts, values)
+
+    def _texts(self, X, position, fitting):
+        """The texts of the categorical column at ``position`` (None for missing)."""
+        name = self.names[position]
+        fitted = getattr(self, "values", {}).get(position)  # pickles from before: none
+        if fitted is None:
+            return string_values(_values(X, name))
+        if fitting:
+            return [None if is_missing(value) else value_text(value)
+                    for value in _values(X, name)]
+        return predicted_texts(_values(X, name), fitted, name)
 
     def _check_columns(self, X):
         names = column_names(X)
@@ -343,7 +379,7 @@ class FrameEncoder:
         categorical, text = [], []
         for position, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True)):
             if kind == "categorical":
-                values = string_values(_values(X, name))
+                values = self._texts(X, position, fitting=True)
                 distinct = sorted({value for value in values if value is not None})
                 code_of = {value: code for code, value in enumerate(distinct)}
                 codes = np.array([-1 if value is None else code_of[value] for value in values],
@@ -369,11 +405,10 @@ class FrameEncoder:
         categorical, text = {}, {}
         for position, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True)):
             if kind == "categorical":
-                categorical[position] = string_values(_values(X, name))
-            elif kind == "text":
-                expert = self.experts[position]
-                text[position] = [set() if document is None else expert.terms(document)
-                                  for document in string_values(_values(X, name))]
+                categorical[position] = self._texts(X, position, fitting=False)
+            elif kind == "text":  # tokens only: a term's presence is found when asked
+                text[position] = DocumentTokens(string_values(_values(X, name)),
+                                                self.experts[position])
         return Frame(numeric, categorical, text, self.numeric_columns)
 
     def to_dict(self):
@@ -383,13 +418,14 @@ class FrameEncoder:
             raise ValueError(f"column names must be strings to save a model, got {bad!r}")
         return {"columns": [
             {"name": name, "kind": kind,
-             **({"expert": _expert_to_dict(self.experts[c], name)} if kind == "text" else {})}
+             **({"expert": _expert_to_dict(self.experts[c], name)} if kind == "text" else {}),
+             **(_values_to_dict(self.values[c]) if c in self.values else {})}
             for c, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True))]}
 
     @classmethod
     def from_dict(cls, data):
         """Inverse of ``to_dict``, for data from a file; ValueError naming the bad field."""
-        names, kinds, experts = [], [], {}
+        names, kinds, experts, values = [], [], {}, {}
         columns = read_list(require(data, "columns", "frame"), "columns")
         for position, column in enumerate(columns):
             field = f"columns[{position}]"
@@ -401,9 +437,31 @@ class FrameEncoder:
             if kind == "text":
                 experts[position] = expert_from_dict(require(column, "expert", field),
                                                      f"{field}.expert")
+            if "values" in column:
+                if kind != "categorical":
+                    fail(f"{field}.values", "only a categorical column has values", kind)
+                values[position] = _values_from_dict(column, field)
         if len(set(names)) != len(names):
             fail("columns", "must have distinct names", names)
-        return cls(names, kinds, experts)
+        return cls(names, kinds, experts, values)
+
+
+def _values_to_dict(fitted):
+    kind, odd = fitted
+    return {"values": kind, **({"unspelled": odd} if odd is not None else {})}
+
+
+def _values_from_dict(column, field):
+    """``fitted_values``' pair from a saved column (untrusted)."""
+    kind = column["values"]
+    if kind not in ("numbers", "strings"):
+        fail(f"{field}.values", "must be 'numbers' or 'strings'", kind)
+    odd = column.get("unspelled")
+    if odd is not None:
+        read_str(odd, f"{field}.unspelled")
+        if kind != "strings":
+            fail(f"{field}.unspelled", "only a strings column has one", odd)
+    return kind, odd
 
 
 def expert_from_dict(data, field):

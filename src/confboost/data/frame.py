@@ -4,8 +4,9 @@ A Frame holds the columns at their table positions (the positions the hypotheses
 
 - ``numeric``: a float matrix (n_samples, n_columns), NaN where a value is missing; the
   columns that are not continuous are NaN throughout and never read;
-- the values of each categorical column as strings (None where missing), and the term set
-  of each text column's documents.
+- the values of each categorical column as strings (None where missing), and each text
+  column's documents, as term sets or as their tokens (``data/term_presence.py``: a term's
+  presence found when a model asks for it, at a cost linear in the text).
 
 An ndarray is a Frame with a numeric part only (``Frame.from_array``). A table becomes a
 Frame through its fitted encoder (``data/columns.FrameEncoder.transform``).
@@ -23,8 +24,9 @@ class Frame:
         Continuous values at their table positions (NaN: missing, or not continuous).
     categorical : dict of int to list of (str or None)
         Values of each categorical column, by table position.
-    text : dict of int to list of set of str
-        Terms of each document of each text column, by table position.
+    text : dict of int to (list of set of str, or DocumentTokens)
+        Terms of each document of each text column, by table position: their sets, or the
+        documents' tokens (``DocumentTokens``), which find a term's documents when asked.
     continuous : sequence of int or None
         Table positions of the continuous columns (None: every column).
     """
@@ -82,14 +84,18 @@ class Frame:
         if column not in self._text:
             raise ValueError(f"the model reads column {column} as text, but it is not a text "
                              "column of this table")
+        source = self._text[column]
+        blocks = np.ones(self.n_samples, dtype=np.uint8)
+        if hasattr(source, "rows_with"):  # DocumentTokens
+            blocks[source.rows_with(term)] = 0
+            return blocks
         if column not in self._term_index:
             index = {}
-            for row, terms in enumerate(self._text[column]):
+            for row, terms in enumerate(source):
                 for item in terms:
                     index.setdefault(item, []).append(row)
             self._term_index[column] = {key: np.array(rows, dtype=np.intp)
                                         for key, rows in index.items()}
-        blocks = np.ones(self.n_samples, dtype=np.uint8)
         blocks[self._term_index[column].get(term, np.empty(0, dtype=np.intp))] = 0
         return blocks
 

@@ -25,6 +25,11 @@ import numpy as np
 from confboost.kernels.criterion_numpy import ABSTAINING_MODES, REAL, REAL_ABSTAIN
 from confboost.utils.dtypes import SCORE_DTYPE
 
+#: Smallest smoothing ε: a block's confidence ½ ln((W₊ + ε) / (W₋ + ε)) (§4.2) has W₊ ≤ 1
+#: (the weights D sum to 1), so it stays below ½ ln(1e300) ≈ 345; a subnormal ε made it
+#: infinite.
+MIN_SMOOTHING = 1e-300
+
 
 def default_smoothing(sample_weight, n_labels):
     """ε = 1/(2mk), half the initial weight of one (example, label) pair (§4.2, §10).
@@ -43,8 +48,10 @@ def default_smoothing(sample_weight, n_labels):
 
 
 def smoothing_from_totals(total_weight, n_positive, n_labels):
-    """``default_smoothing`` from Σ w_i and #{w_i > 0} (a distributed fit adds them up)."""
-    return 1.0 / (2.0 * max(float(total_weight), float(n_positive)) * n_labels)
+    """``default_smoothing`` from Σ w_i and #{w_i > 0} (a distributed fit adds them up);
+    at least ``MIN_SMOOTHING`` (weights summing near the float maximum)."""
+    return max(1.0 / (2.0 * max(float(total_weight), float(n_positive)) * n_labels),
+               MIN_SMOOTHING)
 
 
 def block_confidences(weight_pos, weight_neg, abstaining, mode, smoothing):

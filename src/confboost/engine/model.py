@@ -136,7 +136,7 @@ class BoostedModel:
             if not isinstance(type_name, str) or type_name not in HYPOTHESIS_TYPES:
                 fail(f"{field}.type", f"must be one of {sorted(HYPOTHESIS_TYPES)}", type_name)
             try:
-                hypothesis = HYPOTHESIS_TYPES[type_name].from_dict(entry)
+                hypothesis = HYPOTHESIS_TYPES[type_name].from_dict(entry, n_labels=n_labels)
                 _read_cover(hypothesis, entry)
             except ValueError as error:
                 raise prefixed(f"{field}.", error) from None

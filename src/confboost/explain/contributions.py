@@ -315,7 +315,19 @@ def partial_dependence(estimator, column, grid, X=None):
     -------
     ndarray of shape (len(grid), k)
         For the k columns of f.
+
+    Raises
+    ------
+    ValueError
+        When ``column`` is not an integer in [0, n_features_in_) (a negative position does
+        not count from the end).
     """
+    n_columns = estimator.n_features_in_
+    if (not isinstance(column, int | np.integer) or isinstance(column, bool | np.bool_)
+            or not 0 <= column < n_columns):
+        raise ValueError(f"column must be a column position in [0, {n_columns}), got "
+                         f"{column!r}")
+    column = int(column)
     if X is None:
         if not reads_only(estimator, column):
             raise ValueError(f"column {column} is read together with other columns (trees or "

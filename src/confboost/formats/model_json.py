@@ -10,8 +10,12 @@ the SHA-256 content checksum; ``estimator_from_document`` checks every field aga
 model's own shape (classes and label columns, code matrix, per-round arrays, column indices
 and kinds, finite numbers, through ``untrusted.py`` and each hypothesis' ``from_dict``) and
 the parameters against the estimator's table (``_params.check_parameters``). A bad file is
-refused with one ``ValueError`` naming the file and the field, before any kernel runs.
-Saves are atomic (``write_atomic``): a crash while saving leaves the previous file whole.
+refused with one ``ValueError`` naming the file and the field, before any kernel runs. Its
+cost follows its size: it is read in chunks, and a count it declares must be backed by its
+entries (``MAX_UNLISTED_FEATURES``; each hypothesis' ``from_dict`` gets the label count
+before it builds a table). ``save_estimator`` reads the document back as ``read_model``
+does before writing it, so a file that would be refused is never written. Saves are atomic
+(``write_atomic``): a crash while saving leaves the previous file whole.
 
 Versions: 3 (this release) is version 2 with a ``"checksum"``. Version 2 stores every
 hypothesis at table column positions and every tree in the one node layout
@@ -32,8 +36,10 @@ from confboost.utils.files import write_atomic
 from confboost.utils.untrusted import (
     MAX_ENTRIES,
     fail,
+    finite_float,
     prefixed,
     read_bool,
+    read_bounded,
     read_float,
     read_floats,
     read_int,
@@ -76,25 +82,24 @@ def load_document(path):
     1 or 2), in the current layout; ValueError naming ``path``.
 
     Refused: files over ``MAX_FILE_BYTES``, text that is not UTF-8 JSON, JSON nested
-    deeper than the interpreter allows, ``NaN``/``Infinity`` literals, a missing header, an
-    unknown version, and (version 3) a checksum that does not match the content.
+    deeper than the interpreter allows, ``NaN``/``Infinity`` literals and numbers beyond
+    float64 (``1e999``), a missing header, an unknown version, and (version 3) a checksum
+    that does not match the content. Memory follows the file's size.
     """
     path = Path(path)
     try:
-        with open(path, "rb") as stream:
-            raw = stream.read(MAX_FILE_BYTES + 1)
+        raw = read_bounded(path, MAX_FILE_BYTES)
     except IsADirectoryError:
         raise ValueError(f"{path}: is a folder, not a model file") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_FILE_BYTES} bytes: not a model file")
     try:
-        payload = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        payload = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant,
+                             parse_float=finite_float)
     except UnicodeDecodeError as error:
         raise ValueError(f"{path}: not a confboost model file (not UTF-8 text: byte "
                          f"{error.start})") from None
     except RecursionError:
         raise ValueError(f"{path}: not a confboost model file (JSON nested too deep)") from None
-    except ValueError as error:  # json.JSONDecodeError and the refused constants
+    except ValueError as error:  # json.JSONDecodeError and the refused numbers
         raise ValueError(f"{path}: not a confboost model file (invalid JSON: {error})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT_NAME:
         raise ValueError(f"{path}: not a confboost model file (no '{FORMAT_NAME}' header)")
@@ -152,6 +157,13 @@ def upgrade_v1(document):
     document["model"] = dict(document["model"], hypotheses=hypotheses)
     return document
 
+
+#: Most features of a model file that lists none of them (``feature_kinds``,
+#: ``feature_names_in`` or ``frame``, as version 1 files): loading costs a word per feature,
+#: and a count the file does not back with content would cost memory its size does not.
+MAX_UNLISTED_FEATURES = 2**20
+#: The sections the command line adds to a model file (``save_estimator``'s ``extra``).
+EXTRA_SECTIONS = ("boostexter",)
 
 #: Most classes of a saved model whose code matrix is checked (ρ is O(k² k')).
 MAX_CODE_CLASSES = 4096
@@ -215,8 +227,28 @@ def save_estimator(estimator, path, extra=None):
     extra : dict, optional
         More top-level entries (the command line keeps its ``"boostexter"`` section here);
         they are covered by the checksum.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` and the field, when the file would not be read back (a string
+        longer than ``untrusted.MAX_STRING``, a section the reader does not know); nothing
+        is written then. The document is read back exactly as ``read_model`` reads it.
     """
-    save_document(path, {**model_document(estimator), **(extra or {})})
+    document = {**model_document(estimator), **(extra or {})}
+    unknown = sorted(set(extra or {}) - set(EXTRA_SECTIONS))
+    if unknown:
+        raise ValueError(f"{path}: cannot save the sections {unknown}: a model file has the "
+                         f"sections {list(EXTRA_SECTIONS)} only")
+    # what is written is what the reader takes: read the document back as load will
+    copy = json.loads(json.dumps(document, allow_nan=False), parse_float=finite_float)
+    try:
+        estimator_from_document(copy, type(estimator))
+        read_sections(copy)
+    except ValueError as error:
+        raise ValueError(f"{path}: cannot save this model, a model file could not be read "
+                         f"back: {error}") from None
+    save_document(path, document)
 
 
 def _json_scalar(value):
@@ -253,9 +285,11 @@ def read_model(path, estimator_class):
     """
     document = load_document(path)
     try:
-        return estimator_from_document(document, estimator_class), document
+        estimator = estimator_from_document(document, estimator_class)
+        read_sections(document)
     except ValueError as error:
         raise prefixed(f"{path}: ", error) from None
+    return estimator, document
 
 
 def estimator_from_document(document, estimator_class):
@@ -275,7 +309,6 @@ def estimator_from_document(document, estimator_class):
     """
     from confboost.data.columns import FEATURE_KINDS, FrameEncoder, text_expert_from_json
     from confboost.engine.model import BoostedModel
-    from confboost.training.calibration import Calibrator
     from confboost.training.params import PARAMETERS, check_across, check_parameters
 
     if document.get("estimator") != "BoostClassifier":
@@ -306,6 +339,10 @@ def estimator_from_document(document, estimator_class):
     classes = _read_classes(require(document, "classes", "document"), multilabel)
     n_features = read_int(require(document, "n_features_in", "document"), "n_features_in",
                           1, MAX_ENTRIES)
+    if (n_features > MAX_UNLISTED_FEATURES and document.get("feature_kinds") is None
+            and document.get("feature_names_in") is None and document.get("frame") is None):
+        fail("n_features_in", f"must be at most {MAX_UNLISTED_FEATURES} in a file that lists "
+                              "no feature (feature_kinds, feature_names_in or frame)", n_features)
     names = document.get("feature_names_in")
     if names is not None:
         names = [read_str(name, f"feature_names_in[{i}]")
@@ -326,12 +363,7 @@ def estimator_from_document(document, estimator_class):
     best = document.get("best_iteration")
     if best is not None:
         best = read_int(best, "best_iteration", 1, n_run + 1)
-    calibration = document.get("calibration")
-    if calibration is not None:
-        try:
-            calibration = Calibrator.from_dict(calibration)
-        except ValueError as error:
-            raise prefixed("calibration: ", error) from None
+    calibration = _read_calibration(document.get("calibration"), multilabel, wanted)
     # the learner weak_learner="auto" chose (files from before "auto" name it in params)
     learner = read_str(document.get("weak_learner", estimator.weak_learner), "weak_learner")
     if learner not in LEARNERS:
@@ -421,6 +453,49 @@ def load_estimator(path, estimator_class):
         if hasattr(estimator, name):
             delattr(estimator, name)
     return estimator
+
+
+def _read_calibration(value, multilabel, n_labels):
+    """The ``Calibrator`` of the file, or None: its link must be the model's (σ per column
+    for a binary or multi-label model, softmax over the classes otherwise; a softmax over
+    one column would give probabilities of exactly 0 and 1)."""
+    from confboost.training.calibration import SLOPE_BOUNDS, Calibrator
+
+    if value is None:
+        return None
+    kind = read_str(require(value, "kind", "calibration"), "calibration.kind")
+    wanted = "sigmoid" if multilabel or n_labels == 1 else "softmax"
+    if kind != wanted:
+        fail("calibration.kind", f"must be {wanted!r} for a "
+                                 f"{'multi-label' if multilabel else 'single-label'} model "
+                                 f"of {n_labels} label column(s)", kind)
+    slope = read_float(require(value, "slope", "calibration"), "calibration.slope",
+                       *SLOPE_BOUNDS)
+    if set(value) != {"kind", "slope"}:
+        fail("calibration", "must have the fields kind and slope only", sorted(value))
+    return Calibrator(kind, slope)
+
+
+def read_sections(document):
+    """The command line's sections of a model document, checked; ValueError naming the
+    field. ``"boostexter"``: ``{"classes": [str, ...], "single_label": bool}``, the class
+    names of a model trained on a ``.names`` file, one per class of the model, and whether
+    its data was single-label (``load_estimator``)."""
+    section = document.get("boostexter")
+    if section is None:
+        return
+    if not isinstance(section, dict) or set(section) - {"classes", "single_label"}:
+        fail("boostexter", "must be an object with the fields classes and single_label",
+             section)
+    if not isinstance(section.get("single_label", False), bool):
+        fail("boostexter.single_label", "must be true or false", section["single_label"])
+    names = section.get("classes")
+    if names is None:
+        return
+    classes = read_list(require(document, "classes", "document"), "classes")
+    names = read_list(names, "boostexter.classes", len(classes))
+    for position, name in enumerate(names):
+        read_str(name, f"boostexter.classes[{position}]")
 
 
 def _read_classes(value, multilabel):

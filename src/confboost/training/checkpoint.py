@@ -12,20 +12,25 @@ uninterrupted run gives, bit for bit (every reduction is order-fixed,
 The file is written atomically (``utils.files.write_atomic``), so a kill while saving leaves
 the previous checkpoint whole. A checkpoint remembers a fingerprint of the run (binned
 data, labels, starting weights, parameters but the round count and threads: the run's
-``identity``) and refuses to resume another; its content is checked like a model file's.
+``identity``) and refuses to resume another. A resume checks the file as ``load`` checks a
+model file (``restore``: every member, the
+history against the model, the state arrays' shapes and signs, the columns the saved
+hypotheses read against the run's data; a zip member may not claim more bytes than the
+file holds), and a bad file is one ``ValueError`` naming it.
 """
 
 import hashlib
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from confboost.engine.callbacks import TrainingCallback
-from confboost.engine.model import BoostedModel
+from confboost.engine.model import MAX_SCORE, BoostedModel
 from confboost.utils.files import write_atomic
-from confboost.utils.untrusted import fail, read_float, read_int
+from confboost.utils.untrusted import fail, finite_float, read_float, read_int, require
 
 FORMAT_NAME = "confboost-checkpoint"
 FORMAT_VERSION = 1
@@ -78,7 +83,7 @@ class Checkpoint(TrainingCallback):
                                             run.smoothing)
         self._extras = {"thresholds": getattr(run.scheme, "thresholds", [])}
         if not run.hypotheses:
-            restored = self.restore(run.scheme, env.end_round)
+            restored = self.restore(run.scheme, env.end_round, run.dataset)
             if restored is not None:
                 run.restore(*restored)
         return False
@@ -112,9 +117,19 @@ class Checkpoint(TrainingCallback):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, buffer.getvalue())
 
-    def restore(self, scheme, n_rounds):
+    def restore(self, scheme, n_rounds, dataset=None):
         """The saved rounds, with the scheme's state restored in place; None if there is
         no checkpoint file yet.
+
+        Parameters
+        ----------
+        scheme : scheme object
+            Its state arrays (``STATE_ARRAYS``) are overwritten with the saved ones.
+        n_rounds : int
+            The rounds the run asks for; the checkpoint must hold fewer.
+        dataset : Dataset, optional
+            The run's data: every column a saved hypothesis reads must exist in it with its
+            kind (``column_kinds``).
 
         Returns
         -------
@@ -123,55 +138,126 @@ class Checkpoint(TrainingCallback):
         Raises
         ------
         ValueError
-            Naming the file, when it is not a checkpoint of this run or is corrupt.
+            One line naming the file, when it is not a checkpoint of this run or is
+            corrupt; memory and time stay linear in the file's size.
         """
         if not self.path.exists():
             return None
-        where = f"{self.path}: "
         try:
-            with np.load(self.path, allow_pickle=False) as stored:
-                arrays = {name: stored[name] for name in stored.files}
-        except Exception as error:  # zip, header and format errors of a damaged file
-            raise ValueError(f"{where}not a checkpoint file ({error})") from None
-        try:
-            text = str(arrays.pop("document"))
-            checksum = str(arrays.pop("checksum"))
-            if checksum != _checksum(text, {**arrays, "document": np.array(text)}):
-                raise ValueError("checksum: the content does not match (corrupt file)")
-            document = json.loads(text, parse_constant=_refuse)
-            if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-                raise ValueError(f"format: not a {FORMAT_NAME} file")
-            if document.get("fingerprint") != self._fingerprint:
-                raise ValueError("fingerprint: the checkpoint was made by another run (other "
-                                 "data, labels, weights or parameters)")
-            start = read_int(document.get("round"), "round", 1, n_rounds + 1)
-            product_z = read_float(document.get("product_z"), "product_z", low=0.0)
-            model = BoostedModel.from_dict(document.get("model"))
-            if len(model) != start or model.n_labels != scheme.labels.n_labels:
-                fail("model", f"must hold {start} rounds of {scheme.labels.n_labels} labels",
-                     (len(model), model.n_labels))
-            records = _read_lists(document.get("history"), "history", start)
-            extras = _read_lists(document.get("extras"), "extras", start, empty=True)
-            if set(extras) != set(self._extras):
-                fail("extras", f"must be {sorted(self._extras)}", sorted(extras))
-            for name in STATE_ARRAYS:
-                target = getattr(scheme, name, None)
-                if not isinstance(target, np.ndarray):
-                    continue
-                saved = arrays.get(f"state_{name}")
-                if (saved is None or saved.shape != target.shape or saved.dtype != target.dtype
-                        or not np.isfinite(saved).all()):
-                    fail(f"state_{name}", f"must be finite {target.dtype} of shape "
-                                          f"{target.shape}", getattr(saved, "shape", None))
-                np.copyto(target, saved)
+            document, arrays = _read_file(self.path)
+            columns = None if dataset is None else column_kinds(dataset)
+            saved = self._check(document, arrays, scheme, n_rounds, columns)
         except ValueError as error:
-            raise ValueError(f"{where}{error}") from None
+            raise ValueError(f"{self.path}: {error}") from None
+        model, records, extras, product_z, start = saved
+        for name, array in arrays.items():
+            if name.startswith("state_"):
+                np.copyto(getattr(scheme, name.removeprefix("state_")), array)
         refresh = getattr(scheme, "_refresh_learner_weights", None)
         if refresh is not None:
             refresh()  # MR's learner weights d follow from v (Eq. 30)
         for key, values in extras.items():
             self._extras[key][:] = values
         return list(model.hypotheses), records, product_z
+
+    def _check(self, document, arrays, scheme, n_rounds, columns):
+        """Every field of a read checkpoint checked against the run; nothing changed yet."""
+
+        if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
+            raise ValueError(f"format: not a {FORMAT_NAME} file")
+        if document.get("version") != FORMAT_VERSION:
+            fail("version", f"must be {FORMAT_VERSION}", document.get("version"))
+        if document.get("fingerprint") != self._fingerprint:
+            raise ValueError("fingerprint: the checkpoint was made by another run (other "
+                             "data, labels, weights or parameters)")
+        start = read_int(document.get("round"), "round", 1, n_rounds + 1)
+        product_z = read_float(document.get("product_z"), "product_z", low=0.0)
+        n_labels = scheme.labels.n_labels
+        model = BoostedModel.from_dict(require(document, "model", "checkpoint"))
+        if len(model) != start or model.n_labels != n_labels:
+            fail("model", f"must hold {start} rounds of {n_labels} labels",
+                 (len(model), model.n_labels))
+        if columns is not None:
+            try:
+                model.check_columns(list(columns))
+            except ValueError as error:
+                raise ValueError(f"model.{error} (the run's data lacks it)") from None
+        records = _read_lists(require(document, "history", "checkpoint"), "history", start)
+        for key in ("alpha", "z"):
+            require(records, key, "history")
+        if not np.array_equal(np.asarray(records["alpha"], dtype=np.float64), model.alphas):
+            fail("history['alpha']", "must be the model's alphas", records["alpha"][:4])
+        if any(isinstance(z, bool) or not 0.0 <= z for z in records["z"]):
+            fail("history['z']", "must hold numbers >= 0", records["z"][:4])
+        extras = _read_lists(require(document, "extras", "checkpoint"), "extras", start,
+                             empty=True)
+        if set(extras) != set(self._extras):
+            fail("extras", f"must be {sorted(self._extras)}", sorted(extras))
+        wanted = {f"state_{name}" for name in STATE_ARRAYS
+                  if isinstance(getattr(scheme, name, None), np.ndarray)}
+        if set(arrays) != wanted:
+            fail("members", f"must be document, checksum and {sorted(wanted)}", sorted(arrays))
+        for name, saved in arrays.items():
+            target = getattr(scheme, name.removeprefix("state_"))
+            if (saved.shape != target.shape or saved.dtype != target.dtype
+                    or not np.isfinite(saved).all()):
+                fail(name, f"must be finite {target.dtype} of shape {target.shape}",
+                     saved.shape)
+            if name != "state_scores" and not (saved >= 0).all():
+                fail(name, "must hold weights >= 0", float(saved.min()))
+            if not (np.abs(saved) < MAX_SCORE).all():
+                fail(name, f"must hold numbers below {MAX_SCORE:g}", float(np.abs(saved).max()))
+        return model, records, extras, product_z, start
+
+
+def column_kinds(dataset):
+    """The kind of each column of a ``Dataset`` (``"ignore"`` where it holds none), as
+    ``Checkpoint.restore`` checks a saved model against it."""
+    kinds = ["ignore"] * dataset.n_columns
+    for column in dataset.numeric_columns:
+        kinds[int(column)] = "continuous"
+    for column in dataset.categorical:
+        kinds[column.column] = "categorical"
+    for column in dataset.text:
+        kinds[column.column] = "text"
+    return kinds
+
+
+def _read_file(path):
+    """The JSON document and the state arrays of a checkpoint file, its checksum checked.
+
+    A checkpoint is an uncompressed ``.npz`` (a zip of ``.npy`` members): every member's
+    size is checked against the file's before it is read, so memory follows the size.
+    """
+    size = path.stat().st_size
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+        if sum(info.file_size for info in infos) > size:
+            raise ValueError("its members claim more bytes than the file holds")
+        with np.load(path, allow_pickle=False) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+    except ValueError as error:
+        raise ValueError(f"not a checkpoint file ({error})") from None
+    except Exception as error:  # zip, header and format errors of a damaged file
+        raise ValueError(f"not a checkpoint file ({type(error).__name__}: {error})") from None
+    for member in ("document", "checksum"):
+        if member not in arrays:
+            raise ValueError(f"{member}: missing (a checkpoint holds document, checksum and "
+                             "the state arrays)")
+        if arrays[member].dtype.kind != "U" or arrays[member].shape != ():
+            fail(member, "must be one string", arrays[member].dtype.str)
+    text = str(arrays.pop("document"))
+    checksum = str(arrays.pop("checksum"))
+    if checksum != _checksum(text, {**arrays, "document": np.array(text)}):
+        raise ValueError("checksum: the content does not match (corrupt file)")
+    try:
+        document = json.loads(text, parse_constant=_refuse, parse_float=finite_float)
+    except RecursionError:
+        raise ValueError("document: JSON nested too deep") from None
+    except ValueError as error:
+        raise ValueError(f"document: invalid JSON ({error})") from None
+    return document, arrays
 
 
 def run_fingerprint(*parts):

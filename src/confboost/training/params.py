@@ -37,6 +37,7 @@ import numpy as np
 
 from confboost.data.text_experts import TextExpert
 from confboost.engine.alpha import METHODS as ALPHA_METHODS
+from confboost.engine.confidence import MIN_SMOOTHING
 from confboost.engine.learners import LEARNERS, MAX_LEAVES
 from confboost.engine.schemes import SCHEMES
 from confboost.engine.schemes.mh import INITS
@@ -101,7 +102,7 @@ PARAMETERS = {
     "scheme": [Strings(frozenset(SCHEMES))],
     "confidence": [Strings(frozenset(MODES))],
     "alpha": [Strings(frozenset(ALPHA_METHODS))],
-    "smoothing": [Strings(frozenset({"auto"})), Number(0, None, closed="neither")],
+    "smoothing": [Strings(frozenset({"auto"})), Number(MIN_SMOOTHING, None, closed="left")],
     "init": [Strings(frozenset(INITS))],
     "code": [Strings(frozenset(CODES)), "array-like"],
     "code_length": [None, Count(1, None, closed="left")],
@@ -256,7 +257,9 @@ def check_parameters(params, caller="BoostClassifier"):
 
 
 def check_across(params):
-    """The rule across parameters the table cannot say: weight trimming is for stumps only.
+    """The rules the table cannot say: weight trimming is for stumps only, and the weights
+    of a ``class_weight`` dict are finite numbers > 0 (a weight of 0 would keep a class the
+    fit never sees: leave its examples out instead).
 
     Parameters
     ----------
@@ -270,3 +273,10 @@ def check_across(params):
     if params["trim"] != 0 and params["weak_learner"] not in ("stump", "auto"):
         raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
                          f"{params['weak_learner']!r} with trim={params['trim']!r}")
+    class_weight = params.get("class_weight")
+    if isinstance(class_weight, dict):
+        for label, weight in class_weight.items():
+            if not (isinstance(weight, Real) and not isinstance(weight, bool | np.bool_)
+                    and math.isfinite(weight) and weight > 0):
+                raise ValueError(f"class_weight[{label!r}] must be a finite number > 0, got "
+                                 f"{weight!r}")

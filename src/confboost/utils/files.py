@@ -2,7 +2,8 @@
 
 import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
 
@@ -13,17 +14,27 @@ def write_atomic(path, text):
     renamed over ``path`` (an atomic step on POSIX and Windows); the folder is fsynced
     where the system allows, so the rename survives a crash. A failure leaves ``path``
     as it was and no temporary file.
+
+    Where ``path`` is a symbolic link, the file it points to is replaced (the link stays a
+    link); where the file exists, the new one keeps its permission bits. A new file gets
+    the permissions a plain ``open`` gives (0666 less the umask).
     """
-    path = Path(path)
+    path = Path(os.path.realpath(path))
     folder = path.parent
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                                         dir=folder)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
+    handle, temporary = _create_temporary(folder, path.name)
     binary = isinstance(text, bytes)
     try:
         with (os.fdopen(handle, "wb") if binary
               else os.fdopen(handle, "w", encoding="utf-8")) as stream:
             stream.write(text)
             stream.flush()
+            if mode is not None:
+                with contextlib.suppress(OSError, AttributeError):  # fchmod: POSIX only
+                    os.fchmod(stream.fileno(), mode)
             os.fsync(stream.fileno())
         os.replace(temporary, path)
     except BaseException:
@@ -36,6 +47,23 @@ def write_atomic(path, text):
             os.fsync(directory)
         finally:
             os.close(directory)
+
+
+def _create_temporary(folder, name):
+    """A new file ``.NAME.RANDOM.tmp`` in ``folder``, opened for writing: (fd, path).
+
+    Made with mode 0666, which the system reduces by the umask, as any new file (unlike
+    ``tempfile.mkstemp``'s 0600).
+    """
+    for _ in range(100):
+        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
+        try:
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                             | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        return handle, temporary
+    raise FileExistsError(f"{folder}: cannot create a temporary file for {name}")
 
 
 def check_writable(path):

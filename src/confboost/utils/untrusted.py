@@ -8,12 +8,44 @@ the file name, so a bad file is refused with one message naming the file and the
 before a kernel sees an index from it.
 """
 
+import math
+
 import numpy as np
 
 #: Most entries of one list read from a model file (a bound on work and memory per field).
 MAX_ENTRIES = 50_000_000
-#: Longest string read from a model file (a term, a class name, a regular expression).
-MAX_STRING = 10_000
+#: Longest string read from a model file (a term, a class name, a column name, a value).
+#: Whatever a fit can make is below it; a longer one is refused when the model is saved.
+MAX_STRING = 1_000_000
+#: Bytes read from a file at a time (``read_bounded``).
+_CHUNK = 1 << 20
+
+
+def read_bounded(path, limit):
+    """The bytes of the file ``path``, at most ``limit`` of them; ValueError naming the file
+    beyond that.
+
+    Memory follows the file's size, not ``limit`` (a single ``read(limit)`` would reserve
+    ``limit`` bytes for a small file).
+    """
+    chunks, total = [], 0
+    with open(path, "rb") as stream:
+        while chunk := stream.read(_CHUNK):
+            total += len(chunk)
+            if total > limit:
+                raise ValueError(f"{path}: larger than {limit} bytes: not a file this reader "
+                                 "takes")
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def finite_float(text):
+    """A JSON number read as a finite float (``json.loads``' ``parse_float``); ValueError
+    for one beyond float64 (``1e999``), which Python would read as infinity."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"the number {text[:40]} is beyond float64")
+    return number
 
 
 def _shown(value):
@@ -140,7 +172,8 @@ def read_floats(value, field, shape, infinite=False):
 
 
 def _shape_text(shape):
-    return "(" + ", ".join("n" if s is None else str(s) for s in shape) + ")"
+    text = ", ".join("n" if s is None else str(s) for s in shape)
+    return f"({text},)" if len(shape) == 1 else f"({text})"
 
 
 def _nested_floats(value, field, ndim):

@@ -126,8 +126,12 @@ class PartitionHypothesis:
         return self.describe()
 
     @classmethod
-    def from_dict(cls, data):
-        """Inverse of ``to_dict``; ValueError on malformed data."""
+    def from_dict(cls, data, n_labels=None):
+        """Inverse of ``to_dict``; ValueError on malformed data.
+
+        ``n_labels`` (the model's k, when known) is checked before any table is built, so
+        that a file's cost stays linear in its size.
+        """
         raise NotImplementedError
 
 
@@ -185,7 +189,7 @@ def tree_text(left, right, condition, values, classes, scale):
     return "\n".join(lines)
 
 
-def saved_values(data, n_blocks, name="values"):
+def saved_values(data, n_blocks, name="values", n_labels=None):
     """The ``(n_blocks, k)`` table of finite values of a saved hypothesis.
 
     Parameters
@@ -196,6 +200,8 @@ def saved_values(data, n_blocks, name="values"):
         The number of blocks the hypothesis kind has.
     name : str, default="values"
         The field.
+    n_labels : int or None
+        The number of columns k wanted (None: any).
 
     Raises
     ------
@@ -203,7 +209,7 @@ def saved_values(data, n_blocks, name="values"):
         Naming the field, when it is missing, not a table of finite numbers, or of
         another shape.
     """
-    return read_floats(require(data, name, "hypothesis"), name, (n_blocks, None))
+    return read_floats(require(data, name, "hypothesis"), name, (n_blocks, n_labels))
 
 
 @dataclass

@@ -76,11 +76,11 @@ class CategoricalHypothesis(PartitionHypothesis):
         return [("categorical", self.column)]
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data, n_labels=None):
         """Inverse of ``to_dict``; ValueError naming the bad field."""
         column = read_int(require(data, "column", "categorical"), "column", 0, MAX_INDEX)
         value = read_str(require(data, "value", "categorical"), "value")
-        return cls(column, value, saved_values(data, 3))
+        return cls(column, value, saved_values(data, 3, n_labels=n_labels))
 
 
 def categorical_block_stats(w_plus, w_minus):

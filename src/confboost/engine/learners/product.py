@@ -117,7 +117,7 @@ class ProductHypothesis(PartitionHypothesis):
                 "missing_left": self.missing_left.tolist(), "values": self.values.tolist()}
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data, n_labels=None):
         """Inverse of ``to_dict``; ValueError naming the bad field."""
         feature = read_ints(require(data, "feature", "product"), "feature", 0, MAX_INDEX)
         n_terms = feature.shape[0]
@@ -127,7 +127,7 @@ class ProductHypothesis(PartitionHypothesis):
                                 (n_terms,), infinite=True)
         missing_left = read_bools(require(data, "missing_left", "product"), "missing_left",
                                   n_terms)
-        return cls(feature, threshold, missing_left, saved_values(data, 2))
+        return cls(feature, threshold, missing_left, saved_values(data, 2, n_labels=n_labels))
 
 
 class ProductLearner:

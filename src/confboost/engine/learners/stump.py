@@ -101,12 +101,12 @@ class StumpHypothesis(PartitionHypothesis):
                 "threshold": write_float(self.threshold), "values": self.values.tolist()}
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data, n_labels=None):
         """Inverse of ``to_dict``; ValueError naming the bad field. The feature is checked
         against the model's columns by ``BoostedModel.check_columns``."""
         feature = read_int(require(data, "feature", "stump"), "feature", 0, MAX_INDEX)
         threshold = read_float(require(data, "threshold", "stump"), "threshold", infinite=True)
-        return cls(feature, threshold, saved_values(data, 3))
+        return cls(feature, threshold, saved_values(data, 3, n_labels=n_labels))
 
 
 @dataclass

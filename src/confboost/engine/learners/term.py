@@ -78,11 +78,11 @@ class TermHypothesis(PartitionHypothesis):
         return [("text", self.column)]
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data, n_labels=None):
         """Inverse of ``to_dict``; ValueError naming the bad field."""
         column = read_int(require(data, "column", "term"), "column", 0, MAX_INDEX)
         term = read_str(require(data, "term", "term"), "term")
-        return cls(column, term, saved_values(data, 2))
+        return cls(column, term, saved_values(data, 2, n_labels=n_labels))
 
 
 def term_block_stats(indptr, indices, term, weights, signs, total_pos, total_neg):

@@ -237,10 +237,10 @@ class TreeHypothesis(PartitionHypothesis):
         return kind, columns, threshold, values, missing_left, left, right
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data, n_labels=None):
         """Inverse of ``to_dict``; ValueError naming the bad field."""
         structure = cls._structure_from_dict(data, "values")
-        return cls(*structure, saved_values(data, structure[0].shape[0] + 1))
+        return cls(*structure, saved_values(data, structure[0].shape[0] + 1, n_labels=n_labels))
 
 
 class HammingTreeHypothesis(TreeHypothesis):
@@ -282,10 +282,10 @@ class HammingTreeHypothesis(TreeHypothesis):
                 "leaf_values": self.leaf_values.tolist()}
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data, n_labels=None):
         """Inverse of ``to_dict``; ValueError naming the bad field."""
         structure = cls._structure_from_dict(data, "leaf_values")
-        vote = read_floats(require(data, "vote", "hamming tree"), "vote", (None,))
+        vote = read_floats(require(data, "vote", "hamming tree"), "vote", (n_labels,))
         if vote.size == 0 or not np.all(np.abs(vote) == 1):
             fail("vote", "a Hamming tree's vote must be a non-empty vector of -1 and +1",
                  vote.tolist())

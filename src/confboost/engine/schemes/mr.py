@@ -157,7 +157,12 @@ def pair_confidences(masses, smoothing, fixed=None):
             break
         symmetric = table + np.swapaxes(table, 1, 2)
         hessian = 0.25 * (np.eye(k) * (rows + columns)[:, :, None] - symmetric) + constant
-        step = np.linalg.solve(hessian, -gradient[:, :, None])[:, :, 0]
+        try:
+            step = np.linalg.solve(hessian, -gradient[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:  # a tiny ε leaves label pairs all but untied: the
+            # Laplacian has more null directions than the constant; take the least step
+            step = np.stack([np.linalg.lstsq(h, -g, rcond=None)[0]
+                             for h, g in zip(hessian, gradient, strict=True)])
         scale = np.ones(len(c))
         for _ in range(_MAX_HALVINGS):
             trial = c + scale[:, None] * step
