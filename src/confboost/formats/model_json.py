@@ -363,7 +363,7 @@ def estimator_from_document(document, estimator_class):
     best = document.get("best_iteration")
     if best is not None:
         best = read_int(best, "best_iteration", 1, n_run + 1)
-    calibration = _read_calibration(document.get("calibration"), multilabel, wanted)
+    calibration = _read_calibration(document.get("calibration"), multilabel, model.n_labels)
     # the learner weak_learner="auto" chose (files from before "auto" name it in params)
     learner = read_str(document.get("weak_learner", estimator.weak_learner), "weak_learner")
     if learner not in LEARNERS:
