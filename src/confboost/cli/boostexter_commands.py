@@ -181,7 +181,8 @@ def export_shyp_command(arguments):
     spec = read_names(_stem_file(stem, ".names"))
     estimator = _load_model(arguments.model or str(stem) + MODEL_SUFFIX, spec)
     output = arguments.output or str(stem) + ".shyp"
-    export_shyp(output, estimator.model_, estimator.encoder_, spec)
+    export_shyp(output, estimator.model_, estimator.encoder_, spec,
+                scheme=getattr(estimator, "scheme", "mh"))
     print(f"wrote {output} ({len(estimator.model_)} hypotheses)", file=sys.stderr)
     return 0
 

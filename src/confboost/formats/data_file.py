@@ -103,7 +103,9 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
             if values is None:
                 return None
         elif column.kind != "ignore":
-            values = [value.strip() for value in fields[index]]
+            # a text keeps every character but the spaces around it (icsiboost's " *, *")
+            values = [value.strip(" " if column.kind == "text" else None)
+                      for value in fields[index]]
             values = [None if value in MISSING else value for value in values]
             if column.kind == "categorical":
                 allowed = set(column.values)
@@ -169,7 +171,7 @@ def _read_rows(path, lines, spec, labels_required, unknown_values):
                 f"labels), got {len(fields)} (values may not contain commas)",
             )
         for index, (column, raw) in enumerate(zip(spec.columns, fields, strict=False)):
-            value = raw.strip()
+            value = raw.strip(" " if column.kind == "text" else None)
             if column.kind == "ignore":
                 continue
             if value in MISSING:
