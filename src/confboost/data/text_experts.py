@@ -66,6 +66,7 @@ The terms of a whole corpus and their postings: ``confboost.data.postings``.
 """
 
 import re
+import re._compiler as re_compiler
 import re._constants as re_constants
 import re._parser as re_parser
 from collections.abc import Callable
@@ -281,14 +282,20 @@ MAX_PATTERN = 1000
 
 
 def check_pattern(pattern):
-    """ValueError unless the ``drop`` regular expression runs in time linear in a term.
+    """ValueError unless the ``drop`` regular expression runs in time at most quadratic in a
+    term's length.
 
     Python's regex engine backtracks: a quantifier over something that itself repeats or
     branches (``(a+)+b``, ``(a|aa)*b``) or a backreference can take time exponential in
     the term's length (as can ``(a?){30}``: any variable quantifier under a repeated one).
-    Those constructs are refused (DESIGN.md rule 12: a ``drop`` may come
-    from a model file or a ``.names`` file); character classes, anchors, literals and
-    single quantifiers are what a term filter needs.
+    Quantifiers in sequence multiply: with ``q`` variable-length quantifiers (``*``, ``+``,
+    ``{m,n}``; each ``?`` only doubles, and at most 8 are taken) a failing search tries up to ``n^q`` ways at each of the ``n`` start
+    positions (``a*a*a*c`` on a long word of ``a``), so the time grows as ``n^(q+1)``, or
+    ``n^q`` when the pattern is anchored at the start (``^``, ``\\A``: one position). Those
+    constructs are refused, as is a degree above 2: one variable quantifier, or two after
+    ``^`` (DESIGN.md rule 12: a ``drop`` may come from a model file or a ``.names`` file).
+    Character classes, anchors, literals, alternatives and a quantifier or two are what a
+    term filter needs; a leading ``.*`` is never needed (the search finds a match anywhere).
 
     Parameters
     ----------
@@ -326,6 +333,62 @@ def check_pattern(pattern):
                 walk(argument[1], repeated)
 
     walk(parsed, False)
+    optionals = pattern.count("?")  # an upper bound on the ? quantifiers (2^k ways)
+    if optionals > _OPTIONALS:
+        raise ValueError(f"drop {pattern!r}: more than {_OPTIONALS} '?' can take time "
+                         "exponential in their number")
+    variable = _variable_quantifiers(parsed)
+    anchored = bool(parsed.data) and parsed.data[0] in (
+        (re_constants.AT, re_constants.AT_BEGINNING),
+        (re_constants.AT, re_constants.AT_BEGINNING_STRING))
+    if variable + (0 if anchored else 1) > 2:
+        raise ValueError(f"drop {pattern!r}: {variable} variable-length quantifiers "
+                         f"{'after ^' if anchored else 'in an unanchored pattern'} make the "
+                         f"search take time growing as the term's length to the power "
+                         f"{variable + (0 if anchored else 1)}; at most "
+                         f"{2 if anchored else 1} {'after ^' if anchored else 'without ^'} "
+                         "(a leading .* is never needed)")
+
+
+def _variable_quantifiers(items):
+    """The longest run of backtracking quantifiers of variable length in a parsed pattern.
+
+    Quantifiers multiply their ways only while one can give characters to the next: a
+    mandatory literal that the previous quantifier's atom cannot match (``[a-z]+@[a-z]+``)
+    ends the run. Nested and alternative quantifiers are counted in, conservatively.
+    """
+    longest = run = 0
+    atom = None  # the single-character atom of the last quantifier, where it has one
+    for op, argument in items:
+        if op in (re_constants.MAX_REPEAT, re_constants.MIN_REPEAT):
+            # an optional atom (``?``) at most doubles the ways: counted apart (_OPTIONALS)
+            run += (argument[1] - argument[0] > 1) + _variable_quantifiers(argument[2])
+            body = list(argument[2])
+            atom = body if len(body) == 1 and body[0][0] in _ATOMS else None
+        elif op == re_constants.LITERAL and atom is not None and not _atom_matches(
+                items, atom, argument):
+            run, atom = 0, None
+        elif op == re_constants.BRANCH:
+            run += max((_variable_quantifiers(branch) for branch in argument[1]), default=0)
+        elif op in (re_constants.SUBPATTERN, re_constants.ATOMIC_GROUP):
+            run += _variable_quantifiers(argument[-1])
+        elif op in (re_constants.ASSERT, re_constants.ASSERT_NOT):
+            run += _variable_quantifiers(argument[1])
+        longest = max(longest, run)
+    return longest
+
+
+#: Most ``?`` in a ``drop`` pattern (each may double the ways a failing search tries).
+_OPTIONALS = 8
+
+#: One-character atoms whose match of a given character ``_atom_matches`` decides.
+_ATOMS = (re_constants.LITERAL, re_constants.NOT_LITERAL, re_constants.ANY, re_constants.IN)
+
+
+def _atom_matches(parsed, atom, code):
+    """Whether the one-character ``atom`` (a parsed item list) matches character ``code``."""
+    sub = re_parser.SubPattern(parsed.state, atom)
+    return re_compiler.compile(sub, parsed.state.flags).fullmatch(chr(code)) is not None
 
 
 def _is_int(value):
