@@ -289,8 +289,9 @@ def check_pattern(pattern):
     branches (``(a+)+b``, ``(a|aa)*b``) or a backreference can take time exponential in
     the term's length (as can ``(a?){30}``: any variable quantifier under a repeated one).
     Quantifiers in sequence multiply: with ``q`` variable-length quantifiers (``*``, ``+``,
-    ``{m,n}``; each ``?`` only doubles, and at most 8 are taken) a failing search tries up to ``n^q`` ways at each of the ``n`` start
-    positions (``a*a*a*c`` on a long word of ``a``), so the time grows as ``n^(q+1)``, or
+    ``{m,n}``; each ``?`` only doubles, and at most 8 are taken) a failing search tries up
+    to ``n^q`` ways at each of the ``n`` start positions (``a*a*a*c`` on a long word of
+    ``a``), so the time grows as ``n^(q+1)``, or
     ``n^q`` when the pattern is anchored at the start (``^``, ``\\A``: one position). Those
     constructs are refused, as is a degree above 2: one variable quantifier, or two after
     ``^`` (DESIGN.md rule 12: a ``drop`` may come from a model file or a ``.names`` file).
