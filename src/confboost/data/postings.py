@@ -325,11 +325,15 @@ def _csc(n_docs, n_terms, rows, columns):
         int32 ``indptr`` and ``indices`` where the counts fit (int64 otherwise); the rows of a
         column increase.
     """
-    kept = columns >= 0
-    rows, columns = rows[kept], columns[kept]
+    if columns.size and columns.min() < 0:
+        kept = columns >= 0
+        rows, columns = rows[kept], columns[kept]
     index = np.int32 if max(rows.size, n_docs) < np.iinfo(np.int32).max else np.int64
-    order = np.lexsort((rows, columns))  # by column, then row
-    indices = rows[order].astype(index)
+    if rows.size > 1 and np.any(rows[1:] < rows[:-1]):
+        order = np.lexsort((rows, columns))  # by column, then row
+    else:  # rows already increase: a stable sort by column keeps them so in each column
+        order = np.argsort(columns, kind="stable")
+    indices = rows[order].astype(index, copy=False)
     del order
     indptr = np.zeros(n_terms + 1, dtype=index)
     np.cumsum(np.bincount(columns, minlength=n_terms), out=indptr[1:])

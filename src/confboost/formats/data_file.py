@@ -12,6 +12,7 @@ start-up, issue 18); at the first thing that is not plain it reads the file agai
 
 import math
 import re
+from array import array
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,8 +92,9 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
     is held beside the columns."""
     n_columns = len(spec.columns)
     fields = [[] for _ in range(n_columns + 1)]
-    numbers = []
+    numbers = array("q")
     counts = set()
+    label_fields = {}  # one string per distinct label field: they repeat
     for line, text in lines:
         parts = text.split(",")
         counts.add(len(parts))
@@ -100,8 +102,11 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
                 not labels_required and len(parts) == n_columns)):
             return None  # a line with another number of fields, or labels on some lines only
         numbers.append(line)
+        if len(parts) > n_columns:
+            parts[-1] = label_fields.setdefault(parts[-1], parts[-1])
         for column, part in zip(fields, parts, strict=False):
             column.append(part)
+    del label_fields
     if not numbers:
         return None
     with_labels = counts == {n_columns + 1}
