@@ -32,6 +32,7 @@ Usage::
     python benchmarks/icsiboost_parity.py --icsiboost /path/to/icsiboost
     python benchmarks/icsiboost_parity.py --icsiboost ./icsiboost --only sections --rounds 20
     python benchmarks/icsiboost_parity.py --icsiboost ./icsiboost --large   # + sections-100x
+    python benchmarks/icsiboost_parity.py --icsiboost ./icsiboost --src /other/checkout/src
 
 icsiboost is not part of confboost: build it from github.com/benob/icsiboost
 (``autoreconf -i && ./configure CFLAGS=-O3 && make``) and give its path (or ``$ICSIBOOST``).
@@ -177,11 +178,12 @@ sys.stderr.write("\\nRUSAGE %r %r %r\\n" % (os.waitstatus_to_exitcode(status),
 """
 
 
-def measured(command, stdin=None, cwd=None):
+def measured(command, stdin=None, cwd=None, src=None):
     """Run ``command``; (stdout, stderr, returncode, CPU seconds, peak RSS in MB)."""
+    environment = dict(os.environ, PYTHONPATH=str(src)) if src else None
     with open(stdin, "rb") if stdin else open(os.devnull, "rb") as source:
         result = subprocess.run([sys.executable, "-c", _LAUNCHER, *command], stdin=source,
-                                capture_output=True, cwd=cwd)
+                                capture_output=True, cwd=cwd, env=environment)
     err = result.stderr.decode("utf-8", "replace")
     err, _, tail = err.rpartition("\nRUSAGE ")
     code, cpu, rss = tail.split()
@@ -194,14 +196,14 @@ def _scores(text):
     return np.array(rows, dtype=float) if rows else np.empty((0, 0))
 
 
-def compare(icsiboost, stem, flags, rounds, confboost):
+def compare(icsiboost, stem, flags, rounds, confboost, src=None):
     """One row of the table: both programs on one stem with one flag set."""
     folder = stem.parent
     name = stem.name
     base = ["-S", name, "-n", str(rounds), *flags]
     theirs = measured([icsiboost, *base, "--model", f"{name}.icsi.shyp"], cwd=folder)
     ours = measured([*confboost, "icsiboost", *base, "--model", f"{name}.conf.shyp"],
-                    cwd=folder)
+                    cwd=folder, src=src)
     row = {"flags": shlex.join(flags) or "(defaults)", "status": (theirs[2], ours[2])}
     if theirs[2] != 0 or ours[2] != 0:
         row["error"] = (theirs[1].strip().splitlines() or [""])[-1][:80], \
@@ -221,7 +223,7 @@ def compare(icsiboost, stem, flags, rounds, confboost):
         measured([icsiboost, "-S", name, "-C", *text_flags, "--model", f"{name}.icsi.shyp"],
                  test, folder),
         measured([*confboost, "icsiboost", "-S", name, "-C", *text_flags, "--model",
-                  f"{name}.conf.shyp"], test, folder),
+                  f"{name}.conf.shyp"], test, folder, src),
     ]
     a, b = _scores(classified[0][0]), _scores(classified[1][0])
     row["classify"] = (float(np.max(np.abs(a - b))) if a.shape == b.shape and a.size
@@ -251,6 +253,8 @@ def main(argv=None):
                         help="also sections-100x (the memory figure; defaults flags only)")
     parser.add_argument("--large-rounds", type=int, default=10)
     parser.add_argument("--keep", help="build the stems in this folder and keep them")
+    parser.add_argument("--src", help="run the confboost of another checkout's src folder "
+                                      "(the figures before a change)")
     arguments = parser.parse_args(argv)
     confboost = [sys.executable, "-m", "confboost.cli"]
     with tempfile.TemporaryDirectory() as scratch:
@@ -274,7 +278,8 @@ def main(argv=None):
             for flags in flag_sets:
                 flags = [flag.replace("{c}", a_class) for flag in flags]
                 started = time.perf_counter()
-                row = compare(arguments.icsiboost, stem, flags, rounds, confboost)
+                row = compare(arguments.icsiboost, stem, flags, rounds, confboost,
+                              arguments.src)
                 if "error" in row:
                     print(f"| {name} | `{row['flags']}` | exit {row['status']} | "
                           f"{row['error']} | | | |", flush=True)

@@ -99,11 +99,11 @@ def test_sgram_pairs_join_whatever_the_gap_and_equal_strings_are_one_term():
     assert missing.tolist() == [False] * 4 + [True]
 
 
-def _c_dictionary(documents, kind, length, cutoff):
+def _c_dictionary(documents, kind, length, cutoff, drop=None, no_unk=False):
     tokens, counts = [], {}
     for document in documents:
         seen = set()
-        for term in _c_text_expert(document, kind, length):
+        for term in _c_text_expert(document, kind, length, no_unk, drop):
             if term not in counts:
                 tokens.append(term)
                 counts[term] = 0
@@ -120,15 +120,18 @@ def _c_dictionary(documents, kind, length, cutoff):
     return tokens, counts
 
 
-@pytest.mark.parametrize("kind, length, cutoff", [("ngram", 2, 0), ("sgram", 4, 2),
-                                                  ("fgram", 3, 1), ("ngram", 3, 3)])
-def test_vocabulary_is_icsiboost_dictionary(kind, length, cutoff):
+@pytest.mark.parametrize("kind, length, cutoff, drop, no_unk", [
+    ("ngram", 2, 0, None, False), ("sgram", 4, 2, None, False), ("fgram", 3, 1, None, False),
+    ("ngram", 3, 3, None, False), ("sgram", 3, 0, "^w#|##", False),
+    ("ngram", 2, 0, "C#$", True)])
+def test_vocabulary_is_icsiboost_dictionary(kind, length, cutoff, drop, no_unk):
     rng = np.random.default_rng(length + cutoff)
     words = ["w", "x#", "#y", "", "z" + NBSP + "z", "C#", "unk"]
     documents = [" ".join(rng.choice(words, rng.integers(1, 9))) for _ in range(120)]
-    expert = TextExpert(kind, length, cutoff, tokenizer="icsiboost", order="first")
+    expert = TextExpert(kind, length, cutoff, drop, tokenizer="icsiboost", order="first",
+                        no_unk=no_unk)
     vocabulary = TermVocabulary().fit(documents, expert)
-    terms, counts = _c_dictionary(documents, kind, length, cutoff)
+    terms, counts = _c_dictionary(documents, kind, length, cutoff, drop, no_unk)
     assert vocabulary.terms_ == terms
     assert vocabulary.document_frequency_.tolist() == [counts[term] for term in terms]
 

@@ -215,11 +215,17 @@ class TermVocabulary:
         """
         self.expert_ = expert
         index = {}
+        kept = {}  # drop / no_unk decided once per distinct term
+        filtering = expert.drop is not None or expert.no_unk
         rows, codes = array("i"), array("i")
         for row, document in enumerate(documents):
             if document is None:
                 continue
-            distinct = dict.fromkeys(expert.ordered_terms(document))
+            distinct = dict.fromkeys(
+                icsiboost_terms(icsiboost_tokenize(document), expert.kind, expert.length))
+            if filtering:
+                distinct = [term for term in distinct if kept.get(term) or (
+                    term not in kept and kept.setdefault(term, expert.keeps(term)))]
             codes.extend(index.setdefault(term, len(index)) for term in distinct)
             rows.extend(itertools.repeat(row, len(distinct)))
         strings = list(index)
