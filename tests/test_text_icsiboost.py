@@ -199,12 +199,14 @@ def test_shyp_numbers_and_optimal_layout_read_back_exactly(stem, capsys, tmp_pat
     assert len(json_model.model_) == best
     imported = subprocess_free_import(stem, tmp_path / "t.shyp")
     assert len(imported) == best
+    # icsiboost -C -n N loads N rounds whatever the count at the top says
+    assert len(subprocess_free_import(stem, tmp_path / "t.shyp", rounds=6)) == 6
     for ours, theirs in zip(imported.hypotheses, json_model.model_.hypotheses, strict=True):
         assert ours.term == theirs.term
         np.testing.assert_allclose(ours.values, theirs.values, rtol=0, atol=5e-11)
 
 
-def subprocess_free_import(stem, path):
+def subprocess_free_import(stem, path, rounds=None):
     from argparse import Namespace
 
     from confboost.cli.icsiboost_flags import experts
@@ -213,7 +215,7 @@ def subprocess_free_import(stem, path):
 
     spec = read_names(f"{stem}.names", {"tokenizer": "icsiboost", "order": "first"})
     arguments = Namespace(window=3, expert="sgram")
-    return import_shyp(path, _encoder(spec, experts(spec, arguments)), spec)
+    return import_shyp(path, _encoder(spec, experts(spec, arguments)), spec, rounds)
 
 
 def test_training_keeps_its_model_when_the_shyp_cannot_be_written(stem, capsys, tmp_path):

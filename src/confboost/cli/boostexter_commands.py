@@ -197,7 +197,7 @@ def _imported_estimator(source, spec, arguments):
     encoder = _encoder(spec, experts)
     if not Path(source).exists():
         raise FileNotFoundError(f"{source}: no such .shyp file")
-    model = import_shyp(source, encoder, spec)
+    model = import_shyp(source, encoder, spec, rounds=getattr(arguments, "rounds", None))
     estimator = Booster(n_estimators=max(len(model), 1), weak_learner="stump",
                         feature_types=_feature_types(spec), text_expert=experts or None)
     estimator.weak_learner_ = "stump"  # icsiboost's stumps (and term tests)

@@ -221,7 +221,7 @@ def _floats(path, line, text, k):
     return np.array(values)
 
 
-def import_shyp(path, encoder, spec):
+def import_shyp(path, encoder, spec, rounds=None):
     """Read a ``.shyp`` file as a ``BoostedModel`` over the columns of ``encoder``.
 
     Parameters
@@ -230,6 +230,10 @@ def import_shyp(path, encoder, spec):
     encoder : FrameEncoder
         The columns of the ``.names`` file (``FrameEncoder`` of the spec).
     spec : NamesSpec
+    rounds : int or None
+        Read this many hypotheses whatever the count at the top says (icsiboost's ``-n``
+        when classifying: with ``--optimal-iterations`` the file holds more rounds than its
+        count), or all there are if fewer; None: the count at the top.
 
     Returns
     -------
@@ -258,10 +262,11 @@ def import_shyp(path, encoder, spec):
     if not text.strip().isdigit():
         raise ShypError(f"{path}:{number}: expected the number of hypotheses, got {text!r}")
     count = int(text)
+    wanted = count if rounds is None else rounds
     hypotheses, alphas = [], []
     bound = 0.0
     index = 1
-    while index < len(lines) and len(hypotheses) < count:
+    while index < len(lines) and len(hypotheses) < wanted:
         number, text = lines[index]
         match = _HEADER.fullmatch(text)
         if match is None:
@@ -329,7 +334,7 @@ def import_shyp(path, encoder, spec):
                             f"{float(np.max(np.abs(hypothesis.values))):g} makes the scores "
                             f"of {len(hypotheses)} hypotheses reach {MAX_SCORE:g}, "
                             "beyond what a float sums exactly")
-    if len(hypotheses) < count and index >= len(lines):
+    if rounds is None and len(hypotheses) < count and index >= len(lines):
         raise ShypError(f"{path}: the header announces {count} hypotheses, the file holds "
                         f"{len(hypotheses)}")
     return BoostedModel(hypotheses, alphas, k)
