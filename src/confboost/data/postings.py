@@ -245,8 +245,9 @@ class TermVocabulary:
         self.document_frequency_ = frequency[order].astype(np.int64)
         column_of_code = np.full(len(strings), -1, dtype=np.int32)
         column_of_code[order] = np.arange(order.size, dtype=np.int32)
+        np.take(column_of_code, codes, out=codes)  # the codes become columns, in place
         return _csc(len(documents), len(self.terms_), np.frombuffer(rows, dtype=np.int32),
-                    column_of_code[codes])
+                    codes)
 
     def _strings_postings(self, documents):
         """The postings of documents over a vocabulary of icsiboost term strings."""
@@ -334,21 +335,27 @@ def _csc(n_docs, n_terms, rows, columns):
     if columns.size and columns.min() < 0:
         kept = columns >= 0
         rows, columns = rows[kept], columns[kept]
-    index = np.int32 if max(rows.size, n_docs) < np.iinfo(np.int32).max else np.int64
-    if rows.size > 1 and np.any(rows[1:] < rows[:-1]):
-        order = np.lexsort((rows, columns))  # by column, then row
-    else:  # rows already increase: a stable sort by column keeps them so in each column
-        order = np.argsort(columns, kind="stable")
-    indices = rows[order].astype(index, copy=False)
-    del order
-    indptr = np.zeros(n_terms + 1, dtype=index)
-    np.cumsum(np.bincount(columns, minlength=n_terms), out=indptr[1:])
-    data = np.ones(indices.size, dtype=POSTING_DTYPE)
+    index = np.int32 if max(rows.size, n_docs, n_terms) < np.iinfo(np.int32).max else np.int64
     import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
 
-    matrix = sp.csc_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
-    matrix.data, matrix.indices, matrix.indptr = data, indices, indptr  # no index upcast
-    return matrix
+    data = np.ones(rows.size, dtype=POSTING_DTYPE)
+    if rows.size > 1 and np.any(rows[1:] < rows[:-1]):
+        order = np.lexsort((rows, columns))  # by column, then row
+        indices = rows[order].astype(index, copy=False)
+        del order
+        indptr = np.zeros(n_terms + 1, dtype=index)
+        np.cumsum(np.bincount(columns, minlength=n_terms), out=indptr[1:])
+        matrix = sp.csc_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
+        matrix.data, matrix.indices, matrix.indptr = data, indices, indptr  # no index upcast
+        return matrix
+    # rows already increase: the pairs are a CSR matrix, and SciPy's counting sort turns it
+    # into CSC in O(nnz) with no array of sort positions (rows stay increasing per column)
+    row_pointers = np.zeros(n_docs + 1, dtype=index)
+    np.cumsum(np.bincount(rows, minlength=n_docs), out=row_pointers[1:])
+    by_row = sp.csr_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
+    by_row.data, by_row.indices, by_row.indptr = data, columns.astype(index, copy=False), \
+        row_pointers
+    return by_row.tocsc()
 
 
 def _icsiboost_cutoff(codes, frequent):
