@@ -168,9 +168,10 @@ def stem(tmp_path):
     words = ["C#", "PKCS#11", f"no{NBSP}break", "cheap", "now", "team", "lunch", "", "the"]
     lines = []
     for _ in range(80):
-        # no space at the start of a line: icsiboost keeps those (confboost strips a line),
-        # and refuses a line whose first field is spaces only
-        body = " ".join(rng.choice(words, rng.integers(2, 7))).lstrip(" ")
+        # spaces at the start of a line are the first text's (icsiboost refuses a line whose
+        # first field is spaces only)
+        body = " ".join(rng.choice(words, rng.integers(2, 7)))
+        body = body if body.strip(" ") else "?"
         label = "spam" if ("cheap" in body or "C#" in body) != (rng.random() < 0.1) else "ham"
         lines.append(f"{body or '?'}, {label}.\n")
     (tmp_path / "t.names").write_text(NAMES)
@@ -262,10 +263,11 @@ def test_text_fields_keep_every_byte_but_the_spaces_around_them(tmp_path):
     from confboost.formats.boostexter import read_data, read_names
 
     (tmp_path / "t.names").write_text("a, b.\nx: text.\ny: continuous.\n")
-    (tmp_path / "t.data").write_text(f"p\tq{NBSP} ,  1 , a.\n", encoding="utf-8")
+    (tmp_path / "t.data").write_text(f"p\tq{NBSP} ,  1 , a.\n  \tr ,2,b.\n",
+                                     encoding="utf-8")
     spec = read_names(tmp_path / "t.names")
     data = read_data(tmp_path / "t.data", spec)
-    assert data.columns["x"] == [f"p\tq{NBSP}"]
+    assert data.columns["x"] == [f"p\tq{NBSP}", "  \tr"]  # a line's start is its text's
 
 
 # ----------------------------------------------------------------------------- icsiboost

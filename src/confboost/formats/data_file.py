@@ -21,7 +21,7 @@ from confboost.formats.file_lines import (
     MISSING,
     BoosTexterFormatError,
     check_writable,
-    content_lines,
+    read_lines,
     shown,
 )
 from confboost.utils.dtypes import LABEL_DTYPE
@@ -80,9 +80,26 @@ def read_data(path, spec, labels_required=True, unknown_values="error"):
     """
     if unknown_values not in ("error", "missing"):
         raise ValueError(f"unknown_values must be 'error' or 'missing', got {unknown_values!r}")
-    data = _read_columns(path, content_lines(path), spec, labels_required, unknown_values)
-    return data if data is not None else _read_rows(path, content_lines(path), spec,
+    data = _read_columns(path, _example_lines(path), spec, labels_required, unknown_values)
+    return data if data is not None else _read_rows(path, _example_lines(path), spec,
                                                     labels_required, unknown_values)
+
+
+def _example_lines(path):
+    """The lines holding examples (``content_lines``), whitespace at their start kept: a text
+    in the first column keeps it, as icsiboost reads it (other fields are stripped)."""
+    for number, line in read_lines(path):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("|"):
+            yield number, line.rstrip()
+
+
+def _strip(value, kind, first):
+    """A field without the whitespace around it; a text without the spaces around it only
+    (icsiboost's separator is " *, *"), and at the start of a line without none."""
+    if kind != "text":
+        return value.strip()
+    return value.rstrip(" ") if first else value.strip(" ")
 
 
 def _read_columns(path, lines, spec, labels_required, unknown_values):
@@ -118,9 +135,9 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
                 return None
         elif column.kind != "ignore":
             # a text keeps every character but the spaces around it (icsiboost's " *, *")
-            around = " " if column.kind == "text" else None
             raw, fields[index] = fields[index], None  # the fields go as the values come
-            values = [None if (value := field.strip(around)) in MISSING else value
+            kind, first = column.kind, index == 0
+            values = [None if (value := _strip(field, kind, first)) in MISSING else value
                       for field in raw]
             del raw
             if column.kind == "categorical":
@@ -187,7 +204,7 @@ def _read_rows(path, lines, spec, labels_required, unknown_values):
                 f"labels), got {len(fields)} (values may not contain commas)",
             )
         for index, (column, raw) in enumerate(zip(spec.columns, fields, strict=False)):
-            value = raw.strip(" " if column.kind == "text" else None)
+            value = _strip(raw, column.kind, index == 0)
             if column.kind == "ignore":
                 continue
             if value in MISSING:
