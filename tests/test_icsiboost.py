@@ -272,7 +272,13 @@ def test_drop_and_no_unk(stem, capsys, tmp_path):
     encoder = load(f"{stem}.model.json").encoder_
     expert = encoder.experts[encoder.names.index("body")]
     assert expert.drop == "^(Cheap|free)$" and expert.no_unk
-    assert expert.terms("Cheap unk lunch free") == {"lunch"}
+    # icsiboost's text_expert applies no drop once --no-unk-ngrams is given
+    assert expert.terms("Cheap unk lunch free") == {"Cheap", "lunch", "free"}
+    status, out, err = run(["train", "-S", stem, "-n", 1, "--drop", "^(Cheap|free)$"], capsys)
+    assert status == 0, err
+    encoder = load(f"{stem}.model.json").encoder_
+    expert = encoder.experts[encoder.names.index("body")]
+    assert expert.terms("Cheap unk lunch free") == {"unk", "lunch"}
 
 
 def test_classify_warns_about_a_model_that_cannot_fire(stem, capsys, monkeypatch, tmp_path):
@@ -281,7 +287,7 @@ def test_classify_warns_about_a_model_that_cannot_fire(stem, capsys, monkeypatch
     test = (tmp_path / "t.test").read_text()
     status, out, err = run(["classify", "-S", stem, "-m", tmp_path / "m.shyp"], capsys, test,
                            monkeypatch)
-    assert status == 0 and "1 term test(s)" in err and "'free lunch'" in err
+    assert status == 0 and "1 term test(s)" in err and "'free#lunch'" in err
     status, out, err = run(["classify", "-S", stem, "-m", tmp_path / "m.shyp", "-W", 2,
                             "--text", "confboost"], capsys, test, monkeypatch)
     assert status == 0 and "'word' tokenizer" in err and "'U.S.'" in err

@@ -184,7 +184,8 @@ def export_shyp_command(arguments):
     spec = read_names(_stem_file(stem, ".names"))
     estimator = _load_model(arguments.model or str(stem) + MODEL_SUFFIX, spec)
     output = arguments.output or str(stem) + ".shyp"
-    export_shyp(output, estimator.model_, estimator.encoder_, spec)
+    export_shyp(output, estimator.model_, estimator.encoder_, spec,
+                scheme=getattr(estimator, "scheme", "mh"))
     print(f"wrote {output} ({len(estimator.model_)} hypotheses)", file=sys.stderr)
     return 0
 
@@ -199,7 +200,7 @@ def _imported_estimator(source, spec, arguments):
     encoder = _encoder(spec, experts)
     if not Path(source).exists():
         raise FileNotFoundError(f"{source}: no such .shyp file")
-    model = import_shyp(source, encoder, spec)
+    model = import_shyp(source, encoder, spec, rounds=getattr(arguments, "rounds", None))
     estimator = Booster(n_estimators=max(len(model), 1), weak_learner="stump",
                         feature_types=_feature_types(spec), text_expert=experts or None)
     estimator.weak_learner_ = "stump"  # icsiboost's stumps (and term tests)

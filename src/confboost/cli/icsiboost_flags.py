@@ -3,8 +3,10 @@
 Owns what makes ``confboost train`` / ``classify`` / ``import-shyp`` read an icsiboost user's
 command line: the options of ``icsiboost --help`` (``ICSIBOOST_FLAGS`` says, for each, what
 confboost does with it), the ones refused with a one-line message, the text settings
-(``--text icsiboost``, the default: split on spaces, case and punctuation kept, terms ordered
-as first met in the data, icsiboost's tie-break; ``--text confboost``: confboost's own
+(``--text icsiboost``, the default: icsiboost's own text handling, ``data.text_experts``'s
+``icsiboost`` tokeniser: words cut at each space, case, punctuation and every other byte kept,
+terms joined with ``#`` as icsiboost writes them, ordered as first met in the data,
+icsiboost's tie-break; ``--text confboost``: confboost's own
 tokenizer, lower-cased letters and digits, terms in alphabetical order), the file and column
 selection (``--names/--train/--dev/--test``, ``--ignore/--only`` and their ``-regex`` forms)
 and the warning for a model's terms that cannot fire under the settings given.
@@ -24,7 +26,7 @@ from confboost.formats.boostexter import ColumnSpec, NamesSpec
 
 #: The text settings of ``--text``: TextExpert fields for the text columns.
 TEXT_MODES = {
-    "icsiboost": {"tokenizer": "whitespace", "order": "first"},
+    "icsiboost": {"tokenizer": "icsiboost", "order": "first"},
     "confboost": {"tokenizer": "word", "order": "sorted"},
 }
 
@@ -42,8 +44,8 @@ ICSIBOOST_FLAGS = {
     "-W": (True, "text expert window"),
     "--dryrun": (True, "read the names and data files, report errors, train nothing"),
     "--cutoff": (True, "keep terms found in at least FREQ training documents"),
-    "--drop": (True, "drop the terms a regular expression finds (terms joined by spaces, "
-                     "not icsiboost's #)"),
+    "--drop": (True, "drop the terms a regular expression finds (terms joined by #, as "
+                     "icsiboost's; by spaces with --text confboost)"),
     "--no-unk-ngrams": (True, "drop the terms with the word `unk`"),
     "--jobs": (True, "threads"),
     "--do-not-pack-model": (True, "the default; nothing to do"),
@@ -127,12 +129,14 @@ def add_text_arguments(parser):
                         help="keep terms found in at least FREQ training documents")
     parser.add_argument("--drop", type=_regex, metavar="REGEX",
                         help="drop the terms this expression finds (text columns without "
-                             "drop= in .names; terms are words joined by spaces)")
+                             "drop= in .names; terms are words joined by '#' as in "
+                             "icsiboost, by spaces with --text confboost)")
     parser.add_argument("--no-unk-ngrams", dest="no_unk", action="store_true",
                         help="drop the terms with the word 'unk'")
     parser.add_argument("--text", choices=sorted(TEXT_MODES), default=None,
-                        help="text handling: 'icsiboost' (default) splits on spaces, keeps "
-                             "case and punctuation, and breaks ties between terms by the "
+                        help="text handling: 'icsiboost' (default) splits at each space, "
+                             "keeps every other byte, joins grams with '#', and breaks ties "
+                             "between terms by the "
                              "first met in the data; 'confboost' lower-cases, keeps runs of "
                              "letters and digits, and orders terms alphabetically")
 

@@ -232,23 +232,33 @@ def train_command(arguments):
                            sys.stdout)
     estimator.fit(train.columns, targets,
                   callbacks=[printer] + ([checkpoint] if checkpoint else []))
+    every_round = estimator.model_
+    best = None
     if arguments.optimal_iterations:
         chosen = "dev" if dev is not None else "test"
         measures = np.asarray(printer.measures[chosen])
-        best = best_round(measures, greater_is_better=fmeasure_class is not None) - 1
-        _truncate(estimator, best + 1)
+        best = best_round(measures, greater_is_better=fmeasure_class is not None)
+        _truncate(estimator, best)
         what = "max_fmeasure" if fmeasure_class is not None else "error"
-        line = f"OPTIMAL ITERATIONS: {best + 1}, {what} = {measures[best]:f}"
+        line = f"OPTIMAL ITERATIONS: {best}, {what} = {measures[best - 1]:f}"
         if fmeasure_class is not None:
-            line += f", threshold = {printer.thresholds[chosen][best]:f}"
+            line += f", threshold = {printer.thresholds[chosen][best - 1]:f}"
         print(line, flush=True)
-    if arguments.model and arguments.model.endswith(".shyp"):
-        from confboost.formats.shyp import export_shyp
-
-        export_shyp(arguments.model, estimator.model_, estimator.encoder_, spec)
-        print(f"model: {arguments.model} (.shyp)", file=sys.stderr)
-    elif arguments.model:
+    shyp = arguments.model if arguments.model and arguments.model.endswith(".shyp") else None
+    if arguments.model and not shyp:
         output = arguments.model
+    # the model is written first, whatever may fail after it
     _save_model(estimator, output, spec, single_label)
     print(f"model: {output} ({len(estimator.model_)} rounds)", file=sys.stderr)
+    if shyp:
+        from confboost.formats.shyp import export_shyp
+
+        try:
+            # icsiboost's layout: every round, the best count at the top
+            export_shyp(shyp, every_round, estimator.encoder_, spec, loaded=best,
+                        scheme=estimator.scheme)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"training finished and its model is saved in {output}, but "
+                             f"{shyp} could not be written: {error}") from None
+        print(f"model: {shyp} (.shyp)", file=sys.stderr)
     return 0

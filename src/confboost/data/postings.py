@@ -10,15 +10,21 @@ names are importable from here too.
 ``TextExpert.terms`` is the plain, string-by-string definition; ``TermVocabulary`` computes the
 same sets for a whole corpus on integer codes (tokens are numbered, each gram *shape* is a
 tuple of word offsets, and the words of a gram are folded into one code a step at a time,
-numbering the distinct ``(code so far, next word)`` pairs seen at fit time).
+numbering the distinct ``(code so far, next word)`` pairs seen at fit time). With the
+``icsiboost`` tokeniser, whose terms are strings that different grams may share (``a#b``), the
+vocabulary is keyed by the term strings themselves, document by document in icsiboost's order.
+Either way the postings are compact integer arrays (CSC ``indptr`` / ``indices``, int32 where
+they fit), never Python objects per posting.
 """
 
 import itertools
+from array import array
 
 import numpy as np
 
 from confboost.data.text_experts import (
     EXPERT_KINDS,
+    ICSIBOOST,
     MAX_PATTERN,
     MAX_WINDOW,
     TERM_ORDERS,
@@ -27,14 +33,17 @@ from confboost.data.text_experts import (
     check_pattern,
     expert_terms,
     gram_shapes,
+    icsiboost_terms,
+    icsiboost_tokenize,
     whitespace_tokenize,
     word_tokenize,
 )
 from confboost.utils.dtypes import POSTING_DTYPE
 
-__all__ = ["EXPERT_KINDS", "MAX_PATTERN", "MAX_WINDOW", "TERM_ORDERS", "TOKENIZERS",
-           "TermVocabulary", "TextExpert", "check_pattern", "expert_terms", "gram_shapes",
-           "whitespace_tokenize", "word_tokenize"]
+__all__ = ["EXPERT_KINDS", "ICSIBOOST", "MAX_PATTERN", "MAX_WINDOW", "TERM_ORDERS",
+           "TOKENIZERS", "TermVocabulary", "TextExpert", "check_pattern", "expert_terms",
+           "gram_shapes", "icsiboost_terms", "icsiboost_tokenize", "whitespace_tokenize",
+           "word_tokenize"]
 
 
 def _check_documents(documents):
@@ -91,11 +100,15 @@ class TermVocabulary:
         -------
         self
         """
-        self._fit(documents, expert)
+        self.fit_transform(documents, expert)
         return self
 
     def fit_transform(self, documents, expert=None):
         """``fit(documents, expert)`` then ``transform(documents)``, tokenising once."""
+        expert = TextExpert() if expert is None else expert
+        if isinstance(expert, TextExpert) and expert.tokenizer == ICSIBOOST:
+            _check_documents(documents)
+            return self._fit_strings(documents, expert), _missing(documents)
         rows, codes = self._fit(documents, expert)
         return self._postings(len(documents), rows, codes), _missing(documents)
 
@@ -115,6 +128,8 @@ class TermVocabulary:
             True where the document is None.
         """
         _check_documents(documents)
+        if self.expert_.tokenizer == ICSIBOOST:
+            return self._strings_postings(documents), _missing(documents)
         tokens, lengths = self._tokens(documents)
         rows, codes = self._document_codes(self._ids(tokens), lengths)
         return self._postings(len(documents), rows, codes), _missing(documents)
@@ -191,6 +206,62 @@ class TermVocabulary:
         self._column_of_code[order] = np.arange(len(order))
         return rows, codes
 
+    def _fit_strings(self, documents, expert):
+        """Fit on icsiboost's term strings (``expert.tokenizer == "icsiboost"``); the postings.
+
+        icsiboost's dictionary, literally: each document's distinct terms in the order its
+        ``text_expert`` lists them, a term numbered when first met; then ``cutoff``
+        (icsiboost's replay of it under ``order="first"``) and the order.
+        """
+        self.expert_ = expert
+        index = {}
+        kept = {}  # drop / no_unk decided once per distinct term
+        filtering = expert.drop is not None or expert.no_unk
+        rows, codes = array("i"), array("i")
+        for row, document in enumerate(documents):
+            if document is None:
+                continue
+            distinct = dict.fromkeys(
+                icsiboost_terms(icsiboost_tokenize(document), expert.kind, expert.length))
+            if filtering:
+                distinct = [term for term in distinct if kept.get(term) or (
+                    term not in kept and kept.setdefault(term, expert.keeps(term)))]
+            codes.extend(index.setdefault(term, len(index)) for term in distinct)
+            rows.extend(itertools.repeat(row, len(distinct)))
+        strings = list(index)
+        del index
+        codes = np.frombuffer(codes, dtype=np.int32)
+        frequency = np.bincount(codes, minlength=len(strings))
+        if expert.order == "sorted":
+            order = [code for code in sorted(range(len(strings)), key=strings.__getitem__)
+                     if frequency[code] >= expert.cutoff]
+        elif expert.cutoff > 1:
+            order = _icsiboost_cutoff(list(range(len(strings))), frequency >= expert.cutoff)
+        else:
+            order = list(range(len(strings)))
+        order = np.array(order, dtype=np.int64)
+        self.terms_ = [strings[code] for code in order.tolist()]
+        self.vocabulary_ = {term: column for column, term in enumerate(self.terms_)}
+        self.document_frequency_ = frequency[order].astype(np.int64)
+        column_of_code = np.full(len(strings), -1, dtype=np.int32)
+        column_of_code[order] = np.arange(order.size, dtype=np.int32)
+        np.take(column_of_code, codes, out=codes)  # the codes become columns, in place
+        return _csc(len(documents), len(self.terms_), np.frombuffer(rows, dtype=np.int32),
+                    codes)
+
+    def _strings_postings(self, documents):
+        """The postings of documents over a vocabulary of icsiboost term strings."""
+        rows, columns = array("i"), array("i")
+        for row, document in enumerate(documents):
+            if document is None:
+                continue
+            found = {self.vocabulary_.get(term, -1) for term in self.expert_.terms(document)}
+            found.discard(-1)
+            columns.extend(found)
+            rows.extend(itertools.repeat(row, len(found)))
+        return _csc(len(documents), len(self.terms_), np.frombuffer(rows, dtype=np.int32),
+                    np.frombuffer(columns, dtype=np.int32))
+
     def _tokens(self, documents):
         """All documents' tokens, concatenated, and each document's token count.
 
@@ -243,17 +314,48 @@ class TermVocabulary:
 
     def _postings(self, n_docs, rows, codes):
         """The CSC presence matrix of distinct (document, gram code) pairs."""
-        columns = self._column_of_code[codes]
-        kept = columns >= 0
-        by_column = np.sort(columns[kept] * n_docs + rows[kept])  # rows increase in a column
-        n_terms = len(self.terms_)
-        indptr = np.zeros(n_terms + 1, dtype=np.int64)
-        np.cumsum(np.bincount(by_column // max(n_docs, 1), minlength=n_terms), out=indptr[1:])
-        data = np.ones(by_column.size, dtype=POSTING_DTYPE)
-        indices = by_column % max(n_docs, 1)
-        import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
+        return _csc(n_docs, len(self.terms_), rows, self._column_of_code[codes])
 
-        return sp.csc_matrix((data, indices, indptr), shape=(n_docs, n_terms))
+
+def _csc(n_docs, n_terms, rows, columns):
+    """The CSC presence matrix of distinct (document, column) pairs; column -1 is left out.
+
+    Parameters
+    ----------
+    n_docs, n_terms : int
+    rows, columns : ndarray of shape (n_pairs,), integer
+        Each pair at most once.
+
+    Returns
+    -------
+    postings : scipy.sparse.csc_matrix of shape (n_docs, n_terms), dtype int8
+        int32 ``indptr`` and ``indices`` where the counts fit (int64 otherwise); the rows of a
+        column increase.
+    """
+    if columns.size and columns.min() < 0:
+        kept = columns >= 0
+        rows, columns = rows[kept], columns[kept]
+    index = np.int32 if max(rows.size, n_docs, n_terms) < np.iinfo(np.int32).max else np.int64
+    import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
+
+    data = np.ones(rows.size, dtype=POSTING_DTYPE)
+    if rows.size > 1 and np.any(rows[1:] < rows[:-1]):
+        order = np.lexsort((rows, columns))  # by column, then row
+        indices = rows[order].astype(index, copy=False)
+        del order
+        indptr = np.zeros(n_terms + 1, dtype=index)
+        np.cumsum(np.bincount(columns, minlength=n_terms), out=indptr[1:])
+        matrix = sp.csc_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
+        matrix.data, matrix.indices, matrix.indptr = data, indices, indptr  # no index upcast
+        return matrix
+    # rows already increase: the pairs are a CSR matrix, and SciPy's counting sort turns it
+    # into CSC in O(nnz) with no array of sort positions (rows stay increasing per column)
+    row_pointers = np.zeros(n_docs + 1, dtype=index)
+    np.cumsum(np.bincount(rows, minlength=n_docs), out=row_pointers[1:])
+    by_row = sp.csr_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
+    by_row.data, by_row.indices, by_row.indptr = data, columns.astype(index, copy=False), \
+        row_pointers
+    return by_row.tocsc()
 
 
 def _icsiboost_cutoff(codes, frequent):

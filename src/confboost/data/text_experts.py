@@ -14,12 +14,18 @@ contain no whitespace):
     punctuation, symbols, ``_``) separates tokens and is dropped. Numbers are tokens like
     words: ``"Profit rose 3.5% to $1,200"`` gives ``profit rose 3 5 to 1 200``.
 ``"whitespace"``
-    What icsiboost does: split on runs of whitespace, case and punctuation kept
+    Split on runs of whitespace (``str.split()``), case and punctuation kept
     (``"Hello, World!"`` gives ``Hello,`` and ``World!``).
+``"icsiboost"``
+    icsiboost's own text handling, byte for byte (``text_expert`` and ``string_split`` in
+    icsiboost's sources): the text is cut at every single space character (U+0020) and at
+    nothing else, so a no-break space, a tab or ``#`` stays inside its word, and two spaces
+    in a row give an empty token between them (one leading space and one trailing space are
+    dropped). Its terms are written as icsiboost writes them, below.
 
-Experts, with window length ``n`` (icsiboost's ``expert_type`` / ``expert_length``). A term is
-its words joined by one space (icsiboost joins them with ``#``; a ``drop`` expression written
-for icsiboost must be adapted); ``w[i]`` is the ``i``-th token of the document:
+Experts, with window length ``n`` (icsiboost's ``expert_type`` / ``expert_length``). With the
+``word`` and ``whitespace`` tokenisers a term is its words joined by one space; ``w[i]`` is
+the ``i``-th token of the document:
 
 ``ngram``
     every run of 1 to ``n`` consecutive words: ``w[i]``, ``w[i] w[i+1]``, ... .
@@ -29,13 +35,21 @@ for icsiboost must be adapted); ``w[i]`` is the ``i``-th token of the document:
 ``sgram``
     sparse pairs: every single word ``w[i]``, and ``w[i]`` paired with ``w[i+j]`` for
     ``j = 1 .. n-1``, each skipped word written as ``_``: ``w[i] w[i+1]``, ``w[i] _ w[i+2]``,
-    ``w[i] _ _ w[i+3]``, ... . (icsiboost joins the two words without the gap, so its pairs at
-    different offsets coincide; here they are distinct terms.)
+    ``w[i] _ _ w[i+3]``, ... .
+
+With the ``icsiboost`` tokeniser a term is a string as icsiboost builds it: the words of a
+gram joined by ``#``, an sgram pair ``w[i]#w[i+j]`` whatever the gap ``j`` (so "contains
+shared" and "contains the shared" give the same term ``contains#shared``), and two grams that
+give the same string (the word ``a#b`` and the pair ``a``, ``b``) are one term. A document of
+one token gives that token whatever the expert and window (icsiboost's ``text_expert`` returns
+the words as they are then), and ``fgram`` of a longer document shorter than ``n`` gives none.
 
 A document's terms form a set: presence, not counts, is what BoosTexter tests. ``cutoff`` keeps
 only the terms found in at least that many training documents; ``drop`` removes every term in
-which the regular expression is found (``re.search`` on the term string); ``no_unk`` removes
-every term with a word ``unk`` (icsiboost's ``no_unk`` / ``--no-unk-ngrams``).
+which the regular expression is found (``re.search`` on the term string, so on ``#``-joined
+terms with the ``icsiboost`` tokeniser); ``no_unk`` removes every term with a word ``unk``
+(icsiboost's ``no_unk`` / ``--no-unk-ngrams``; with the ``icsiboost`` tokeniser, as there, the
+regular expression ``(^|#)unk(#|$)``, and ``drop`` is then not applied, as icsiboost does not).
 
 Term order (``order``), which decides ties: the weak learner keeps the first term of least Z,
 so the order of the vocabulary is the tie-break.
@@ -52,6 +66,7 @@ The terms of a whole corpus and their postings: ``confboost.data.postings``.
 """
 
 import re
+import re._compiler as re_compiler
 import re._constants as re_constants
 import re._parser as re_parser
 from collections.abc import Callable
@@ -100,8 +115,42 @@ def whitespace_tokenize(text):
     return text.split()
 
 
+def icsiboost_tokenize(text):
+    """icsiboost's words: ``text`` cut at every space (U+0020), empty words kept.
+
+    One leading and one trailing space give no word (icsiboost's ``string_split`` keeps no
+    piece before a separator at the very start, nor after the last one); every other pair of
+    neighbouring spaces gives an empty word between them.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    tokens : list of str
+
+    Examples
+    --------
+    >>> icsiboost_tokenize("C# and\u00a0PKCS#11  done ")
+    ['C#', 'and\xa0PKCS#11', '', 'done']
+    """
+    pieces = text.split(" ")
+    if pieces[0] == "":
+        del pieces[0]
+    if pieces and pieces[-1] == "":
+        pieces.pop()
+    return pieces
+
+
 #: Tokenisers by name.
-TOKENIZERS = {"word": word_tokenize, "whitespace": whitespace_tokenize}
+TOKENIZERS = {"word": word_tokenize, "whitespace": whitespace_tokenize,
+              "icsiboost": icsiboost_tokenize}
+
+#: The tokeniser whose terms are icsiboost's ``#``-joined strings.
+ICSIBOOST = "icsiboost"
+#: icsiboost's ``--no-unk-ngrams`` test on a term.
+_UNK = re.compile(r"(^|#)unk(#|$)")
 
 #: Vocabulary orders (the tie-break between terms; see the module docstring).
 TERM_ORDERS = ("sorted", "first")
@@ -183,6 +232,49 @@ def expert_terms(tokens, kind, length):
     ]
 
 
+def icsiboost_terms(words, kind, length):
+    """icsiboost's ``text_expert``: the terms of a word list, in its order, repeats kept.
+
+    Parameters
+    ----------
+    words : list of str
+        ``icsiboost_tokenize`` of the text.
+    kind : {"ngram", "fgram", "sgram"}
+    length : int
+        Window length ``n >= 1``.
+
+    Returns
+    -------
+    terms : list of str
+        Position by position: at word ``i`` the grams that start there, shortest (sgram:
+        nearest pair) first.
+
+    Examples
+    --------
+    >>> icsiboost_terms(["a", "b", "c"], "ngram", 2)
+    ['a', 'a#b', 'b', 'b#c', 'c']
+    >>> icsiboost_terms(["a", "b", "c"], "sgram", 3)
+    ['a', 'a#b', 'a#c', 'b', 'b#c', 'c']
+    >>> icsiboost_terms(["a", "b"], "fgram", 3), icsiboost_terms(["a"], "fgram", 3)
+    ([], ['a'])
+    """
+    n = len(words)
+    if length <= 1 or n <= 1:
+        return list(words)
+    if kind == "ngram":
+        return ["#".join(words[i:i + j])
+                for i in range(n) for j in range(1, min(length, n - i) + 1)]
+    if kind == "fgram":
+        return ["#".join(words[i:i + length]) for i in range(n - length + 1)]
+    if kind == "sgram":
+        terms = []
+        for i, word in enumerate(words):
+            terms.append(word)
+            terms.extend(word + "#" + words[i + j] for j in range(1, min(length, n - i)))
+        return terms
+    raise ValueError(f"text expert kind must be one of {EXPERT_KINDS}, got {kind!r}")
+
+
 #: Longest text window (``TextExpert.length``; icsiboost's -W is usually 1 to 5).
 MAX_WINDOW = 64
 #: Longest ``drop`` regular expression.
@@ -190,14 +282,21 @@ MAX_PATTERN = 1000
 
 
 def check_pattern(pattern):
-    """ValueError unless the ``drop`` regular expression runs in time linear in a term.
+    """ValueError unless the ``drop`` regular expression runs in time at most quadratic in a
+    term's length.
 
     Python's regex engine backtracks: a quantifier over something that itself repeats or
     branches (``(a+)+b``, ``(a|aa)*b``) or a backreference can take time exponential in
     the term's length (as can ``(a?){30}``: any variable quantifier under a repeated one).
-    Those constructs are refused (DESIGN.md rule 12: a ``drop`` may come
-    from a model file or a ``.names`` file); character classes, anchors, literals and
-    single quantifiers are what a term filter needs.
+    Quantifiers in sequence multiply: with ``q`` variable-length quantifiers (``*``, ``+``,
+    ``{m,n}``; each ``?`` only doubles, and at most 8 are taken) a failing search tries up
+    to ``n^q`` ways at each of the ``n`` start positions (``a*a*a*c`` on a long word of
+    ``a``), so the time grows as ``n^(q+1)``, or
+    ``n^q`` when the pattern is anchored at the start (``^``, ``\\A``: one position). Those
+    constructs are refused, as is a degree above 2: one variable quantifier, or two after
+    ``^`` (DESIGN.md rule 12: a ``drop`` may come from a model file or a ``.names`` file).
+    Character classes, anchors, literals, alternatives and a quantifier or two are what a
+    term filter needs; a leading ``.*`` is never needed (the search finds a match anywhere).
 
     Parameters
     ----------
@@ -235,6 +334,62 @@ def check_pattern(pattern):
                 walk(argument[1], repeated)
 
     walk(parsed, False)
+    optionals = pattern.count("?")  # an upper bound on the ? quantifiers (2^k ways)
+    if optionals > _OPTIONALS:
+        raise ValueError(f"drop {pattern!r}: more than {_OPTIONALS} '?' can take time "
+                         "exponential in their number")
+    variable = _variable_quantifiers(parsed)
+    anchored = bool(parsed.data) and parsed.data[0] in (
+        (re_constants.AT, re_constants.AT_BEGINNING),
+        (re_constants.AT, re_constants.AT_BEGINNING_STRING))
+    if variable + (0 if anchored else 1) > 2:
+        raise ValueError(f"drop {pattern!r}: {variable} variable-length quantifiers "
+                         f"{'after ^' if anchored else 'in an unanchored pattern'} make the "
+                         f"search take time growing as the term's length to the power "
+                         f"{variable + (0 if anchored else 1)}; at most "
+                         f"{2 if anchored else 1} {'after ^' if anchored else 'without ^'} "
+                         "(a leading .* is never needed)")
+
+
+def _variable_quantifiers(items):
+    """The longest run of backtracking quantifiers of variable length in a parsed pattern.
+
+    Quantifiers multiply their ways only while one can give characters to the next: a
+    mandatory literal that the previous quantifier's atom cannot match (``[a-z]+@[a-z]+``)
+    ends the run. Nested and alternative quantifiers are counted in, conservatively.
+    """
+    longest = run = 0
+    atom = None  # the single-character atom of the last quantifier, where it has one
+    for op, argument in items:
+        if op in (re_constants.MAX_REPEAT, re_constants.MIN_REPEAT):
+            # an optional atom (``?``) at most doubles the ways: counted apart (_OPTIONALS)
+            run += (argument[1] - argument[0] > 1) + _variable_quantifiers(argument[2])
+            body = list(argument[2])
+            atom = body if len(body) == 1 and body[0][0] in _ATOMS else None
+        elif op == re_constants.LITERAL and atom is not None and not _atom_matches(
+                items, atom, argument):
+            run, atom = 0, None
+        elif op == re_constants.BRANCH:
+            run += max((_variable_quantifiers(branch) for branch in argument[1]), default=0)
+        elif op in (re_constants.SUBPATTERN, re_constants.ATOMIC_GROUP):
+            run += _variable_quantifiers(argument[-1])
+        elif op in (re_constants.ASSERT, re_constants.ASSERT_NOT):
+            run += _variable_quantifiers(argument[1])
+        longest = max(longest, run)
+    return longest
+
+
+#: Most ``?`` in a ``drop`` pattern (each may double the ways a failing search tries).
+_OPTIONALS = 8
+
+#: One-character atoms whose match of a given character ``_atom_matches`` decides.
+_ATOMS = (re_constants.LITERAL, re_constants.NOT_LITERAL, re_constants.ANY, re_constants.IN)
+
+
+def _atom_matches(parsed, atom, code):
+    """Whether the one-character ``atom`` (a parsed item list) matches character ``code``."""
+    sub = re_parser.SubPattern(parsed.state, atom)
+    return re_compiler.compile(sub, parsed.state.flags).fullmatch(chr(code)) is not None
 
 
 def _is_int(value):
@@ -315,8 +470,31 @@ class TextExpert:
         >>> sorted(TextExpert("sgram", length=3).terms("A b, c!"))
         ['a', 'a _ c', 'a b', 'b', 'b c', 'c']
         """
+        if self.tokenizer == ICSIBOOST:
+            return set(self.ordered_terms(text))
         terms = set(expert_terms(self.tokenize(text), self.kind, self.length))
         return {term for term in terms if self.keeps(term)}
+
+    def ordered_terms(self, text):
+        """The terms of one document in icsiboost's order, repeats kept, ``drop`` applied.
+
+        Parameters
+        ----------
+        text : str
+
+        Returns
+        -------
+        terms : list of str
+            ``icsiboost_terms`` with the ``icsiboost`` tokeniser (the order that
+            ``order="first"`` follows), else ``expert_terms``.
+        """
+        if self.tokenizer == ICSIBOOST:
+            terms = icsiboost_terms(icsiboost_tokenize(text), self.kind, self.length)
+        else:
+            terms = expert_terms(self.tokenize(text), self.kind, self.length)
+        if self.drop is None and not self.no_unk:
+            return terms
+        return [term for term in terms if self.keeps(term)]
 
     def can_make(self, term):
         """Whether some text gives ``term`` under this expert (``drop``, ``no_unk`` applied).
@@ -341,6 +519,13 @@ class TextExpert:
         >>> TextExpert("ngram", length=1).can_make("said it")
         False
         """
+        if self.tokenizer == ICSIBOOST:
+            # a '#' may be a word's own: a term is refused only when no split of it into
+            # words at its '#'s is a gram of this expert (icsiboost warns likewise)
+            pieces = term.count("#") + 1
+            grams = {"ngram": pieces <= self.length, "fgram": pieces == self.length,
+                     "sgram": pieces == 2 and self.length >= 2}[self.kind]
+            return " " not in term and (pieces == 1 or grams) and self.keeps(term)
         words = term.split(" ")
         shape = tuple(offset for offset, word in enumerate(words) if word != "_")
         if not shape or shape[0] != 0 or shape not in gram_shapes(self.kind, self.length):
@@ -350,7 +535,12 @@ class TextExpert:
         return self.keeps(term)
 
     def keeps(self, term):
-        """Whether ``drop`` and ``no_unk`` keep ``term`` (a str of words joined by spaces)."""
+        """Whether ``drop`` and ``no_unk`` keep ``term`` (a str of words joined by spaces, or
+        by ``#`` with the ``icsiboost`` tokeniser)."""
+        if self.tokenizer == ICSIBOOST:
+            if self.no_unk:
+                return _UNK.search(term) is None
+            return self.drop is None or re.search(self.drop, term) is None
         if self.no_unk and "unk" in term.split(" "):
             return False
         return self.drop is None or not re.search(self.drop, term)

@@ -303,6 +303,10 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     @property
     def feature_importances_(self):
         check_is_fitted(self)
+        if "z" not in self.history_:
+            raise AttributeError("feature_importances_ are shares of the rounds' -ln Z_t, and "
+                                 "this model has no Z_t: it was read from a .shyp file, not "
+                                 "trained here")
         return bound_importances(self.model_, self.history_["z"], self.n_features_in_)
 
 

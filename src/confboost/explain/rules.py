@@ -95,8 +95,10 @@ def model_rounds(estimator, class_names=None):
     names = table_names(estimator)
     classes = tuple(class_names if class_names is not None else output_names(estimator))
     rounds = []
+    # a model read from a .shyp file was not trained here: its Z_t are unknown (nan)
+    z_rounds = estimator.history_.get("z", np.full(len(estimator.model_), np.nan))
     for number, (hypothesis, alpha, z) in enumerate(zip(
-            estimator.model_.hypotheses, estimator.model_.alphas, estimator.history_["z"],
+            estimator.model_.hypotheses, estimator.model_.alphas, z_rounds,
             strict=False), start=1):
         columns = tuple(hypothesis.features())
         rounds.append(Round(number, float(alpha), hypothesis, columns,

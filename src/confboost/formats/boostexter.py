@@ -6,7 +6,9 @@ checked: a bad file raises ``BoosTexterFormatError`` naming the file, the line, 
 wrong data.
 
 Both files are UTF-8 (a leading byte-order mark is skipped). Lines end with ``\\n`` or
-``\\r\\n``; whitespace around every line, field and value is insignificant. Blank lines and
+``\\r\\n``; whitespace around every line, field and value is insignificant (but a text
+field keeps every character other than the spaces around it: tabs, no-break spaces, and in
+the first column whatever starts the line, as icsiboost reads it). Blank lines and
 lines whose first non-blank character is ``|`` are comments, in both files.
 
 ``STEM.names``

@@ -12,6 +12,7 @@ start-up, issue 18); at the first thing that is not plain it reads the file agai
 
 import math
 import re
+from array import array
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,7 @@ from confboost.formats.file_lines import (
     MISSING,
     BoosTexterFormatError,
     check_writable,
-    content_lines,
+    read_lines,
     shown,
 )
 from confboost.utils.dtypes import LABEL_DTYPE
@@ -79,23 +80,53 @@ def read_data(path, spec, labels_required=True, unknown_values="error"):
     """
     if unknown_values not in ("error", "missing"):
         raise ValueError(f"unknown_values must be 'error' or 'missing', got {unknown_values!r}")
-    lines = list(content_lines(path))
-    data = _read_columns(path, lines, spec, labels_required, unknown_values)
-    return data if data is not None else _read_rows(path, lines, spec, labels_required,
-                                                    unknown_values)
+    data = _read_columns(path, _example_lines(path), spec, labels_required, unknown_values)
+    return data if data is not None else _read_rows(path, _example_lines(path), spec,
+                                                    labels_required, unknown_values)
+
+
+def _example_lines(path):
+    """The lines holding examples (``content_lines``), whitespace at their start kept: a text
+    in the first column keeps it, as icsiboost reads it (other fields are stripped)."""
+    for number, line in read_lines(path):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("|"):
+            yield number, line.rstrip()
+
+
+def _strip(value, kind, first):
+    """A field without the whitespace around it; a text without the spaces around it only
+    (icsiboost's separator is " *, *"), and at the start of a line without none."""
+    if kind != "text":
+        return value.strip()
+    return value.rstrip(" ") if first else value.strip(" ")
 
 
 def _read_columns(path, lines, spec, labels_required, unknown_values):
     """``read_data`` of a well-formed file, column by column; None at the first field that
-    is not plain (``_read_rows`` then finds and names the error, or reads it)."""
+    is not plain (``_read_rows`` then finds and names the error, or reads it). The lines are
+    read once, each field put in its column's list: no list of the lines or of their fields
+    is held beside the columns."""
     n_columns = len(spec.columns)
-    rows = [text.split(",") for _, text in lines]
-    if not rows:
+    fields = [[] for _ in range(n_columns + 1)]
+    numbers = array("q")
+    counts = set()
+    label_fields = {}  # one string per distinct label field: they repeat
+    for line, text in lines:
+        parts = text.split(",")
+        counts.add(len(parts))
+        if len(counts) > 1 or not (len(parts) == n_columns + 1 or (
+                not labels_required and len(parts) == n_columns)):
+            return None  # a line with another number of fields, or labels on some lines only
+        numbers.append(line)
+        if len(parts) > n_columns:
+            parts[-1] = label_fields.setdefault(parts[-1], parts[-1])
+        for column, part in zip(fields, parts, strict=False):
+            column.append(part)
+    del label_fields
+    if not numbers:
         return None
-    with_labels = all(len(fields) == n_columns + 1 for fields in rows)
-    if not (with_labels or (not labels_required and all(len(f) == n_columns for f in rows))):
-        return None  # a line with another number of fields, or labels on some lines only
-    fields = list(zip(*rows, strict=True))
+    with_labels = counts == {n_columns + 1}
     columns = {}
     for index, column in enumerate(spec.columns):
         if column.kind == "continuous":
@@ -103,8 +134,12 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
             if values is None:
                 return None
         elif column.kind != "ignore":
-            values = [value.strip() for value in fields[index]]
-            values = [None if value in MISSING else value for value in values]
+            # a text keeps every character but the spaces around it (icsiboost's " *, *")
+            raw, fields[index] = fields[index], None  # the fields go as the values come
+            kind, first = column.kind, index == 0
+            values = [None if (value := _strip(field, kind, first)) in MISSING else value
+                      for field in raw]
+            del raw
             if column.kind == "categorical":
                 allowed = set(column.values)
                 if unknown_values == "error" and not allowed.issuperset(
@@ -117,10 +152,10 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
     labels = None
     if with_labels or labels_required:
         class_index = {name: l for l, name in enumerate(spec.classes)}
-        labels = np.zeros((len(rows), len(spec.classes)), dtype=LABEL_DTYPE)
+        labels = np.zeros((len(numbers), len(spec.classes)), dtype=LABEL_DTYPE)
         parsed = {}
         try:
-            for row, ((line, _), text) in enumerate(zip(lines, fields[-1], strict=True)):
+            for row, (line, text) in enumerate(zip(numbers, fields[-1], strict=True)):
                 text = text.strip()
                 if text not in parsed:
                     parsed[text] = _parse_labels(path, line, text, class_index)
@@ -128,7 +163,7 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
         except BoosTexterFormatError:
             return None
     return BoosTexterData(columns=columns, labels=labels,
-                          line_numbers=np.array([line for line, _ in lines], dtype=np.int64))
+                          line_numbers=np.array(numbers, dtype=np.int64))
 
 
 def _number_column(fields):
@@ -169,7 +204,7 @@ def _read_rows(path, lines, spec, labels_required, unknown_values):
                 f"labels), got {len(fields)} (values may not contain commas)",
             )
         for index, (column, raw) in enumerate(zip(spec.columns, fields, strict=False)):
-            value = raw.strip()
+            value = _strip(raw, column.kind, index == 0)
             if column.kind == "ignore":
                 continue
             if value in MISSING:

@@ -46,17 +46,29 @@ def shown(value, limit=60):
 
 
 def read_lines(path):
-    """The lines of a UTF-8 file, numbered from 1, without their line ends."""
+    """The lines of a UTF-8 file, numbered from 1, without their line ends.
+
+    A generator: the file is decoded at once (a bad byte is reported before any line), then
+    its lines are cut one at a time, so no list of every line is held.
+    """
     raw = Path(path).read_bytes()
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw.count(b"\n", 0, error.start) + 1
         raise BoosTexterFormatError(path, line, f"not valid UTF-8 ({error.reason})") from None
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [(number, line.removesuffix("\r")) for number, line in enumerate(lines, start=1)]
+    del raw
+    return _cut_lines(text)
+
+
+def _cut_lines(text):
+    start, number, end = 0, 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        stop = end if stop < 0 else stop
+        number += 1
+        yield number, text[start:stop].removesuffix("\r")
+        start = stop + 1
 
 
 def content_lines(path):

@@ -18,8 +18,18 @@ and its confidence lines, blank lines between::
     c1[1] ...                  (term absent, or text missing)
     c2[1] ...                  (term present)
 
-The score of label l is Σ alpha · c[block][l]. A text term's words are joined with ``#``
-(confboost joins them with a space). A categorical ("set") column's test is written as
+The score of label l is Σ alpha · c[block][l]. Numbers are written as icsiboost's
+``save_model`` prints them (``%.12f`` for alpha, ``%.10f`` for confidences and thresholds,
+each confidence followed by a space), so a model written by both tools is the same file byte
+for byte. With the ``icsiboost`` tokeniser a term is written as it is (its words already joined
+with ``#``, the empty word included); with the others the words of a term, joined by a space in
+confboost, are joined with ``#``.
+
+The count at the top is the number of hypotheses a reader loads: icsiboost's
+``--optimal-iterations`` writes every round under the best round count, and readers (both
+tools) stop after that many. ``export_shyp(..., loaded=N)`` writes that layout.
+
+A categorical ("set") column's test is written as
 ``SGRAM:NAME:ID`` with ID the 0-based position of the value in the ``.names`` declaration;
 it has two blocks (value present; absent or missing).
 
@@ -35,8 +45,10 @@ What converts (both ways, exactly, scores equal to rounding of the last digit):
 
 Refused with a ``ShypError`` naming the round: a term of an ``sgram`` expert with a gap
 (icsiboost's sparse pairs have no gap marker, so the two tools' terms differ), and any
-hypothesis kind icsiboost lacks. Numbers are written with 17 significant digits (icsiboost
-reads any ``strtod`` form).
+hypothesis kind icsiboost lacks, or a model of AdaBoost.MO (its scores are decoded from an
+output code, which icsiboost has not). The reader refuses what no tool could score: a
+non-finite alpha, confidence or threshold, and alphas and confidences whose scores could
+overflow a float (a sum of |alpha| · max |c| at or above 1e300).
 
 Beware the tokenisers: icsiboost splits text on spaces only, case and punctuation kept
 (confboost's ``tokenizer="whitespace"``, the default of the BoosTexter commands). A model
@@ -50,27 +62,35 @@ from pathlib import Path
 
 import numpy as np
 
+from confboost.data.text_experts import ICSIBOOST
 from confboost.engine.learners import CategoricalHypothesis, StumpHypothesis, TermHypothesis
 from confboost.engine.model import BoostedModel
 from confboost.utils.files import write_atomic
 
 _HEADER = re.compile(r" *([^ ]+) Text:(SGRAM|THRESHOLD):([^:]+):(.*)")
 _DBL_MAX = np.finfo(np.float64).max
+#: The largest total Σ |alpha| · max |c| a model read from a file may have: its scores stay
+#: finite (with room for the sums of classify's normalisation).
+MAX_SCORE = 1e300
 
 
 class ShypError(ValueError):
     """A ``.shyp`` file that cannot be read, or a model that cannot be written as one."""
 
 
+def _alpha(value):
+    return f"{float(value):.12f}"
+
+
 def _number(value):
-    return repr(float(value))
+    return f"{float(value):.10f}"
 
 
 def _row(values):
     return "".join(_number(v) + " " for v in values)
 
 
-def export_shyp(path, model, encoder, spec, warn=None):
+def export_shyp(path, model, encoder, spec, warn=None, loaded=None, scheme="mh"):
     """Write ``model`` (a ``BoostedModel`` over the columns of ``encoder``) as a ``.shyp`` file.
 
     Parameters
@@ -83,12 +103,21 @@ def export_shyp(path, model, encoder, spec, warn=None):
         The ``.names`` the model belongs to (declared values of categorical columns).
     warn : callable or None
         Called with a one-line warning (default: print to stderr).
+    loaded : int or None
+        The count written at the top, the hypotheses a reader loads (icsiboost's
+        ``--optimal-iterations`` layout: every round written, the best count at the top);
+        None: all of them.
+    scheme : str, default="mh"
+        The model's multiclass scheme; only AdaBoost.MH's scores are icsiboost's.
 
     Raises
     ------
     ShypError
         If a hypothesis has no ``.shyp`` equivalent (see the module docstring).
     """
+    if scheme != "mh":
+        raise ShypError(f"an AdaBoost.{scheme.upper()} model has no .shyp equivalent: icsiboost "
+                        "scores AdaBoost.MH models only (train with --scheme mh)")
     warn = warn or (lambda message: print(f"warning: {message}", file=sys.stderr))
     declared = {column.name: column.values for column in spec.columns}
     warned = set()
@@ -106,8 +135,12 @@ def export_shyp(path, model, encoder, spec, warn=None):
         if writer is None:
             raise ShypError(f"{where}: a {type(hypothesis).__name__} has no .shyp equivalent "
                             "(icsiboost has continuous thresholds, text and set tests only)")
-        parts.extend(writer(hypothesis, alpha, encoder, declared, warn_once, where))
-    write_atomic(path, f"{len(parts)}\n\n" + "".join(parts))
+        written = writer(hypothesis, alpha, encoder, declared, warn_once, where)
+        if loaded is not None and round_index == loaded:
+            loaded = len(parts) + len(written)
+        parts.extend(written)
+    count = len(parts) if loaded is None else min(loaded, len(parts))
+    write_atomic(path, f"{count}\n\n" + "".join(parts))
 
 
 def _threshold_test(hypothesis, alpha, encoder, declared, warn_once, where):
@@ -116,7 +149,7 @@ def _threshold_test(hypothesis, alpha, encoder, declared, warn_once, where):
     threshold = hypothesis.threshold
     exported = _DBL_MAX if threshold == np.inf else np.nextafter(threshold, np.inf)
     c1, c2, c0 = hypothesis.values
-    return [f"   {_number(alpha)} Text:THRESHOLD:{name}:\n\n"
+    return [f"   {_alpha(alpha)} Text:THRESHOLD:{name}:\n\n"
             f"{_row(c0)}\n\n{_row(c1)}\n\n{_row(c2)}\n\n{_number(exported)}\n\n\n"]
 
 
@@ -124,15 +157,20 @@ def _term_test(hypothesis, alpha, encoder, declared, warn_once, where):
     """A term test as one SGRAM test, its words joined with ``#``."""
     name = encoder.names[hypothesis.column]
     expert = encoder.experts[hypothesis.column]
+    present, absent = hypothesis.values
+    if expert.tokenizer == ICSIBOOST:
+        if "\n" in hypothesis.term or "\r" in hypothesis.term:
+            raise ShypError(f"{where}: the term {hypothesis.term!r} holds a line end, which a "
+                            ".shyp line cannot")
+        return [f"   {_alpha(alpha)} Text:SGRAM:{name}:{hypothesis.term}\n\n"
+                f"{_row(absent)}\n\n{_row(present)}\n\n\n"]
     words = hypothesis.term.split(" ")
     if expert.kind == "sgram" and "_" in words[1:-1]:
         raise ShypError(f"{where}: the sgram term {hypothesis.term!r} has a gap, which "
                         "icsiboost's sparse pairs cannot express")
-    if expert.tokenizer != "whitespace":
-        warn_once(name, f"column {name!r} uses the {expert.tokenizer!r} tokenizer; icsiboost "
-                  "splits on spaces only, so it scores the same only on pre-tokenized text")
-    present, absent = hypothesis.values
-    return [f"   {_number(alpha)} Text:SGRAM:{name}:{'#'.join(words)}\n\n"
+    warn_once(name, f"column {name!r} uses the {expert.tokenizer!r} tokenizer; icsiboost "
+              "splits on single spaces only, so it scores the same only on pre-tokenized text")
+    return [f"   {_alpha(alpha)} Text:SGRAM:{name}:{'#'.join(words)}\n\n"
             f"{_row(absent)}\n\n{_row(present)}\n\n\n"]
 
 
@@ -143,7 +181,7 @@ def _value_tests(hypothesis, alpha, encoder, declared, warn_once, where):
     if hypothesis.value not in values:
         raise ShypError(f"{where}: value {hypothesis.value!r} of column {name!r} is not "
                         "declared in the .names file")
-    return [f"   {_number(alpha)} Text:SGRAM:{name}:{value_id}\n\n"
+    return [f"   {_alpha(alpha)} Text:SGRAM:{name}:{value_id}\n\n"
             f"{_row(absent)}\n\n{_row(present)}\n\n\n"
             for value_id, present, absent in _set_tests(hypothesis, values)]
 
@@ -183,7 +221,7 @@ def _floats(path, line, text, k):
     return np.array(values)
 
 
-def import_shyp(path, encoder, spec):
+def import_shyp(path, encoder, spec, rounds=None):
     """Read a ``.shyp`` file as a ``BoostedModel`` over the columns of ``encoder``.
 
     Parameters
@@ -192,6 +230,10 @@ def import_shyp(path, encoder, spec):
     encoder : FrameEncoder
         The columns of the ``.names`` file (``FrameEncoder`` of the spec).
     spec : NamesSpec
+    rounds : int or None
+        Read this many hypotheses whatever the count at the top says (icsiboost's ``-n``
+        when classifying: with ``--optimal-iterations`` the file holds more rounds than its
+        count), or all there are if fewer; None: the count at the top.
 
     Returns
     -------
@@ -210,18 +252,23 @@ def import_shyp(path, encoder, spec):
         raw_lines = Path(path).read_text(encoding="utf-8").split("\n")
     except UnicodeDecodeError as error:
         raise ShypError(f"{path}: not a UTF-8 text file ({error.reason})") from None
-    lines = [(number, text) for number, text in enumerate(raw_lines, start=1) if text.strip()]
+    # icsiboost's reading: line ends (\r, \n) removed, lines of spaces only skipped; a term
+    # keeps every other character, trailing tabs and no-break spaces included
+    lines = [(number, text.rstrip("\r")) for number, text in enumerate(raw_lines, start=1)
+             if text.rstrip("\r").strip(" ")]
     if not lines:
         raise ShypError(f"{path}: empty file: expected the number of hypotheses")
     number, text = lines[0]
     if not text.strip().isdigit():
         raise ShypError(f"{path}:{number}: expected the number of hypotheses, got {text!r}")
     count = int(text)
+    wanted = count if rounds is None else rounds
     hypotheses, alphas = [], []
+    bound = 0.0
     index = 1
-    while index < len(lines) and len(hypotheses) < count:
+    while index < len(lines) and len(hypotheses) < wanted:
         number, text = lines[index]
-        match = _HEADER.fullmatch(text.rstrip())
+        match = _HEADER.fullmatch(text)
         if match is None:
             raise ShypError(f"{path}:{number}: expected a hypothesis header "
                             f"'ALPHA Text:SGRAM|THRESHOLD:COLUMN:...', got {text.strip()!r}")
@@ -230,6 +277,8 @@ def import_shyp(path, encoder, spec):
             alpha = float(alpha_text)
         except ValueError:
             raise ShypError(f"{path}:{number}: invalid alpha {alpha_text!r}") from None
+        if not np.isfinite(alpha):
+            raise ShypError(f"{path}:{number}: invalid alpha {alpha_text!r} (not finite)")
         if name not in position:
             raise ShypError(f"{path}:{number}: column {name!r} is not in the .names file")
         column = position[name]
@@ -263,8 +312,9 @@ def import_shyp(path, encoder, spec):
                                          np.stack([c1, c2, c0]))
         elif column_kind == "text":
             absent, present = values
-            hypothesis = TermHypothesis(column, token.replace("#", " "),
-                                        np.stack([present, absent]))
+            term = (token if encoder.experts[column].tokenizer == ICSIBOOST
+                    else token.replace("#", " "))
+            hypothesis = TermHypothesis(column, term, np.stack([present, absent]))
         elif column_kind == "categorical":
             choices = declared.get(name, ())
             if not token.isdigit() or int(token) >= len(choices):
@@ -278,7 +328,13 @@ def import_shyp(path, encoder, spec):
                             f"{column_kind}")
         hypotheses.append(hypothesis)
         alphas.append(alpha)
-    if len(hypotheses) < count and index >= len(lines):
+        bound += abs(alpha) * float(np.max(np.abs(hypothesis.values)))
+        if not bound < MAX_SCORE:
+            raise ShypError(f"{path}:{number}: alpha {alpha_text} with confidences up to "
+                            f"{float(np.max(np.abs(hypothesis.values))):g} makes the scores "
+                            f"of {len(hypotheses)} hypotheses reach {MAX_SCORE:g}, "
+                            "beyond what a float sums exactly")
+    if rounds is None and len(hypotheses) < count and index >= len(lines):
         raise ShypError(f"{path}: the header announces {count} hypotheses, the file holds "
                         f"{len(hypotheses)}")
     return BoostedModel(hypotheses, alphas, k)
