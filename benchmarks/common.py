@@ -16,6 +16,8 @@ import numpy as np
 from confboost.datasets import load
 
 ROOT = Path(__file__).resolve().parent.parent
+#: This folder: the working directory of the benchmarks' child processes.
+HERE = Path(__file__).resolve().parent
 
 THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))

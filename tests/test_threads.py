@@ -1,4 +1,4 @@
-"""Threads and start-up: the wait policy, the thread count, and a lazy ``import confboost``."""
+"""Threads and start-up: the thread count, the TBB look-up, and a lazy ``import confboost``."""
 
 import os
 import subprocess
@@ -7,24 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from confboost.utils.threads import SMALL_WORK, YIELDING_WAIT, prefer_yielding_wait, wanted_threads
+from confboost.utils.threads import SMALL_WORK, TBB_LIBRARY, wanted_threads
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
 def _python(code, **env):
-    environ = {k: v for k, v in os.environ.items() if k not in YIELDING_WAIT}
+    environ = dict(os.environ)
     environ.update(env, PYTHONPATH=SRC)
     return subprocess.run([sys.executable, "-c", code], env=environ, check=True,
                           capture_output=True, text=True).stdout.strip()
-
-
-def test_yielding_wait_fills_only_what_the_user_left_unset():
-    environ = {"OMP_WAIT_POLICY": "ACTIVE"}
-    added = prefer_yielding_wait(environ)
-    assert environ == {"OMP_WAIT_POLICY": "ACTIVE", "KMP_BLOCKTIME": "0"}
-    assert added == {"KMP_BLOCKTIME": "0"}
-    assert prefer_yielding_wait(environ) == {}
 
 
 @pytest.mark.parametrize("n_jobs, available, work, expected", [
@@ -35,11 +27,24 @@ def test_wanted_threads(n_jobs, available, work, expected):
     assert wanted_threads(n_jobs, available, work) == expected
 
 
-def test_kernels_set_the_wait_policy_before_openmp_loads():
-    code = ("import os, confboost.kernels.histogram; "
-            "print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('KMP_BLOCKTIME'))")
-    assert _python(code) == "PASSIVE 0"
-    assert _python(code, OMP_WAIT_POLICY="ACTIVE") == "ACTIVE 0"
+def test_tbb_is_looked_up_only_in_the_given_prefixes(tmp_path):
+    # no library there: nothing loaded; a file that is no library: skipped, not raised
+    code = ("from confboost.utils.threads import load_installed_tbb; "
+            f"print(load_installed_tbb([{str(tmp_path)!r}]))")
+    assert _python(code) == "None"
+    name = TBB_LIBRARY.get(sys.platform)
+    if name is None:
+        pytest.skip("no pip TBB on this platform")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / name).write_bytes(b"not a shared library")
+    assert _python(code) == "None"
+
+
+def test_tbb_is_not_loaded_when_the_user_chose_another_layer():
+    code = ("import sys; from confboost.utils.threads import load_installed_tbb; "
+            "print(load_installed_tbb([sys.prefix]))")
+    assert _python(code, NUMBA_THREADING_LAYER="omp") == "None"
+    assert _python(code, NUMBA_THREADING_LAYER_PRIORITY="omp tbb workqueue") == "None"
 
 
 def test_import_confboost_loads_nothing_heavy():

@@ -1,35 +1,43 @@
 """Threads of the numba kernels: how they wait, and how many a call gets (DESIGN.md rule 11).
 
-Two things make threads hurt on a busy machine. OpenMP's worker threads spin while they wait
-for the next parallel region (libgomp's default spins about 300,000 times before sleeping), so
-on cores that other processes also want, a spinning worker takes the time slice the thread
-holding the work needs; and a round opens many short parallel regions, each ending at a
-barrier that waits for the slowest, possibly descheduled, thread. ``prefer_yielding_wait``
-makes waiting threads sleep at once (``OMP_WAIT_POLICY=PASSIVE``; ``KMP_BLOCKTIME=0`` for
-Intel's runtime); ``numba_threads`` runs small fits on one thread, and ``serial_below`` a
-light kernel call on few cells.
+Two things make threads hurt on a busy machine. Idle worker threads that spin while they
+wait for the next parallel region (OpenMP's default: libgomp spins about 300,000 times before
+sleeping) take the time slice the thread holding the work needs on cores that other processes
+also want; and a round opens many short parallel regions, each ending at a barrier that waits
+for the slowest, possibly descheduled, thread.
 
-Measured on 2 shared cores (load 4-11; shuttle-like 43.5k x 9 data, 7 classes, 8-leaf trees,
-50 rounds; median of 3, default threads): 22.7 s spinning against 2.4 s passive; satimage
-stumps, 300 rounds: 7.5 s against 0.66 s; binary 10k x 50, 100 rounds: 3.7 s against 0.19 s.
-A short spin (``GOMP_SPINCOUNT=10000``) was between the two (4.7 s, 1.7 s, 0.37 s).
+confboost changes no process-wide setting to cure the first: OpenMP reads its wait policy
+(``OMP_WAIT_POLICY``) once per process, from the environment, and every library in the
+process that uses the same runtime (LightGBM, XGBoost, scikit-learn) would wait the same way,
+several times slower on their many small regions. Its kernels run on numba's TBB threading
+layer instead, whose workers spin only briefly before they sleep and which is safe to call
+from several threads at once (Dask's threads): numba tries ``tbb`` first, ``omp`` second, and
+confboost depends on the ``tbb`` package where it has wheels. pip puts TBB's library in the
+environment's ``lib`` folder, which the dynamic loader does not search, so numba would not
+find it; ``load_installed_tbb`` loads it from there by its path before the first parallel
+kernel, and numba's own look-up by name then finds it (a library already loaded answers to
+its name). It sets nothing: ``NUMBA_THREADING_LAYER`` or a layer chosen earlier in the process
+still decides, and without TBB the kernels run on OpenMP's default policy.
 
-Sleeping threads still wait for the slowest one at every barrier. With two busy processes on
-2 cores, default threads were up to 1.39x slower than one thread on satimage's stumps and
-1.13x on 8-leaf trees, though 0.73x on larger stump rounds: the thread count that pays
+For the second, ``numba_threads`` runs small fits on one thread, ``serial_below`` a light
+kernel call on few cells, and with two busy processes on 2 cores the thread count that pays
 depends on the machine's load at the moment and on the round, so a fit with the default
 ``n_jobs`` measures it (``ThreadTuner``): it times a few rounds with its threads and with half
 as many, keeps the faster, and measures again now and then. The kernels give the same model
 on any thread count (their sums run in fixed chunks), so the choice changes only the time.
 """
 
+import ctypes
 import os
+import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from statistics import fmean
 
-#: The environment variables that make OpenMP's waiting threads sleep, and their values.
-YIELDING_WAIT = {"OMP_WAIT_POLICY": "PASSIVE", "KMP_BLOCKTIME": "0"}
+#: TBB's run-time library as pip installs it (the ``tbb`` package), by platform, and the
+#: name numba looks it up by.
+TBB_LIBRARY = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib"}
 
 #: Below this many example·feature·label cells a fit runs its kernels on one thread. Whole
 #: fits of 100 stump rounds on 2 quiet cores, 2 threads / 1: 1.08 at 0.25M cells, 0.94 at
@@ -44,32 +52,50 @@ SMALL_WORK = 600_000
 SERIAL_CELLS = 65_536
 
 
-def prefer_yielding_wait(environ=os.environ):
-    """Make OpenMP threads sleep while they wait, unless the user chose a policy.
+def load_installed_tbb(prefixes=None):
+    """Load the TBB library that pip installed into this environment, so numba finds it.
 
-    OpenMP reads these variables once, when its runtime is loaded; numba loads it at the first
-    parallel kernel call, so this runs when the kernels are imported (``confboost.kernels``).
-    A variable the user has set is left as it is (``OMP_WAIT_POLICY=ACTIVE`` brings spinning
-    back). The variables stay in the environment, so processes started later (joblib's
-    workers, for instance) wait the same way; a library sharing the same OpenMP runtime and
-    loaded after confboost (LightGBM links the system libgomp) waits passively too.
+    Does nothing when numba's threads have started (the layer is chosen), when the user chose
+    a layer other than TBB or put another first (``NUMBA_THREADING_LAYER``,
+    ``NUMBA_THREADING_LAYER_PRIORITY``), on a platform without a pip TBB, or when no ``tbb``
+    package is installed in ``prefixes``.
 
     Parameters
     ----------
-    environ : mutable mapping, default=os.environ
-        The environment to complete.
+    prefixes : sequence of str or None
+        Environment folders whose ``lib`` holds the library; None: this interpreter's
+        (``sys.prefix``) and the user's site folder's (``site.USER_BASE``).
 
     Returns
     -------
-    dict of str to str
-        The variables this call set (empty when the user had set them all).
+    pathlib.Path or None
+        The library loaded, or None.
     """
-    added = {}
-    for name, value in YIELDING_WAIT.items():
-        if name not in environ:
-            environ[name] = value
-            added[name] = value
-    return added
+    name = TBB_LIBRARY.get(sys.platform)
+    numba = sys.modules.get("numba")  # not imported: no thread has started, no layer is set
+    started = getattr(sys.modules.get("numba.np.ufunc.parallel"), "_is_initialized", False)
+    if numba is not None:
+        layer, first = numba.config.THREADING_LAYER, numba.config.THREADING_LAYER_PRIORITY[0]
+    else:
+        layer = os.environ.get("NUMBA_THREADING_LAYER", "default")
+        first = (os.environ.get("NUMBA_THREADING_LAYER_PRIORITY") or "tbb").split()[0]
+    layer = layer.lower()
+    if (name is None or started or layer not in ("default", "tbb", "safe", "threadsafe")
+            or (layer == "default" and first != "tbb")):
+        return None
+    if prefixes is None:
+        import site
+
+        prefixes = (sys.prefix, site.USER_BASE or sys.prefix)
+    for prefix in prefixes:
+        path = Path(prefix) / "lib" / name
+        if path.is_file():
+            try:
+                ctypes.CDLL(str(path))
+            except OSError:  # a broken or foreign build: numba falls back to OpenMP
+                continue
+            return path
+    return None
 
 
 def wanted_threads(n_jobs, available, work=None):
@@ -221,8 +247,9 @@ def numba_threads(n_jobs, work=None):
         ``n_jobs`` is None and more than one thread is used. The count in force when the
         block ends is undone: the previous one is restored.
     """
-    prefer_yielding_wait()  # numba.set_num_threads loads OpenMP if nothing has yet
     import numba
+
+    load_installed_tbb()  # before numba.get_num_threads starts the threads
 
     previous = numba.get_num_threads()
     threads = wanted_threads(n_jobs, numba.config.NUMBA_NUM_THREADS, work)
