@@ -6,11 +6,10 @@ process-wide before it stopped changing the environment).
 Each layer runs in its own fresh process (the layer and OpenMP's wait policy are chosen once
 per process; the environment variables are set for that child only). Whole fits, binning
 included, the default threads and one thread interleaved, median of ``LAYER_REPEATS``
-(default 5) each. Run it while the machine is busy (``bench_busy.py`` starts two busy
-processes around it in ``make bench``). Run alone: ``python benchmarks/bench_layers.py``.
+(default 5) each, with two busy processes on the cores as in ``bench_busy.py`` (``BUSY=0``:
+none, the machine as it is). Run alone: ``python benchmarks/bench_layers.py``.
 """
 
-import json
 import os
 import subprocess
 import sys
@@ -38,7 +37,7 @@ TASKS = {
 }
 
 
-def _child(task):
+def fit_times(task):
     """In the child: {'layer', 'default', 'single'} median seconds of whole fits."""
     import numba
     import numpy as np
@@ -66,23 +65,28 @@ def _child(task):
 
 
 def run():
-    """{(task, layer name): child result}, each in a fresh process."""
-    rows = {}
-    for task in TASKS:
-        for name, env in LAYERS.items():
-            code = f"import bench_layers, json; print(json.dumps(bench_layers._child({task!r})))"
-            out = subprocess.run([sys.executable, "-c", code], cwd=common.HERE,
-                                 env={**os.environ, **env}, check=True, capture_output=True,
-                                 text=True).stdout
-            rows[task, name] = json.loads(out.strip().splitlines()[-1])
-            print(task, name, rows[task, name], flush=True)
-    return {"rows": rows, "load": os.getloadavg()[0]}
+    """{(task, layer name): child result}, each in a fresh process, on busy cores."""
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(2 if os.environ.get("BUSY", "1") != "0" else 0)]
+    try:
+        rows = {}
+        for task in TASKS:
+            for name, env in LAYERS.items():
+                rows[task, name] = common.fresh("bench_layers", "fit_times", task, env=env)
+                print(task, name, rows[task, name], file=sys.stderr, flush=True)
+        load = os.getloadavg()[0]
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    return {"rows": rows, "load": load, "busy": len(busy)}
 
 
 def table(result):
     """Markdown lines for ``run()``'s result."""
-    lines = [f"numba's threading layers, each in a fresh process (load average "
-             f"{result['load']:.1f} at the end); whole fits, median of {REPEATS}, "
+    lines = [f"numba's threading layers, each in a fresh process, {result['busy']} busy "
+             f"processes started (load average {result['load']:.1f} at the end); whole fits, "
+             f"median of {REPEATS}, "
              "interleaved. A ratio above 1: the default threads were slower than one.", "",
              "| task | layer (as numba reports it) | default n_jobs (s) | n_jobs=1 (s) | "
              "default / n_jobs=1 |", "|---|---|---|---|---|"]

@@ -2,8 +2,10 @@
 
 Writes the table to ``benchmarks/results.md`` as well. BENCH_THREADS (default 2) and
 BENCH_REPEATS (default 5) set the threads and the repeats of each timing (medians);
-BENCH_SKIP_SKLEARN_1M=1 leaves out the slowest run. Finishes in well under 15 minutes on 2
-quiet cores.
+BENCH_SKIP_SKLEARN_1M=1 leaves out the slowest run. This process imports no library it
+times: every library runs in fresh processes of its own (``common.fresh``), since libraries
+in one process share its OpenMP runtime and its settings. Finishes in well under 15 minutes
+on 2 quiet cores.
 """
 
 import platform
@@ -14,10 +16,10 @@ from pathlib import Path
 import bench_binning
 import bench_busy
 import bench_dask
-import bench_predict
+import bench_layers
+import bench_neighbours
 import bench_rounds
 import bench_startup
-import bench_trim
 import common
 
 
@@ -56,7 +58,7 @@ def main():
              f"| binning 1M x 50 (s) | {binning['confboost']:.2f} | {binning['lightgbm']:.2f} | "
              f"{binning['xgboost']:.2f} | {binning['confboost'] / binning['lightgbm']:.2f} of "
              "LightGBM |"]
-    predict = bench_predict.run()
+    predict = common.fresh("bench_predict", "run")
     extra.append(f"| predict, {predict['stumps']} stumps, 1M x 50 (rows/s) | "
                  f"{predict['rows_per_s']:.3g} | | | |")
     startup = bench_startup.run(cold=False)
@@ -68,16 +70,21 @@ def main():
         wall, cpu = startup["train_satimage_100"]
         extra.append(f"| `confboost train -S satimage -n 100`, warm cache (s wall; CPU; load "
                      f"{startup['load']:.1f}) | {wall:.2f}; {cpu:.2f} | | | |")
-    trim = bench_trim.run()
+    trim = common.fresh("bench_trim", "run")
     for beta, (seconds, accuracy, kept) in trim.items():
         extra.append(f"| binary 1M x 50, trim={beta} (s/round, acc, examples read) | "
                      f"{fmt(seconds)}, {accuracy:.4f}, {kept:.0%} | | | |")
-    for name, (seconds, whole, accuracy, overhead) in bench_dask.run().items():
+    for name, (seconds, whole, accuracy, overhead) in common.fresh("bench_dask", "run").items():
         extra.append(f"| Dask, binary {bench_dask.ROWS:,} x 50, {bench_dask.ROUNDS} rounds, "
                      f"{name} (s/round, whole fit s, acc, overhead share) | {fmt(seconds)}, "
                      f"{whole:.2f}, {accuracy:.4f}, {overhead:.0%} | | | |")
+    extra += ["", "## Other libraries after confboost in one process "
+              "(`benchmarks/bench_neighbours.py`)", ""]
+    extra += bench_neighbours.table(bench_neighbours.run())
     extra += ["", "## Threads on a busy machine (`benchmarks/bench_busy.py`)", ""]
     extra += bench_busy.table(bench_busy.run())
+    extra += ["", "### numba's threading layers (`benchmarks/bench_layers.py`)", ""]
+    extra += bench_layers.table(bench_layers.run())
     extra.append("")
     extra.append(f"Total benchmark time {time.perf_counter() - started:.0f} s.")
     print("\n".join(extra), flush=True)
