@@ -99,7 +99,7 @@ def test_fits_restore_a_thread_count_the_user_set():
 
 
 def _tbb_installed():
-    from confboost.utils.threads import TBB_LIBRARY
+    from confboost.utils.lazy_numba import TBB_LIBRARY
 
     name = TBB_LIBRARY.get(sys.platform)
     return name is not None and (Path(sys.prefix) / "lib" / name).is_file()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from confboost.utils.threads import SMALL_WORK, TBB_LIBRARY, wanted_threads
+from confboost.utils.lazy_numba import TBB_LIBRARY
+from confboost.utils.threads import SMALL_WORK, wanted_threads
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -29,7 +30,7 @@ def test_wanted_threads(n_jobs, available, work, expected):
 
 def test_tbb_is_looked_up_only_in_the_given_prefixes(tmp_path):
     # no library there: nothing loaded; a file that is no library: skipped, not raised
-    code = ("from confboost.utils.threads import load_installed_tbb; "
+    code = ("from confboost.utils.lazy_numba import load_installed_tbb; "
             f"print(load_installed_tbb([{str(tmp_path)!r}]))")
     assert _python(code) == "None"
     name = TBB_LIBRARY.get(sys.platform)
@@ -41,7 +42,7 @@ def test_tbb_is_looked_up_only_in_the_given_prefixes(tmp_path):
 
 
 def test_tbb_is_not_loaded_when_the_user_chose_another_layer():
-    code = ("import sys; from confboost.utils.threads import load_installed_tbb; "
+    code = ("import sys; from confboost.utils.lazy_numba import load_installed_tbb; "
             "print(load_installed_tbb([sys.prefix]))")
     assert _python(code, NUMBA_THREADING_LAYER="omp") == "None"
     assert _python(code, NUMBA_THREADING_LAYER_PRIORITY="omp tbb workqueue") == "None"
@@ -59,17 +60,83 @@ def test_import_confboost_loads_nothing_heavy():
         confboost.nope  # noqa: B018
 
 
-def test_serial_below_runs_small_calls_on_one_thread():
-    import numba
+def test_kernel_modules_load_numba_at_the_first_kernel_call():
+    code = """
+import pkgutil, sys, confboost.kernels, confboost.engine.learners, confboost.cli.app
+for module in pkgutil.iter_modules(confboost.kernels.__path__):
+    __import__("confboost.kernels." + module.name)
+from confboost.cli.app import build_parser
+build_parser()
+print("numba" in sys.modules)
+from confboost.kernels import stump_predict, histogram
+import numpy as np
+out = np.zeros((2, 1))
+stump_predict.predict_stumps(np.ones((2, 1)), np.zeros(1, np.intp), np.zeros(1),
+                             np.ones((1, 3, 1)), out)
+import numba
+from numba.core.registry import CPUDispatcher
+print("numba" in sys.modules, isinstance(histogram.build_histogram, CPUDispatcher),
+      stump_predict.prange is numba.prange, out.ravel().tolist())
+"""
+    assert _python(code).splitlines() == ["False", "True True True [1.0, 1.0]"]
 
+
+def test_a_few_rows_score_the_same_without_numba():
+    # the stumps' NumPy twin answers while numba is not loaded: the same scores, bit for bit
+    code = """
+import sys, numpy as np
+from confboost import BoostClassifier
+rng = np.random.default_rng(0)
+X = rng.normal(size=(600, 5)); X[::7, 2] = np.nan
+y = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5])
+booster = BoostClassifier(25, weak_learner="stump", calibration=None).fit(X, y)
+import confboost.utils.lazy_numba as lazy, confboost.engine.learners.stump as stump
+lazy._numba, numba = None, lazy._numba  # as in a process where no kernel has run yet
+stump.predict_stumps, kernel = None, stump.predict_stumps  # the kernel must not run
+numpy_scores = booster.decision_function(X[:40])
+lazy._numba, stump.predict_stumps = numba, kernel
+print(np.array_equal(numpy_scores, booster.decision_function(X[:40])),
+      np.abs(numpy_scores).sum() > 0)
+"""
+    assert _python(code) == "True True"
+
+
+def test_serial_below_runs_small_calls_on_one_thread():
+    from confboost.utils.lazy_numba import load_numba
     from confboost.utils.threads import SERIAL_CELLS, serial_below
 
+    numba = load_numba()
     threads = numba.get_num_threads()
     with serial_below(SERIAL_CELLS - 1):
         assert numba.get_num_threads() == 1
     assert numba.get_num_threads() == threads
     with serial_below(SERIAL_CELLS):
         assert numba.get_num_threads() == threads
+
+
+def test_one_thread_applies_when_the_first_kernel_loads_numba():
+    # numba not loaded when the blocks start: the first kernel inside loads it on one
+    # thread, and the count numba starts with is back when the block ends
+    code = """
+import sys, numpy as np
+from confboost.utils.threads import numba_threads, serial_below
+from confboost.kernels.stump_predict import predict_stumps
+counts = []
+def run():
+    out = np.zeros((3, 1))
+    predict_stumps(np.ones((3, 1)), np.zeros(1, np.intp), np.zeros(1), np.ones((1, 3, 1)), out)
+    counts.append(sys.modules["numba"].get_num_threads())
+with numba_threads(None, work=10):
+    assert "numba" not in sys.modules
+    run()
+counts.append(sys.modules["numba"].get_num_threads())
+print(counts, sys.modules["numba"].config.NUMBA_NUM_THREADS)
+"""
+    counts, default = _python(code).rsplit(" ", 1)
+    assert counts == f"[1, {default}]"
+    code = code.replace("numba_threads(None, work=10)", "serial_below(10)")
+    counts, default = _python(code).rsplit(" ", 1)
+    assert counts == f"[1, {default}]"
 
 
 class _Rounds:

@@ -23,13 +23,13 @@ values: 2x the round). Both give each gain to the bit.
 """
 
 import numpy as np
-from numba import njit, prange
 
 from confboost.kernels.criterion_numba import node_score as _score
 from confboost.kernels.criterion_numba import node_scores
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
 from confboost.kernels.stump_split import value_totals
 from confboost.utils.dtypes import MISSING_BIN, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
+from confboost.utils.lazy_numba import njit, prange
 
 #: Candidate thresholds ``_scan_blocked`` scores at once; features of fewer value bins are
 #: scanned by the scalar loop.

@@ -27,17 +27,12 @@ as many, keeps the faster, and measures again now and then. The kernels give the
 on any thread count (their sums run in fixed chunks), so the choice changes only the time.
 """
 
-import ctypes
-import os
 import sys
 import time
 from contextlib import contextmanager
-from pathlib import Path
 from statistics import fmean
 
-#: TBB's run-time library as pip installs it (the ``tbb`` package), by platform, and the
-#: name numba looks it up by.
-TBB_LIBRARY = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib"}
+from confboost.utils.lazy_numba import cancel_on_load, load_numba, numba_loaded, on_load
 
 #: Below this many example·feature·label cells a fit runs its kernels on one thread. Whole
 #: fits of 100 stump rounds on 2 quiet cores, 2 threads / 1: 1.08 at 0.25M cells, 0.94 at
@@ -50,52 +45,6 @@ SMALL_WORK = 600_000
 #: a few ns a cell) runs on one thread: less work than waking a second thread, and far less
 #: than waiting for a descheduled one on a busy machine.
 SERIAL_CELLS = 65_536
-
-
-def load_installed_tbb(prefixes=None):
-    """Load the TBB library that pip installed into this environment, so numba finds it.
-
-    Does nothing when numba's threads have started (the layer is chosen), when the user chose
-    a layer other than TBB or put another first (``NUMBA_THREADING_LAYER``,
-    ``NUMBA_THREADING_LAYER_PRIORITY``), on a platform without a pip TBB, or when no ``tbb``
-    package is installed in ``prefixes``.
-
-    Parameters
-    ----------
-    prefixes : sequence of str or None
-        Environment folders whose ``lib`` holds the library; None: this interpreter's
-        (``sys.prefix``) and the user's site folder's (``site.USER_BASE``).
-
-    Returns
-    -------
-    pathlib.Path or None
-        The library loaded, or None.
-    """
-    name = TBB_LIBRARY.get(sys.platform)
-    numba = sys.modules.get("numba")  # not imported: no thread has started, no layer is set
-    started = getattr(sys.modules.get("numba.np.ufunc.parallel"), "_is_initialized", False)
-    if numba is not None:
-        layer, first = numba.config.THREADING_LAYER, numba.config.THREADING_LAYER_PRIORITY[0]
-    else:
-        layer = os.environ.get("NUMBA_THREADING_LAYER", "default")
-        first = (os.environ.get("NUMBA_THREADING_LAYER_PRIORITY") or "tbb").split()[0]
-    layer = layer.lower()
-    if (name is None or started or layer not in ("default", "tbb", "safe", "threadsafe")
-            or (layer == "default" and first != "tbb")):
-        return None
-    if prefixes is None:
-        import site
-
-        prefixes = (sys.prefix, site.USER_BASE or sys.prefix)
-    for prefix in prefixes:
-        path = Path(prefix) / "lib" / name
-        if path.is_file():
-            try:
-                ctypes.CDLL(str(path))
-            except OSError:  # a broken or foreign build: numba falls back to OpenMP
-                continue
-            return path
-    return None
 
 
 def wanted_threads(n_jobs, available, work=None):
@@ -247,10 +196,12 @@ def numba_threads(n_jobs, work=None):
         ``n_jobs`` is None and more than one thread is used. The count in force when the
         block ends is undone: the previous one is restored.
     """
-    import numba
-
-    load_installed_tbb()  # before numba.get_num_threads starts the threads
-
+    if (n_jobs == 1 or (n_jobs is None and work is not None and work < SMALL_WORK)) \
+            and not numba_loaded():  # one thread: numba need not load before a kernel runs
+        with _one_thread_once_loaded():
+            yield ThreadTuner(1, None)
+        return
+    numba = load_numba()
     previous = numba.get_num_threads()
     threads = wanted_threads(n_jobs, numba.config.NUMBA_NUM_THREADS, work)
     numba.set_num_threads(threads)
@@ -276,6 +227,10 @@ def serial_below(cells, limit=SERIAL_CELLS):
     if cells >= limit:
         yield
         return
+    if not numba_loaded():
+        with _one_thread_once_loaded():
+            yield
+        return
     import numba
 
     previous = numba.get_num_threads()
@@ -284,3 +239,22 @@ def serial_below(cells, limit=SERIAL_CELLS):
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+@contextmanager
+def _one_thread_once_loaded():
+    """One numba thread for the kernels the block runs, without loading numba before the
+    first of them; the count before is restored if numba loaded in the block."""
+    previous = []
+
+    def one_thread(numba):
+        previous.append(numba.get_num_threads())
+        numba.set_num_threads(1)
+
+    on_load(one_thread)
+    try:
+        yield
+    finally:
+        cancel_on_load(one_thread)
+        if previous:
+            sys.modules["numba"].set_num_threads(previous[0])
