@@ -16,6 +16,7 @@ from pathlib import Path
 import bench_binning
 import bench_busy
 import bench_dask
+import bench_kernel_load
 import bench_layers
 import bench_neighbours
 import bench_rounds
@@ -70,6 +71,9 @@ def main():
         wall, cpu = startup["train_satimage_100"]
         extra.append(f"| `confboost train -S satimage -n 100`, warm cache (s wall; CPU; load "
                      f"{startup['load']:.1f}) | {wall:.2f}; {cpu:.2f} | | | |")
+        wall, cpu, megabytes = startup["classify_40"]
+        extra.append(f"| `confboost classify` of 40 satimage lines with that model (s wall; "
+                     f"CPU; peak MB) | {wall:.2f}; {cpu:.2f}; {megabytes:.0f} | | | |")
     trim = common.fresh("bench_trim", "run")
     for beta, (seconds, accuracy, kept) in trim.items():
         extra.append(f"| binary 1M x 50, trim={beta} (s/round, acc, examples read) | "
@@ -78,6 +82,8 @@ def main():
         extra.append(f"| Dask, binary {bench_dask.ROWS:,} x 50, {bench_dask.ROUNDS} rounds, "
                      f"{name} (s/round, whole fit s, acc, overhead share) | {fmt(seconds)}, "
                      f"{whole:.2f}, {accuracy:.4f}, {overhead:.0%} | | | |")
+    extra += ["", "## The first fits of a fresh process (`benchmarks/bench_kernel_load.py`)", ""]
+    extra += bench_kernel_load.table(bench_kernel_load.run())
     extra += ["", "## Other libraries after confboost in one process "
               "(`benchmarks/bench_neighbours.py`)", ""]
     extra += bench_neighbours.table(bench_neighbours.run())
