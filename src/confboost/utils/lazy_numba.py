@@ -1,7 +1,8 @@
 """The kernels' ``njit`` and ``prange``: numba loads at the first kernel call, not at import.
 
-Importing numba costs a fresh process about a third of a second of CPU and 70 MB, and its
-first compiled call as much again (numba's own registries, with SciPy's BLAS). A command that
+Importing numba costs a fresh process 0.15-0.2 s of CPU and 70 MB, and its first compiled
+call 0.13-0.25 s more (numba's own registries, with SciPy's BLAS); loading a kernel from the
+cache then costs 2-6 ms. A command that
 only reads a model and scores a few lines needs none of it: the kernel modules import this
 module instead of numba, so importing them (the learners' registry imports them all) loads
 nothing, and the code that can answer from a kernel's NumPy twin (``numba_loaded``) does so.
@@ -13,7 +14,8 @@ same cache; the names in the kernel modules' globals (a kernel, a kernel another
 imported, ``prange``) are rebound to the dispatchers and to ``numba.prange`` before anything
 compiles, so a kernel that calls another compiles and loads from the cache as before. From
 then on ``njit`` returns dispatchers at once. Outside a kernel ``prange`` is ``range``, as
-numba's is.
+numba's is. Before numba is imported, ``load_installed_tbb`` makes a pip-installed TBB
+findable, so numba's threads run on its layer (``threads.py`` says why).
 """
 
 import ctypes

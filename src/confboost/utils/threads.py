@@ -14,17 +14,19 @@ layer instead, whose workers spin only briefly before they sleep and which is sa
 from several threads at once (Dask's threads): numba tries ``tbb`` first, ``omp`` second, and
 confboost depends on the ``tbb`` package where it has wheels. pip puts TBB's library in the
 environment's ``lib`` folder, which the dynamic loader does not search, so numba would not
-find it; ``load_installed_tbb`` loads it from there by its path before the first parallel
+find it; ``lazy_numba.load_installed_tbb`` loads it from there by its path before the first parallel
 kernel, and numba's own look-up by name then finds it (a library already loaded answers to
 its name). It sets nothing: ``NUMBA_THREADING_LAYER`` or a layer chosen earlier in the process
 still decides, and without TBB the kernels run on OpenMP's default policy.
 
 For the second, ``numba_threads`` runs small fits on one thread, ``serial_below`` a light
-kernel call on few cells, and with two busy processes on 2 cores the thread count that pays
-depends on the machine's load at the moment and on the round, so a fit with the default
-``n_jobs`` measures it (``ThreadTuner``): it times a few rounds with its threads and with half
-as many, keeps the faster, and measures again now and then. The kernels give the same model
-on any thread count (their sums run in fixed chunks), so the choice changes only the time.
+kernel call on few cells (before numba has loaded, the one thread applies when the first
+kernel loads it: a small prediction may never load it), and with two busy processes on 2
+cores the thread count that pays depends on the machine's load at the moment and on the
+round, so a fit with the default ``n_jobs`` measures it (``ThreadTuner``): it times a few
+rounds with its threads and with half as many, keeps the faster, and measures again now and
+then. The kernels give the same model on any thread count (their sums run in fixed chunks),
+so the choice changes only the time.
 """
 
 import sys
