@@ -11,21 +11,27 @@ LightGBM, XGBoost and scikit-learn's HistGradientBoosting train on letter (16,00
   wrote into the environment before they stopped (``KMP_BLOCKTIME=0`` too): the slowdown
   this row exists to catch.
 
-Seconds are the median of ``REPEATS`` processes, each the median of 3 trainings (data
-preparation apart). Run alone: ``python benchmarks/bench_neighbours.py``.
+Seconds are the median of ``REPEATS`` processes, each the median of ``TRAININGS`` trainings
+(data preparation apart; ``NEIGHBOUR_ROUNDS`` and ``NEIGHBOUR_TRAININGS``, default 30 and
+3). ``NEIGHBOURS`` (a comma-separated list of lightgbm, xgboost, sklearn; default all
+three) chooses the libraries: on a loaded machine HistGradientBoosting's 780 trees take
+minutes a process. Run alone: ``python benchmarks/bench_neighbours.py``.
 """
 
 import os
 import statistics
+import sys
 import time
 
 import common
 
-ROUNDS = 30
+ROUNDS = int(os.environ.get("NEIGHBOUR_ROUNDS", "30"))
+#: Trainings timed in each process (their median).
+TRAININGS = int(os.environ.get("NEIGHBOUR_TRAININGS", "3"))
 #: way -> environment variables of its processes
 WAYS = {"fresh": {}, "after confboost": {},
         "OMP_WAIT_POLICY=PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE", "KMP_BLOCKTIME": "0"}}
-LIBRARIES = ("lightgbm", "xgboost", "sklearn")
+LIBRARIES = tuple(os.environ.get("NEIGHBOURS", "lightgbm,xgboost,sklearn").split(","))
 
 
 def letter():
@@ -69,7 +75,8 @@ def _trainer(library, X, y):
 
 
 def time_library(library, way):
-    """In a child process: median seconds of 3 trainings of ``library``, the ``way`` asks."""
+    """In a child process: median seconds of ``TRAININGS`` trainings of ``library``, the
+    ``way`` asks."""
     X, y, _ = letter()
     if way == "after confboost":
         from confboost import BoostClassifier
@@ -78,7 +85,7 @@ def time_library(library, way):
             BoostClassifier(20, n_jobs=common.THREADS, calibration=None, **params).fit(X, y)
     train = _trainer(library, X, y)
     times = []
-    for _ in range(3):
+    for _ in range(TRAININGS):
         start = time.perf_counter()
         train()
         times.append(time.perf_counter() - start)
@@ -93,6 +100,7 @@ def run():
             for way, env in WAYS.items():
                 times[library][way].append(
                     common.fresh("bench_neighbours", "time_library", library, way, env=env))
+                print(library, way, times[library][way][-1], file=sys.stderr, flush=True)
     return {"seconds": {library: {way: statistics.median(values)
                                   for way, values in ways.items()}
                         for library, ways in times.items()},
