@@ -65,7 +65,7 @@ def main():
     startup = bench_startup.run(cold=False)
     extra.append(f"| start-up: import + first fits, warm numba cache (s) | "
                  f"{startup['warm_in_process']:.2f} (whole process "
-                 f"{startup['warm_process']:.2f}) | | | |")
+                 f"{startup['warm_process']:.2f}; CPU {startup['warm_cpu']:.2f}) | | | |")
     extra.append(f"| `import confboost` (s) | {startup['import']:.3f} | | | |")
     if startup["train_satimage_100"]:
         wall, cpu = startup["train_satimage_100"]
