@@ -6,8 +6,9 @@ Starts two ``while True: pass`` processes at this process's nice level, times wh
 ``BUSY_REPEATS`` (default 5) runs each, or more until each way has run ``BUSY_SECONDS``
 (default 3), then a 4-fold ``cross_val_score`` on satimage with ``n_jobs=2`` against serial,
 for confboost and for scikit-learn's HistGradientBoosting (the first parallel call of either
-pays joblib's worker start-up), and stops the busy processes. Run alone: ``python
-benchmarks/bench_busy.py``. A ratio above 1 means the default threads were slower.
+pays joblib's worker start-up), and stops the busy processes. The fits run in one fresh
+process, each cross-validation in another. Run alone: ``python benchmarks/bench_busy.py``.
+A ratio above 1 means the default threads were slower.
 """
 
 import os
@@ -84,8 +85,9 @@ def _fit_times(X, y, params, first=None):
 
 
 def _cross_validation(estimator, X, y, one_thread):
-    """{n_jobs: [first call s, second call s]} of a 4-fold ``cross_val_score``, n_jobs 1, 2
-    (``one_thread``: each serial fit on one OpenMP thread, as in joblib's workers).
+    """{"1": [first call s, second call s], "2": [...]} of a 4-fold ``cross_val_score``,
+    n_jobs 1, 2 (``one_thread``: each serial fit on one OpenMP thread, as in joblib's
+    workers).
 
     The first n_jobs=2 call starts joblib's workers, which import scikit-learn (its task
     function is scikit-learn's) and the estimator's library; the second finds them running.
@@ -100,27 +102,50 @@ def _cross_validation(estimator, X, y, one_thread):
         # (its spinning threads take minutes on busy cores); confboost: its default threads
         with threadpool_limits(1 if one_thread else None, user_api="openmp"):
             cross_val_score(estimator, X, y, cv=4, n_jobs=n_jobs)
-        times.setdefault(n_jobs, []).append(time.perf_counter() - start)
+        times.setdefault(str(n_jobs), []).append(time.perf_counter() - start)
     return times
 
 
-def _cross_validations(X, y):
-    """confboost's and, as the peer that pays the same worker start-up, scikit-learn's
-    HistGradientBoostingClassifier (100 iterations, no early stopping); each in a fresh
-    joblib pool."""
-    from joblib.externals.loky import get_reusable_executor
-    from sklearn.ensemble import HistGradientBoostingClassifier
+#: The cross-validated estimators: name -> (library, one OpenMP thread per serial fit).
+CROSS_VALIDATED = {"confboost, 100 stumps": ("confboost", False),
+                   "HistGradientBoosting, 100 iterations": ("sklearn", True)}
 
-    from confboost import BoostClassifier
 
-    result = {}
-    for name, estimator, one_thread in (
-            ("confboost, 100 stumps", BoostClassifier(100, weak_learner="stump"), False),
-            ("HistGradientBoosting, 100 iterations",
-             HistGradientBoostingClassifier(max_iter=100, early_stopping=False), True)):
-        get_reusable_executor().shutdown(wait=True)  # the first call starts its workers
-        result[name] = _cross_validation(estimator, X, y, one_thread)
-    return result
+def cross_validation_of(name):
+    """In a child process: ``_cross_validation`` of ``CROSS_VALIDATED[name]`` on satimage,
+    or None without the data."""
+    try:
+        X, y = satimage()
+    except (OSError, ValueError) as error:
+        print(f"skipped cross_val_score: {error}", file=sys.stderr)
+        return None
+    library, one_thread = CROSS_VALIDATED[name]
+    if library == "confboost":
+        from confboost import BoostClassifier
+
+        estimator = BoostClassifier(100, weak_learner="stump")
+    else:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        estimator = HistGradientBoostingClassifier(max_iter=100, early_stopping=False)
+    return _cross_validation(estimator, X, y, one_thread)
+
+
+def fit_rows():
+    """In a child process: rows (task, default s, n_jobs=1 s) of ``TASKS``."""
+    rows = []
+    for task, (loader, params) in TASKS.items():
+        try:
+            X, y = loader()
+        except (OSError, ValueError) as error:  # a data set that is not here
+            print(f"skipped {task}: {error}", file=sys.stderr)
+            continue
+        rows.append((task, *_fit_times(X, y, params)))
+        print(rows[-1], file=sys.stderr, flush=True)
+        if task == NOISE_TASK:  # the same measure of n_jobs=1 against itself
+            rows.append((f"{task}: n_jobs=1 in both columns (the measure's noise)",
+                         *_fit_times(X, y, params, first=1)))
+    return rows
 
 
 def run():
@@ -128,24 +153,10 @@ def run():
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     try:
         time.sleep(0.5)
-        rows = []
-        for task, (loader, params) in TASKS.items():
-            try:
-                X, y = loader()
-            except (OSError, ValueError) as error:  # a data set that is not here
-                print(f"skipped {task}: {error}", file=sys.stderr)
-                continue
-            rows.append((task, *_fit_times(X, y, params)))
-            print(rows[-1], flush=True)
-            if task == NOISE_TASK:  # the same measure of n_jobs=1 against itself
-                rows.append((f"{task}: n_jobs=1 in both columns (the measure's noise)",
-                             *_fit_times(X, y, params, first=1)))
-                print(rows[-1], flush=True)
-        try:
-            cv = _cross_validations(*satimage())
-        except (OSError, ValueError) as error:
-            print(f"skipped cross_val_score: {error}", file=sys.stderr)
-            cv = None
+        rows = common.fresh("bench_busy", "fit_rows")
+        cv = {name: common.fresh("bench_busy", "cross_validation_of", name)
+              for name in CROSS_VALIDATED}
+        cv = {name: times for name, times in cv.items() if times is not None} or None
         load = os.getloadavg()[0]
     finally:
         for process in busy:
@@ -164,7 +175,7 @@ def table(result):
     for task, default, single in result["rows"]:
         lines.append(f"| {task} | {default:.2f} | {single:.2f} | {default / single:.2f} |")
     for name, times in (result["cv"] or {}).items():
-        serial, parallel = times[1], times[2]
+        serial, parallel = times["1"], times["2"]
         lines.append(f"| satimage cross_val_score 4-fold, {name}: n_jobs=2 vs serial "
                      f"(first call; second) | {parallel[0]:.2f}; {parallel[1]:.2f} | "
                      f"{serial[0]:.2f}; {serial[1]:.2f} | {parallel[0] / serial[0]:.2f}; "

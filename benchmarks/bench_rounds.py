@@ -1,9 +1,11 @@
 """Seconds per boosting round and test accuracy: confboost vs LightGBM, XGBoost, scikit-learn.
 
-Run alone: ``python benchmarks/bench_rounds.py [task ...]``.
+Each library (and each LightGBM configuration) runs in its own fresh process, on the same
+split. Run alone: ``python benchmarks/bench_rounds.py [task ...]``.
 """
 
 import sys
+import tempfile
 
 import common
 
@@ -20,17 +22,25 @@ TASKS = {
 
 def run(task):
     loader, rounds, sk_rounds, sk_repeats = TASKS[task]
-    X, y, Xt, yt = loader()
+    with tempfile.TemporaryDirectory() as folder:
+        path = common.save_split(loader(), folder, "split")
+        return _rows(task, path, rounds, sk_rounds, sk_repeats)
+
+
+def _rows(task, path, rounds, sk_rounds, sk_repeats):
+    def fresh(library, rounds, params=None):
+        return tuple(common.fresh("common", "run_library", library, path, rounds, params))
+
     row = {"task": task, "rounds": rounds, "sk_rounds": sk_rounds}
-    row["confboost"] = common.run_confboost(X, y, Xt, yt, rounds)
-    default = common.run_lightgbm(X, y, Xt, yt, rounds, lambda_l2=0.0)
-    l2 = common.run_lightgbm(X, y, Xt, yt, rounds, lambda_l2=1.0)
+    row["confboost"] = fresh("confboost", rounds)
+    default = fresh("lightgbm", rounds, {"lambda_l2": 0.0})
+    l2 = fresh("lightgbm", rounds, {"lambda_l2": 1.0})
     # report the better LightGBM (by accuracy, then speed) and say which
     best = max((default, "l2=0"), (l2, "l2=1"), key=lambda r: (r[0][1], -r[0][0]))
     row["lightgbm"], row["lightgbm_cfg"] = best
     row["lightgbm_other"] = l2 if best[1] == "l2=0" else default
-    row["xgboost"] = common.run_xgboost(X, y, Xt, yt, rounds)
-    row["sklearn"] = common.run_sklearn(X, y, Xt, yt, sk_rounds, sk_repeats)
+    row["xgboost"] = fresh("xgboost", rounds)
+    row["sklearn"] = fresh("sklearn", sk_rounds, {"repeats": sk_repeats})
     return row
 
 

@@ -1,9 +1,11 @@
 """Start-up, in fresh processes: ``import confboost``, import plus first tiny fits from the numba
-cache (warm) and with an empty cache (the first run's compile time), and the command line
-``confboost train -S satimage -n 100`` from a warm cache (issue 18, point 3).
+cache (warm) and with an empty cache (the first run's compile time), and the command lines
+``confboost train -S satimage -n 100`` and ``confboost classify`` of 40 lines with the model
+it wrote, from a warm cache.
 
 Wall seconds are medians of ``REPEATS`` fresh processes; CPU seconds (user + system, of the
-child) say what the process cost when the machine is busy and wall time is not its own.
+child) say what the process cost when the machine is busy and wall time is not its own; the
+peak resident memory is the child's own (``os.wait4``).
 The satimage files are icsiboost's (``GOLDEN/satimage``, gunzipped into a temporary folder;
 ``GOLDEN`` is ``$CONFBOOST_GOLDEN/icsiboost``, else ``../shared/golden/icsiboost`` beside the
 checkout); without them that row is left out. The command fits a ``Booster``: it imports
@@ -12,7 +14,6 @@ no scikit-learn.
 
 import gzip
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -38,16 +39,21 @@ def _env():
     return {"PYTHONPATH": str(common.ROOT / "src"), "PATH": "/usr/bin:/bin"}
 
 
-def _timed(command, cwd=None):
-    """(stdout, wall seconds, CPU seconds) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    out = subprocess.run(command, env=_env(), cwd=cwd, check=True, capture_output=True,
-                         text=True).stdout
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return out, wall, cpu
+def _timed(command, cwd=None, memory=False):
+    """(stdout, wall seconds, CPU seconds) of one child process, and its peak resident MB
+    when ``memory``."""
+    with tempfile.TemporaryFile("w+") as out:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, env=_env(), cwd=cwd, stdout=out,
+                                 stderr=subprocess.DEVNULL, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            raise subprocess.CalledProcessError(child.returncode, command)
+        out.seek(0)
+        result = (out.read(), wall, usage.ru_utime + usage.ru_stime)
+    return (*result, usage.ru_maxrss / 1024) if memory else result
 
 
 def _fresh(snippet=SNIPPET):
@@ -66,7 +72,9 @@ def _median(values):
 
 
 def train_satimage(rounds=100):
-    """Median (wall, CPU) seconds of ``confboost train -S satimage -n rounds``, warm cache."""
+    """Median (wall, CPU) seconds of ``confboost train -S satimage -n rounds``, warm cache,
+    and median (wall s, CPU s, peak MB) of ``confboost classify`` on 40 test lines with the
+    model it wrote."""
     source = GOLDEN / "satimage"
     if not (source / "satimage.names").exists():
         return None
@@ -82,7 +90,14 @@ def train_satimage(rounds=100):
                    "-n", str(rounds)]
         _timed(command, folder)  # the kernels this command uses, into the cache
         runs = [_timed(command, folder)[1:] for _ in range(common.REPEATS)]
-    return _median([r[0] for r in runs]), _median([r[1] for r in runs])
+        lines = (Path(folder) / "satimage.test").read_text().splitlines(keepends=True)
+        (Path(folder) / "forty.data").write_text("".join(lines[:40]))
+        classify = [sys.executable, "-m", "confboost.cli", "classify", "-S", "satimage",
+                    "-i", "forty.data"]
+        _timed(classify, folder)
+        scored = [_timed(classify, folder, memory=True)[1:] for _ in range(common.REPEATS)]
+    return ((_median([r[0] for r in runs]), _median([r[1] for r in runs])),
+            tuple(_median([r[i] for r in scored]) for i in range(3)))
 
 
 def run(cold=True):
@@ -94,9 +109,10 @@ def run(cold=True):
     runs = [_fresh() for _ in range(common.REPEATS)]
     result["warm_in_process"] = _median([r[0] for r in runs])
     result["warm_process"] = _median([r[1] for r in runs])
+    result["warm_cpu"] = _median([r[2] for r in runs])
     imports = [_fresh(IMPORT) for _ in range(common.REPEATS)]
     result["import"] = _median([r[0] for r in imports])
-    result["train_satimage_100"] = train_satimage()
+    result["train_satimage_100"], result["classify_40"] = train_satimage() or (None, None)
     result["load"] = os.getloadavg()[0]
     return result
 

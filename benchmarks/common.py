@@ -1,13 +1,18 @@
-"""Shared pieces of the benchmarks: data, timers, and one runner per library.
+"""Shared pieces of the benchmarks: data, timers, one runner per library, and fresh processes.
 
 Every library is timed on the same split, with the same number of rounds, on the same
-threads (``THREADS``). Seconds per round exclude data preparation (binning, DMatrix/Dataset
-construction), which ``bench_binning.py`` times on its own. Each timing is the median of
-``REPEATS`` runs.
+threads (``THREADS``), each in its own fresh process (``fresh``): libraries in one process
+share its OpenMP runtime, whose settings one of them may have chosen for all, and its
+memory. The split goes to the child processes in a ``.npz`` file (``save_split``). Seconds
+per round exclude data preparation (binning, DMatrix/Dataset construction), which
+``bench_binning.py`` times on its own. Each timing is the median of ``REPEATS`` runs.
 """
 
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,10 +21,61 @@ import numpy as np
 from confboost.datasets import load
 
 ROOT = Path(__file__).resolve().parent.parent
+#: This folder: the working directory of the benchmarks' child processes.
+HERE = Path(__file__).resolve().parent
 
 THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
 LEARNING_RATE = 0.5
+
+
+def fresh(module, function, *args, env=None):
+    """``module.function(*args)`` run in a fresh interpreter; its JSON-encoded result.
+
+    Parameters
+    ----------
+    module, function : str
+        A module of this folder and a function in it.
+    *args
+        JSON-encodable arguments.
+    env : dict of str to str or None
+        Variables added to the child's environment (for that process only).
+
+    Returns
+    -------
+    object
+        The function's result, through JSON (tuples come back as lists, keys as strings).
+    """
+    code = (f"import json, sys, {module}\n"
+            f"result = {module}.{function}(*json.loads(sys.argv[1]))\n"
+            "print('RESULT ' + json.dumps(result))")
+    completed = subprocess.run([sys.executable, "-c", code, json.dumps(args)], cwd=HERE,
+                               env={**os.environ, **(env or {})}, capture_output=True,
+                               text=True)
+    if completed.returncode != 0:
+        raise RuntimeError(f"{module}.{function}{args!r} failed in its process:\n"
+                           f"{completed.stderr[-3000:]}")
+    lines = [line for line in completed.stdout.splitlines() if line.startswith("RESULT ")]
+    return json.loads(lines[-1].removeprefix("RESULT "))
+
+
+def save_split(split, folder, name):
+    """Write (X, y, Xt, yt) to ``folder/name.npz`` for the child processes; its path."""
+    path = str(Path(folder) / f"{name}.npz")
+    np.savez(path, *split)
+    return path
+
+
+def load_split(path):
+    """(X, y, Xt, yt) as ``save_split`` wrote them."""
+    with np.load(path) as arrays:
+        return tuple(arrays[f"arr_{i}"] for i in range(4))
+
+
+def run_library(library, path, rounds, params=None):
+    """In a child process: ``RUNNERS[library]`` on the split at ``path``."""
+    X, y, Xt, yt = load_split(path)
+    return RUNNERS[library](X, y, Xt, yt, rounds, **(params or {}))
 
 
 def median_time(function, repeats=REPEATS):
@@ -136,3 +192,8 @@ def run_sklearn(X, y, Xt, yt, rounds, repeats=REPEATS):
 
     seconds, clf = median_time(fit, repeats)
     return seconds / rounds, float(np.mean(clf.predict(Xt) == yt))
+
+
+#: The runners by library, for ``run_library``.
+RUNNERS = {"confboost": run_confboost, "lightgbm": run_lightgbm, "xgboost": run_xgboost,
+           "sklearn": run_sklearn}

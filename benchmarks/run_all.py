@@ -1,9 +1,11 @@
 """Every benchmark, one table: ``make bench`` (or ``python benchmarks/run_all.py``).
 
 Writes the table to ``benchmarks/results.md`` as well, keeping what follows ``KEPT``.
-BENCH_THREADS (default 2) and BENCH_REPEATS (default 5) set the threads and the repeats of
-each timing (medians); BENCH_SKIP_SKLEARN_1M=1 leaves out the slowest run. Finishes in
-well under 15 minutes on 2 quiet cores.
+BENCH_THREADS (default 2) and BENCH_REPEATS (default 5) set the threads and the repeats of each timing (medians);
+BENCH_SKIP_SKLEARN_1M=1 leaves out the slowest run. This process imports no library it
+times: every library runs in fresh processes of its own (``common.fresh``), since libraries
+in one process share its OpenMP runtime and its settings. Finishes in well under 15 minutes
+on 2 quiet cores.
 """
 
 import platform
@@ -15,10 +17,11 @@ import bench_binning
 import bench_busy
 import bench_dask
 import bench_defaults
-import bench_predict
+import bench_kernel_load
+import bench_layers
+import bench_neighbours
 import bench_rounds
 import bench_startup
-import bench_trim
 import common
 
 #: results.md from this line on is written by other commands and kept as it is.
@@ -60,31 +63,41 @@ def main():
              f"| binning 1M x 50 (s) | {binning['confboost']:.2f} | {binning['lightgbm']:.2f} | "
              f"{binning['xgboost']:.2f} | {binning['confboost'] / binning['lightgbm']:.2f} of "
              "LightGBM |"]
-    predict = bench_predict.run()
+    predict = common.fresh("bench_predict", "run")
     extra.append(f"| predict, {predict['stumps']} stumps, 1M x 50 (rows/s) | "
                  f"{predict['rows_per_s']:.3g} | | | |")
     startup = bench_startup.run(cold=False)
     extra.append(f"| start-up: import + first fits, warm numba cache (s) | "
                  f"{startup['warm_in_process']:.2f} (whole process "
-                 f"{startup['warm_process']:.2f}) | | | |")
+                 f"{startup['warm_process']:.2f}; CPU {startup['warm_cpu']:.2f}) | | | |")
     extra.append(f"| `import confboost` (s) | {startup['import']:.3f} | | | |")
     if startup["train_satimage_100"]:
         wall, cpu = startup["train_satimage_100"]
         extra.append(f"| `confboost train -S satimage -n 100`, warm cache (s wall; CPU; load "
                      f"{startup['load']:.1f}) | {wall:.2f}; {cpu:.2f} | | | |")
-    trim = bench_trim.run()
+        wall, cpu, megabytes = startup["classify_40"]
+        extra.append(f"| `confboost classify` of 40 satimage lines with that model (s wall; "
+                     f"CPU; peak MB) | {wall:.2f}; {cpu:.2f}; {megabytes:.0f} | | | |")
+    trim = common.fresh("bench_trim", "run")
     for beta, (seconds, accuracy, kept) in trim.items():
         extra.append(f"| binary 1M x 50, trim={beta} (s/round, acc, examples read) | "
                      f"{fmt(seconds)}, {accuracy:.4f}, {kept:.0%} | | | |")
-    for name, (seconds, whole, accuracy, overhead) in bench_dask.run().items():
+    for name, (seconds, whole, accuracy, overhead) in common.fresh("bench_dask", "run").items():
         extra.append(f"| Dask, binary {bench_dask.ROWS:,} x 50, {bench_dask.ROUNDS} rounds, "
                      f"{name} (s/round, whole fit s, acc, overhead share) | {fmt(seconds)}, "
                      f"{whole:.2f}, {accuracy:.4f}, {overhead:.0%} | | | |")
+    extra += ["", "## The first fits of a fresh process (`benchmarks/bench_kernel_load.py`)", ""]
+    extra += bench_kernel_load.table(bench_kernel_load.run())
+    extra += ["", "## Other libraries after confboost in one process "
+              "(`benchmarks/bench_neighbours.py`)", ""]
+    extra += bench_neighbours.table(bench_neighbours.run())
     extra += ["", "## Threads on a busy machine (`benchmarks/bench_busy.py`)", ""]
     extra += bench_busy.table(bench_busy.run())
     extra += ["", "## Default against default, each library in a fresh process "
               "(`benchmarks/bench_defaults.py`)", ""]
     extra += bench_defaults.table(bench_defaults.run())
+    extra += ["", "### numba's threading layers (`benchmarks/bench_layers.py`)", ""]
+    extra += bench_layers.table(bench_layers.run())
     extra.append("")
     extra.append(f"Total benchmark time {time.perf_counter() - started:.0f} s.")
     print("\n".join(extra), flush=True)

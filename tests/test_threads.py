@@ -1,4 +1,4 @@
-"""Threads and start-up: the wait policy, the thread count, and a lazy ``import confboost``."""
+"""Threads and start-up: the thread count, the TBB look-up, and a lazy ``import confboost``."""
 
 import os
 import subprocess
@@ -7,24 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from confboost.utils.threads import SMALL_WORK, YIELDING_WAIT, prefer_yielding_wait, wanted_threads
+from confboost.utils.lazy_numba import TBB_LIBRARY
+from confboost.utils.threads import SMALL_WORK, wanted_threads
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
 def _python(code, **env):
-    environ = {k: v for k, v in os.environ.items() if k not in YIELDING_WAIT}
+    environ = dict(os.environ)
     environ.update(env, PYTHONPATH=SRC)
     return subprocess.run([sys.executable, "-c", code], env=environ, check=True,
                           capture_output=True, text=True).stdout.strip()
-
-
-def test_yielding_wait_fills_only_what_the_user_left_unset():
-    environ = {"OMP_WAIT_POLICY": "ACTIVE"}
-    added = prefer_yielding_wait(environ)
-    assert environ == {"OMP_WAIT_POLICY": "ACTIVE", "KMP_BLOCKTIME": "0"}
-    assert added == {"KMP_BLOCKTIME": "0"}
-    assert prefer_yielding_wait(environ) == {}
 
 
 @pytest.mark.parametrize("n_jobs, available, work, expected", [
@@ -35,11 +28,24 @@ def test_wanted_threads(n_jobs, available, work, expected):
     assert wanted_threads(n_jobs, available, work) == expected
 
 
-def test_kernels_set_the_wait_policy_before_openmp_loads():
-    code = ("import os, confboost.kernels.histogram; "
-            "print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('KMP_BLOCKTIME'))")
-    assert _python(code) == "PASSIVE 0"
-    assert _python(code, OMP_WAIT_POLICY="ACTIVE") == "ACTIVE 0"
+def test_tbb_is_looked_up_only_in_the_given_prefixes(tmp_path):
+    # no library there: nothing loaded; a file that is no library: skipped, not raised
+    code = ("from confboost.utils.lazy_numba import load_installed_tbb; "
+            f"print(load_installed_tbb([{str(tmp_path)!r}]))")
+    assert _python(code) == "None"
+    name = TBB_LIBRARY.get(sys.platform)
+    if name is None:
+        pytest.skip("no pip TBB on this platform")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / name).write_bytes(b"not a shared library")
+    assert _python(code) == "None"
+
+
+def test_tbb_is_not_loaded_when_the_user_chose_another_layer():
+    code = ("import sys; from confboost.utils.lazy_numba import load_installed_tbb; "
+            "print(load_installed_tbb([sys.prefix]))")
+    assert _python(code, NUMBA_THREADING_LAYER="omp") == "None"
+    assert _python(code, NUMBA_THREADING_LAYER_PRIORITY="omp tbb workqueue") == "None"
 
 
 def test_import_confboost_loads_nothing_heavy():
@@ -54,17 +60,83 @@ def test_import_confboost_loads_nothing_heavy():
         confboost.nope  # noqa: B018
 
 
-def test_serial_below_runs_small_calls_on_one_thread():
-    import numba
+def test_kernel_modules_load_numba_at_the_first_kernel_call():
+    code = """
+import pkgutil, sys, confboost.kernels, confboost.engine.learners, confboost.cli.app
+for module in pkgutil.iter_modules(confboost.kernels.__path__):
+    __import__("confboost.kernels." + module.name)
+from confboost.cli.app import build_parser
+build_parser()
+print("numba" in sys.modules)
+from confboost.kernels import stump_predict, histogram
+import numpy as np
+out = np.zeros((2, 1))
+stump_predict.predict_stumps(np.ones((2, 1)), np.zeros(1, np.intp), np.zeros(1),
+                             np.ones((1, 3, 1)), out)
+import numba
+from numba.core.registry import CPUDispatcher
+print("numba" in sys.modules, isinstance(histogram.build_histogram, CPUDispatcher),
+      stump_predict.prange is numba.prange, out.ravel().tolist())
+"""
+    assert _python(code).splitlines() == ["False", "True True True [1.0, 1.0]"]
 
+
+def test_a_few_rows_score_the_same_without_numba():
+    # the stumps' NumPy twin answers while numba is not loaded: the same scores, bit for bit
+    code = """
+import sys, numpy as np
+from confboost import BoostClassifier
+rng = np.random.default_rng(0)
+X = rng.normal(size=(600, 5)); X[::7, 2] = np.nan
+y = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5])
+booster = BoostClassifier(25, weak_learner="stump", calibration=None).fit(X, y)
+import confboost.utils.lazy_numba as lazy, confboost.engine.learners.stump as stump
+lazy._numba, numba = None, lazy._numba  # as in a process where no kernel has run yet
+stump.predict_stumps, kernel = None, stump.predict_stumps  # the kernel must not run
+numpy_scores = booster.decision_function(X[:40])
+lazy._numba, stump.predict_stumps = numba, kernel
+print(np.array_equal(numpy_scores, booster.decision_function(X[:40])),
+      np.abs(numpy_scores).sum() > 0)
+"""
+    assert _python(code) == "True True"
+
+
+def test_serial_below_runs_small_calls_on_one_thread():
+    from confboost.utils.lazy_numba import load_numba
     from confboost.utils.threads import SERIAL_CELLS, serial_below
 
+    numba = load_numba()
     threads = numba.get_num_threads()
     with serial_below(SERIAL_CELLS - 1):
         assert numba.get_num_threads() == 1
     assert numba.get_num_threads() == threads
     with serial_below(SERIAL_CELLS):
         assert numba.get_num_threads() == threads
+
+
+def test_one_thread_applies_when_the_first_kernel_loads_numba():
+    # numba not loaded when the blocks start: the first kernel inside loads it on one
+    # thread, and the count numba starts with is back when the block ends
+    code = """
+import sys, numpy as np
+from confboost.utils.threads import numba_threads, serial_below
+from confboost.kernels.stump_predict import predict_stumps
+counts = []
+def run():
+    out = np.zeros((3, 1))
+    predict_stumps(np.ones((3, 1)), np.zeros(1, np.intp), np.zeros(1), np.ones((1, 3, 1)), out)
+    counts.append(sys.modules["numba"].get_num_threads())
+with numba_threads(None, work=10):
+    assert "numba" not in sys.modules
+    run()
+counts.append(sys.modules["numba"].get_num_threads())
+print(counts, sys.modules["numba"].config.NUMBA_NUM_THREADS)
+"""
+    counts, default = _python(code).rsplit(" ", 1)
+    assert counts == f"[1, {default}]"
+    code = code.replace("numba_threads(None, work=10)", "serial_below(10)")
+    counts, default = _python(code).rsplit(" ", 1)
+    assert counts == f"[1, {default}]"
 
 
 class _Rounds:

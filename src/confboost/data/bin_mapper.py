@@ -115,9 +115,10 @@ def _map_in_threads(task, n_tasks, n_values):
     parallel; a thread waiting for work sleeps (no spinning). One thread, or fewer than
     ``THREADED_SORT_VALUES`` values (``n_values``) in all: a plain loop.
     """
-    from numba import get_num_threads
+    from confboost.utils.lazy_numba import load_numba  # numba's threads start on its layer
 
-    n_threads = min(get_num_threads(), n_tasks) if n_values >= THREADED_SORT_VALUES else 1
+    n_threads = (min(load_numba().get_num_threads(), n_tasks)
+                 if n_values >= THREADED_SORT_VALUES else 1)
     if n_threads <= 1:
         return [task(i) for i in range(n_tasks)]
     with ThreadPoolExecutor(n_threads) as pool:

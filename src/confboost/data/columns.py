@@ -123,6 +123,15 @@ def _values(X, name):
     return column.tolist() if hasattr(column, "tolist") else list(column)
 
 
+def _continuous(X, name):
+    """``continuous_values`` of a column; a 1-d numeric array goes in whole (converted at
+    once, not value by value: a BoosTexter file's columns)."""
+    column = X[name]
+    numeric = (isinstance(column, np.ndarray) and column.ndim == 1
+               and column.dtype.kind in "biuf")
+    return continuous_values(column if numeric else _values(X, name), name)
+
+
 def _is_numeric_column(X, name):
     if not hasattr(X, "columns"):
         values = np.asarray(X[name])
@@ -372,8 +381,7 @@ class FrameEncoder:
     def fit_dataset(self, X, max_bins, random_state=None, sample_weight=None):
         """The ``Dataset`` of the training table (vocabularies and bins fitted here)."""
         n_samples = self._check_columns(X)
-        matrix = (np.column_stack([continuous_values(_values(X, self.names[c]), self.names[c])
-                                   for c in self.numeric_columns])
+        matrix = (np.column_stack([_continuous(X, self.names[c]) for c in self.numeric_columns])
                   if self.numeric_columns else np.empty((n_samples, 0), dtype=X_DTYPE))
         numeric = Dataset.from_array(matrix, max_bins, random_state, sample_weight)
         categorical, text = [], []
@@ -401,7 +409,7 @@ class FrameEncoder:
         n_samples = self._check_columns(X)
         numeric = np.full((n_samples, len(self.names)), np.nan, dtype=X_DTYPE)
         for c in self.numeric_columns:
-            numeric[:, c] = continuous_values(_values(X, self.names[c]), self.names[c])
+            numeric[:, c] = _continuous(X, self.names[c])
         categorical, text = {}, {}
         for position, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True)):
             if kind == "categorical":

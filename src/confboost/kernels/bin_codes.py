@@ -6,7 +6,8 @@ feature-major codes, so binning and the transpose are one pass.
 """
 
 import numpy as np
-from numba import njit, prange
+
+from confboost.utils.lazy_numba import njit, prange
 
 #: Rows per block of the transform (each block is one parallel task).
 TRANSFORM_BLOCK_ROWS = 4096

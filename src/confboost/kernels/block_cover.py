@@ -9,7 +9,8 @@ exact in any order and one counter per block makes each add wait for the one bef
 """
 
 import numpy as np
-from numba import njit
+
+from confboost.utils.lazy_numba import njit
 
 #: Counters per block of the unit-weight count.
 LANES = 4

@@ -18,9 +18,9 @@ children's. The mode codes come from ``_dtypes.py``.
 """
 
 import numpy as np
-from numba import njit
 
 from confboost.utils.dtypes import ABSTAIN, DISCRETE, REAL, REAL_ABSTAIN
+from confboost.utils.lazy_numba import njit
 
 
 @njit(cache=True, nogil=True)

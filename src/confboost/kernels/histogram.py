@@ -12,11 +12,10 @@ missing bin, code 255), or fewer for codes remapped so that the missing bin is t
 (a tree's histograms on features of few values, ``learners/tree.py``'s ``compact_codes``).
 """
 
-import numba
 import numpy as np
-from numba import njit, prange
 
 from confboost.utils.dtypes import WEIGHT_DTYPE
+from confboost.utils.lazy_numba import load_numba, njit, prange
 
 #: Bins per feature in a histogram: the 255 value bins and the missing bin.
 N_HIST_BINS = 256
@@ -106,7 +105,7 @@ MASS_GROUP = 8
 def mass_group(n_features):
     """Features a task of ``build_histogram_masses`` fills: ``MASS_GROUP``, fewer when
     that would leave under 4 tasks a thread (numba's current thread count)."""
-    return max(1, min(MASS_GROUP, n_features // (4 * numba.get_num_threads())))
+    return max(1, min(MASS_GROUP, n_features // (4 * load_numba().get_num_threads())))
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")

@@ -23,11 +23,11 @@ down (birds-like count features of 5 values: 2x the round). Both give each gain 
 """
 
 import numpy as np
-from numba import njit, prange
 
 from confboost.kernels.criterion_numba import node_score as _score
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
 from confboost.utils.dtypes import MISSING_BIN, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
+from confboost.utils.lazy_numba import njit, prange
 
 #: Candidate thresholds ``_scan_blocked`` scores at once; features of fewer value bins are
 #: scanned by the scalar loop.

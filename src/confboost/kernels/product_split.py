@@ -15,12 +15,12 @@ for real confidences (Eq. 10, 16) and sqrt(T² - r²), r = Σ_j Σ_l |W+ - W-|, 
 """
 
 import numpy as np
-from numba import njit, prange
 
 from confboost.kernels.criterion_numba import base_mode, cell, z_from_sums
 from confboost.kernels.criterion_numpy import partition_z
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
+from confboost.utils.lazy_numba import njit, prange
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")

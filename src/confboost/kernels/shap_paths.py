@@ -19,7 +19,8 @@ the factor (0 - z_i) cancels the division.
 """
 
 import numpy as np
-from numba import njit, prange
+
+from confboost.utils.lazy_numba import njit, prange
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -5,7 +5,8 @@ block_t(x) = 2 if x[feature_t] is NaN, 0 if x[feature_t] <= threshold_t, else 1.
 """
 
 import numpy as np
-from numba import njit, prange
+
+from confboost.utils.lazy_numba import njit, prange
 
 
 @njit(cache=True, nogil=True, inline="always")

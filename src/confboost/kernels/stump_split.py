@@ -16,11 +16,11 @@ value to block 0 (the paper's oblivious hypothesis, with a missing block).
 """
 
 import numpy as np
-from numba import njit
 
 from confboost.kernels.criterion_numba import cell, is_abstaining, needs_v, z_from_sums
 from confboost.kernels.criterion_numpy import partition_z
 from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
+from confboost.utils.lazy_numba import njit
 
 #: The stump's abstaining block: the missing-value block (block 2).
 STUMP_ABSTAINING = np.array([False, False, True])

@@ -13,10 +13,10 @@ statistics are the totals minus these; the learner forms them.
 """
 
 import numpy as np
-from numba import njit, prange
 
 from confboost.kernels.criterion_numba import cell, is_abstaining, needs_v, z_from_sums
 from confboost.kernels.criterion_numpy import partition_z
+from confboost.utils.lazy_numba import njit, prange
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -38,11 +38,11 @@ left), and ``left``, ``right``: a child ``c >= 0`` is an internal node, ``c < 0`
 """
 
 import numpy as np
-from numba import njit, prange
 
 from confboost.kernels.criterion_numba import node_score as _score
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
 from confboost.utils.dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
+from confboost.utils.lazy_numba import njit, prange
 
 # --- the go-left rule of each node kind ------------------------------------------------
 # Training (the row partition), prediction (the walks) and the distributed fit (each

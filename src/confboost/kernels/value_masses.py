@@ -7,7 +7,8 @@ is then the known total minus row v, so all V tests cost O(n · k + V · k).
 """
 
 import numpy as np
-from numba import njit, prange
+
+from confboost.utils.lazy_numba import njit, prange
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -13,7 +13,8 @@ by at most one bucket, a factor 2^(-4) in weight).
 """
 
 import numpy as np
-from numba import njit
+
+from confboost.utils.lazy_numba import njit
 
 #: Buckets of the order-preserving key (top 16 bits of a float64).
 N_KEY_BUCKETS = 1 << 16

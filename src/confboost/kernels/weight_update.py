@@ -17,7 +17,8 @@ per-thread partials, so Z_t, and through it α and the model, would depend on ``
 """
 
 import numpy as np
-from numba import njit, prange
+
+from confboost.utils.lazy_numba import njit, prange
 
 #: Rows per partial sum of a reduction over the examples (fixed, so the sum's order is).
 REDUCTION_CHUNK = 1024

@@ -1,35 +1,40 @@
 """Threads of the numba kernels: how they wait, and how many a call gets (DESIGN.md rule 11).
 
-Two things make threads hurt on a busy machine. OpenMP's worker threads spin while they wait
-for the next parallel region (libgomp's default spins about 300,000 times before sleeping), so
-on cores that other processes also want, a spinning worker takes the time slice the thread
-holding the work needs; and a round opens many short parallel regions, each ending at a
-barrier that waits for the slowest, possibly descheduled, thread. ``prefer_yielding_wait``
-makes waiting threads sleep at once (``OMP_WAIT_POLICY=PASSIVE``; ``KMP_BLOCKTIME=0`` for
-Intel's runtime); ``numba_threads`` runs small fits on one thread, and ``serial_below`` a
-light kernel call on few cells.
+Two things make threads hurt on a busy machine. Idle worker threads that spin while they
+wait for the next parallel region (OpenMP's default: libgomp spins about 300,000 times before
+sleeping) take the time slice the thread holding the work needs on cores that other processes
+also want; and a round opens many short parallel regions, each ending at a barrier that waits
+for the slowest, possibly descheduled, thread.
 
-Measured on 2 shared cores (load 4-11; shuttle-like 43.5k x 9 data, 7 classes, 8-leaf trees,
-50 rounds; median of 3, default threads): 22.7 s spinning against 2.4 s passive; satimage
-stumps, 300 rounds: 7.5 s against 0.66 s; binary 10k x 50, 100 rounds: 3.7 s against 0.19 s.
-A short spin (``GOMP_SPINCOUNT=10000``) was between the two (4.7 s, 1.7 s, 0.37 s).
+confboost changes no process-wide setting to cure the first: OpenMP reads its wait policy
+(``OMP_WAIT_POLICY``) once per process, from the environment, and every library in the
+process that uses the same runtime (LightGBM, XGBoost, scikit-learn) would wait the same way,
+several times slower on their many small regions. Its kernels run on numba's TBB threading
+layer instead, whose workers spin only briefly before they sleep and which is safe to call
+from several threads at once (Dask's threads): numba tries ``tbb`` first, ``omp`` second, and
+confboost depends on the ``tbb`` package where it has wheels. pip puts TBB's library in the
+environment's ``lib`` folder, which the dynamic loader does not search, so numba would not
+find it; ``lazy_numba.load_installed_tbb`` loads it from there by its path before the first parallel
+kernel, and numba's own look-up by name then finds it (a library already loaded answers to
+its name). It sets nothing: ``NUMBA_THREADING_LAYER`` or a layer chosen earlier in the process
+still decides, and without TBB the kernels run on OpenMP's default policy.
 
-Sleeping threads still wait for the slowest one at every barrier. With two busy processes on
-2 cores, default threads were up to 1.39x slower than one thread on satimage's stumps and
-1.13x on 8-leaf trees, though 0.73x on larger stump rounds: the thread count that pays
-depends on the machine's load at the moment and on the round, so a fit with the default
-``n_jobs`` measures it (``ThreadTuner``): it times a few rounds with its threads and with half
-as many, keeps the faster, and measures again now and then. The kernels give the same model
-on any thread count (their sums run in fixed chunks), so the choice changes only the time.
+For the second, ``numba_threads`` runs small fits on one thread, ``serial_below`` a light
+kernel call on few cells (before numba has loaded, the one thread applies when the first
+kernel loads it: a small prediction may never load it), and with two busy processes on 2
+cores the thread count that pays depends on the machine's load at the moment and on the
+round, so a fit with the default ``n_jobs`` measures it (``ThreadTuner``): it times a few
+rounds with its threads and with half as many, keeps the faster, and measures again now and
+then. The kernels give the same model on any thread count (their sums run in fixed chunks),
+so the choice changes only the time.
 """
 
-import os
+import sys
 import time
 from contextlib import contextmanager
 from statistics import fmean
 
-#: The environment variables that make OpenMP's waiting threads sleep, and their values.
-YIELDING_WAIT = {"OMP_WAIT_POLICY": "PASSIVE", "KMP_BLOCKTIME": "0"}
+from confboost.utils.lazy_numba import cancel_on_load, load_numba, numba_loaded, on_load
 
 #: Below this many example·feature·label cells a fit runs its kernels on one thread. Whole
 #: fits of 100 stump rounds on 2 quiet cores, 2 threads / 1: 1.08 at 0.25M cells, 0.94 at
@@ -42,34 +47,6 @@ SMALL_WORK = 600_000
 #: a few ns a cell) runs on one thread: less work than waking a second thread, and far less
 #: than waiting for a descheduled one on a busy machine.
 SERIAL_CELLS = 65_536
-
-
-def prefer_yielding_wait(environ=os.environ):
-    """Make OpenMP threads sleep while they wait, unless the user chose a policy.
-
-    OpenMP reads these variables once, when its runtime is loaded; numba loads it at the first
-    parallel kernel call, so this runs when the kernels are imported (``confboost.kernels``).
-    A variable the user has set is left as it is (``OMP_WAIT_POLICY=ACTIVE`` brings spinning
-    back). The variables stay in the environment, so processes started later (joblib's
-    workers, for instance) wait the same way; a library sharing the same OpenMP runtime and
-    loaded after confboost (LightGBM links the system libgomp) waits passively too.
-
-    Parameters
-    ----------
-    environ : mutable mapping, default=os.environ
-        The environment to complete.
-
-    Returns
-    -------
-    dict of str to str
-        The variables this call set (empty when the user had set them all).
-    """
-    added = {}
-    for name, value in YIELDING_WAIT.items():
-        if name not in environ:
-            environ[name] = value
-            added[name] = value
-    return added
 
 
 def wanted_threads(n_jobs, available, work=None):
@@ -231,9 +208,12 @@ def numba_threads(n_jobs, work=None):
         ``n_jobs`` is None and more than one thread is used. The count in force when the
         block ends is undone: the previous one is restored.
     """
-    prefer_yielding_wait()  # numba.set_num_threads loads OpenMP if nothing has yet
-    import numba
-
+    if (n_jobs == 1 or (n_jobs is None and work is not None and work < SMALL_WORK)) \
+            and not numba_loaded():  # one thread: numba need not load before a kernel runs
+        with _one_thread_once_loaded():
+            yield ThreadTuner(1, None)
+        return
+    numba = load_numba()
     previous = numba.get_num_threads()
     threads = wanted_threads(n_jobs, numba.config.NUMBA_NUM_THREADS, work)
     numba.set_num_threads(threads)
@@ -259,6 +239,10 @@ def serial_below(cells, limit=SERIAL_CELLS):
     if cells >= limit:
         yield
         return
+    if not numba_loaded():
+        with _one_thread_once_loaded():
+            yield
+        return
     import numba
 
     previous = numba.get_num_threads()
@@ -267,3 +251,22 @@ def serial_below(cells, limit=SERIAL_CELLS):
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+@contextmanager
+def _one_thread_once_loaded():
+    """One numba thread for the kernels the block runs, without loading numba before the
+    first of them; the count before is restored if numba loaded in the block."""
+    previous = []
+
+    def one_thread(numba):
+        previous.append(numba.get_num_threads())
+        numba.set_num_threads(1)
+
+    on_load(one_thread)
+    try:
+        yield
+    finally:
+        cancel_on_load(one_thread)
+        if previous:
+            sys.modules["numba"].set_num_threads(previous[0])

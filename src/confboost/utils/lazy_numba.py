@@ -1,0 +1,208 @@
+"""The kernels' ``njit`` and ``prange``: numba loads at the first kernel call, not at import.
+
+Importing numba costs a fresh process 0.15-0.2 s of CPU and 70 MB, and its first compiled
+call 0.13-0.25 s more (numba's own registries, with SciPy's BLAS); loading a kernel from the
+cache then costs 2-6 ms. A command that
+only reads a model and scores a few lines needs none of it: the kernel modules import this
+module instead of numba, so importing them (the learners' registry imports them all) loads
+nothing, and the code that can answer from a kernel's NumPy twin (``numba_loaded``) does so.
+
+``njit(**options)`` returns a ``LazyKernel`` while numba is not loaded. The first call of any
+kernel (or a look at a dispatcher attribute such as ``py_func``) loads numba and turns every
+kernel defined so far into its dispatcher, ``numba.njit(**options)(function)``, with the
+same cache; the names in the kernel modules' globals (a kernel, a kernel another module
+imported, ``prange``) are rebound to the dispatchers and to ``numba.prange`` before anything
+compiles, so a kernel that calls another compiles and loads from the cache as before. From
+then on ``njit`` returns dispatchers at once. Outside a kernel ``prange`` is ``range``, as
+numba's is. Before numba is imported, ``load_installed_tbb`` makes a pip-installed TBB
+findable, so numba's threads run on its layer (``threads.py`` says why).
+"""
+
+import ctypes
+import functools
+import os
+import sys
+import threading
+from pathlib import Path
+
+#: TBB's run-time library as pip installs it (the ``tbb`` package), by platform, and the
+#: name numba looks it up by.
+TBB_LIBRARY = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib"}
+
+#: ``range`` until numba loads, then ``numba.prange`` (kernel modules see the rebinding).
+prange = range
+
+_PENDING = []  # LazyKernels not yet turned into dispatchers, in definition order
+_HOOKS = []  # callables run once numba is loaded, before any kernel runs
+_LOCK = threading.RLock()
+_numba = None
+
+
+def numba_loaded():
+    """Whether the kernels run on numba already (a kernel has been called)."""
+    return _numba is not None
+
+
+def on_load(hook):
+    """Run ``hook(numba)`` once numba is loaded: now if it is, else before the first kernel
+    call."""
+    with _LOCK:
+        if _numba is None:
+            _HOOKS.append(hook)
+            return
+    hook(_numba)
+
+
+def cancel_on_load(hook):
+    """Forget ``hook`` if ``on_load`` still holds it."""
+    with _LOCK:
+        if hook in _HOOKS:
+            _HOOKS.remove(hook)
+
+
+def load_numba():
+    """Load numba and turn the kernels into dispatchers now; the numba module."""
+    _load()
+    return _numba
+
+
+def njit(**options):
+    """``numba.njit(**options)``, loaded at the first kernel call; keyword options only."""
+
+    def decorate(function):
+        with _LOCK:
+            if _numba is not None:
+                return _numba.njit(**options)(function)
+            kernel = LazyKernel(function, options)
+            _PENDING.append(kernel)
+            return kernel
+
+    return decorate
+
+
+class LazyKernel:
+    """A kernel whose numba dispatcher is made when a kernel is first called.
+
+    Calls and attributes go to the dispatcher (``py_func``, ``signatures``...); the object
+    stays callable wherever it was imported to, at the cost of one Python call.
+
+    Parameters
+    ----------
+    function : callable
+        The kernel's Python source.
+    options : dict
+        ``numba.njit``'s options.
+    """
+
+    def __init__(self, function, options):
+        functools.update_wrapper(self, function)
+        self._function = function
+        self._options = options
+        self._dispatcher = None
+
+    def __call__(self, *args, **kwargs):
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            dispatcher = self.dispatcher
+        return dispatcher(*args, **kwargs)
+
+    @property
+    def dispatcher(self):
+        """The numba dispatcher (loads numba and makes every pending kernel's)."""
+        if self._dispatcher is None:
+            _load()
+        return self._dispatcher
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("_dispatcher", "_function", "_options"):
+            raise AttributeError(name)
+        return getattr(self.dispatcher, name)
+
+    def __reduce__(self):  # by reference, as the dispatcher it stands for
+        return _by_name, (self.__module__, self.__qualname__)
+
+    def __repr__(self):
+        return f"<kernel {self.__module__}.{self.__qualname__} (numba not loaded yet)>"
+
+
+def load_installed_tbb(prefixes=None):
+    """Load the TBB library that pip installed into this environment, so numba finds it.
+
+    Does nothing when numba's threads have started (the layer is chosen), when the user chose
+    a layer other than TBB or put another first (``NUMBA_THREADING_LAYER``,
+    ``NUMBA_THREADING_LAYER_PRIORITY``), on a platform without a pip TBB, or when no ``tbb``
+    package is installed in ``prefixes``.
+
+    Parameters
+    ----------
+    prefixes : sequence of str or None
+        Environment folders whose ``lib`` holds the library; None: this interpreter's
+        (``sys.prefix``) and the user's site folder's (``site.USER_BASE``).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The library loaded, or None.
+    """
+    name = TBB_LIBRARY.get(sys.platform)
+    numba = sys.modules.get("numba")  # not imported: no thread has started, no layer is set
+    started = getattr(sys.modules.get("numba.np.ufunc.parallel"), "_is_initialized", False)
+    if numba is not None:
+        layer, first = numba.config.THREADING_LAYER, numba.config.THREADING_LAYER_PRIORITY[0]
+    else:
+        layer = os.environ.get("NUMBA_THREADING_LAYER", "default")
+        first = (os.environ.get("NUMBA_THREADING_LAYER_PRIORITY") or "tbb").split()[0]
+    layer = layer.lower()
+    if (name is None or started or layer not in ("default", "tbb", "safe", "threadsafe")
+            or (layer == "default" and first != "tbb")):
+        return None
+    if prefixes is None:
+        import site
+
+        prefixes = (sys.prefix, site.USER_BASE or sys.prefix)
+    for prefix in prefixes:
+        path = Path(prefix) / "lib" / name
+        if path.is_file():
+            try:
+                ctypes.CDLL(str(path))
+            except OSError:  # a broken or foreign build: numba falls back to OpenMP
+                continue
+            return path
+    return None
+
+
+def _by_name(module, qualname):
+    import importlib
+
+    value = importlib.import_module(module)
+    for part in qualname.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _load():
+    """Import numba, make every pending kernel's dispatcher, rebind the kernel modules'
+    globals, then run the hooks."""
+    global _numba, prange
+    with _LOCK:
+        if _numba is not None:
+            return
+        load_installed_tbb()  # before numba's threads start
+        import numba
+
+        for kernel in _PENDING:
+            kernel._dispatcher = numba.njit(**kernel._options)(kernel._function)
+        for namespace in {id(k._function.__globals__): k._function.__globals__
+                          for k in _PENDING}.values():
+            for name, value in list(namespace.items()):
+                if isinstance(value, LazyKernel):
+                    namespace[name] = value._dispatcher
+                elif value is range and name == "prange":
+                    namespace[name] = numba.prange
+        _PENDING.clear()
+        prange = numba.prange
+        _numba = numba
+        hooks = list(_HOOKS)
+        _HOOKS.clear()
+    for hook in hooks:
+        hook(numba)
