@@ -1,7 +1,8 @@
 """Every benchmark, one table: ``make bench`` (or ``python benchmarks/run_all.py``).
 
 Writes the table to ``benchmarks/results.md`` as well, keeping what follows ``KEPT``.
-BENCH_THREADS (default 2) and BENCH_REPEATS (default 5) set the threads and the repeats of each timing (medians);
+BENCH_THREADS (default 2) and BENCH_REPEATS (default 5) set the threads and the repeats of
+each timing (medians);
 BENCH_SKIP_SKLEARN_1M=1 leaves out the slowest run. This process imports no library it
 times: every library runs in fresh processes of its own (``common.fresh``), since libraries
 in one process share its OpenMP runtime and its settings. Finishes in well under 15 minutes
