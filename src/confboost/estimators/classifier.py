@@ -219,11 +219,11 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     best_iteration_ : int or None
         The round count of the best validation score (the first held-out set's); None
         without held-out data.
-    train_score_ : ndarray of shape (n_iter_ + 1,)
+    train_score_ : ndarray of shape (``n_iter_`` + 1,)
         HistGradientBoosting's: the score (``scoring``) on the training rows (at most
         10,000 of them, drawn with ``random_state``) before the first round (f = 0) and
         after each; empty without early stopping (a scorer costs a call per round).
-    validation_score_ : ndarray of shape (n_iter_ + 1,)
+    validation_score_ : ndarray of shape (``n_iter_`` + 1,)
         The same on the first held-out set (the ``validation_fraction`` split or the first
         ``eval_set`` pair); empty without held-out data.
     evals_result_ : dict of str to dict of str to list of float
