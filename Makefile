@@ -27,12 +27,12 @@ test-slow: $(VENV)/.installed-dev,plot
 
 test-all: test test-slow
 
-# The fuzzers' long run (tests/fuzzing.py): FUZZ_CASES cases each (default 2000), from
+# The fuzzers' long run (tests/fuzz/fuzzing.py): FUZZ_CASES cases each (default 2000), from
 # FUZZ_SEED (default: a fresh one); each prints its seed and counts. Replay a failure with
 # its seed: make fuzz FUZZ_SEED=... FUZZ_CASES=...
 fuzz: $(VENV)/.installed-dev,plot
 	FUZZ_SEED=$${FUZZ_SEED:-$$(date +%s)} FUZZ_CASES=$${FUZZ_CASES:-2000} \
-		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/test_fuzz_*.py
+		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/fuzz/test_fuzz_*.py
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run_all.py

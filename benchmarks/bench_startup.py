@@ -23,7 +23,7 @@ from pathlib import Path
 
 import common
 
-# as tests/test_icsiboost.py: $CONFBOOST_GOLDEN is the folder that holds icsiboost/
+# as tests/cli/test_icsiboost.py: $CONFBOOST_GOLDEN is the folder that holds icsiboost/
 GOLDEN = Path(os.environ.get("CONFBOOST_GOLDEN", common.ROOT.parent / "shared" / "golden")
               ) / "icsiboost"
 

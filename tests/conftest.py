@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from confboost.datasets import load
+from tests.helpers import write_stem
 
 
 def load_or_skip(name, **kwargs):
@@ -40,3 +41,10 @@ def random_problem(rng, n_samples=200, n_features=5, k=1, missing=0.1, distinct=
     weights = rng.random((n_samples, k))
     weights /= weights.sum()
     return X, signs, weights
+
+
+@pytest.fixture
+def stem(tmp_path):
+    """A small BoosTexter stem (``t.names``, ``.data``, ``.dev``, ``.test``) of every column
+    kind, with missing values and multi-label rows; the path without a suffix."""
+    return write_stem(tmp_path)

@@ -325,7 +325,7 @@ def _learning_rate(text):
 
 def _train_arguments(train, schemes):
     # Each flag's type holds the bounds of its parameter in BoostClassifier's table: train
-    # runs a Booster, which leaves the checking to its caller (tests/test_cli_boostexter.py
+    # runs a Booster, which leaves the checking to its caller (tests/cli/test_cli_boostexter.py
     # holds the two together).
     train.add_argument("--scheme", choices=schemes, default="mh",
                        help="multiclass scheme (default: %(default)s): AdaBoost.MH, .MR, or "

@@ -2,7 +2,7 @@
 
 The paper's loop (Figure 1) meets its parts only through these methods: a weak learner
 never knows which scheme called it and a scheme never knows which learner it called
-(``docs/DESIGN.md``). Each protocol is ``runtime_checkable``; ``tests/test_protocols.py``
+(``docs/DESIGN.md``). Each protocol is ``runtime_checkable``; ``tests/engine/test_protocols.py``
 checks every implementation, the Dask stand-ins included, against it.
 """
 

@@ -1,0 +1,224 @@
+"""Mixed-type data: categorical and term learners, the best over feature kinds, the estimator."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from confboost import BoostClassifier
+from confboost.data.columns import FrameEncoder, infer_feature_types
+from confboost.data.dataset import LabelSigns
+from confboost.data.postings import TextExpert
+from confboost.engine.learners import make_learner
+from confboost.engine.learners.categorical import CategoricalLearner
+from confboost.engine.learners.stump import StumpLearner
+from confboost.engine.learners.term import TermLearner
+from confboost.estimators import load
+from confboost.kernels.criterion_numpy import MODES, partition_z
+from confboost.kernels.term_masses import term_criteria, term_criteria_naive
+from confboost.kernels.value_masses import value_histogram, value_histogram_naive
+from tests.helpers import mixed_frame, random_postings
+
+
+def test_first_term_and_confidences_by_hand():
+    # Five documents, uniform weights 1/5, one label column, epsilon = 1/(2 m k) = 0.1.
+    # Terms and the documents holding them (labels + + - - +):
+    #   cheap {0,1,3}: present W+ .4 W- .2, absent W+ .2 W- .2 -> Z = 2(sqrt(.08) + .2)
+    #   flights {1}:   present W+ .2,       absent W+ .4 W- .4 -> Z = 2(.4)       = .8
+    #   meeting {2,3}: present W- .4,       absent W+ .6       -> Z = 0
+    #   notes {2}:     present W- .2,       absent W+ .6 W- .2 -> Z = 2 sqrt(.12)
+    #   pills {0,4}:   present W+ .4,       absent W+ .2 W- .4 -> Z = 2 sqrt(.08)
+    documents = ["cheap pills", "cheap flights", "meeting notes", "cheap meeting", "pills"]
+    y = np.array([1, 1, 0, 0, 1])
+    clf = BoostClassifier(n_estimators=1).fit(pd.DataFrame({"text": documents}), y)
+    first = clf.model_.hypotheses[0]
+    assert first.term == "meeting"
+    assert clf.history_["criterion"][0] == pytest.approx(0.0, abs=1e-12)
+    np.testing.assert_allclose(first.values, [[0.5 * np.log(0.1 / 0.5)], [0.5 * np.log(0.7 / 0.1)]])
+    # real-abstain: Z = W0 + 2 sqrt(P+ P-): meeting .6 + 0, pills .6 + 0 (tie: first term),
+    # cheap .4 + 2 sqrt(.08), flights .8, notes .8
+    clf = BoostClassifier(n_estimators=1, confidence="real-abstain").fit(
+        pd.DataFrame({"text": documents}), y)
+    first = clf.model_.hypotheses[0]
+    assert first.term == "meeting"
+    assert clf.history_["criterion"][0] == pytest.approx(0.6)
+    np.testing.assert_allclose(first.values, [[0.5 * np.log(0.1 / 0.5)], [0.0]])
+
+
+
+@pytest.mark.parametrize("mode", sorted(MODES.values()))
+@pytest.mark.parametrize("k", [1, 4])
+def test_term_criteria_equals_naive(rng, mode, k):
+    indptr, indices = random_postings(rng, 60, 700, 0.05)
+    signs = np.where(rng.random((60, k)) < 0.4, 1, -1).astype(np.int8)
+    weights = rng.random((60, k))
+    weights /= weights.sum()
+    total_pos = np.where(signs > 0, weights, 0).sum(axis=0)
+    total_neg = np.where(signs < 0, weights, 0).sum(axis=0)
+    out = np.empty(700)
+    term_criteria(indptr, indices, weights, signs, total_pos, total_neg, mode, 1.0, out)
+    np.testing.assert_allclose(out, term_criteria_naive(indptr, indices, weights, signs, mode),
+                               rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_value_histogram_equals_naive_in_any_order(rng, k):
+    codes = rng.integers(-1, 5, size=200).astype(np.int32)
+    signs = np.where(rng.random((200, k)) < 0.5, 1, -1).astype(np.int8)
+    weights = rng.random((200, k))
+    expected = value_histogram_naive(codes, 5, weights, signs)
+    order = rng.permutation(200)
+    for got in (value_histogram(codes, 5, weights, signs),
+                value_histogram(codes[order], 5, weights[order], signs[order])):
+        np.testing.assert_allclose(got[0], expected[0])
+        np.testing.assert_allclose(got[1], expected[1])
+
+
+def _brute_force(dataset, frame, weights, signs, mode):
+    """Every categorical and term candidate's block statistics and Z, from the raw frame."""
+    raw = FrameEncoder.from_table(frame, {"row": "ignore"}).transform(frame)
+    total = weights.sum()
+    candidates = []
+    for column in dataset.categorical:
+        for value in column.values:
+            blocks = raw.categorical_blocks(column.column, value)
+            candidates.append((3, np.array([False, False, True]), blocks, ("c", value)))
+    for column in dataset.text:
+        for term in column.terms:
+            blocks = raw.term_blocks(column.column, term)
+            candidates.append((2, np.array([False, True]), blocks, ("t", term)))
+    results = []
+    for n_blocks, abstaining, blocks, key in candidates:
+        pos = np.array([[weights[(blocks == j) & (signs[:, l] > 0), l].sum()
+                         for l in range(signs.shape[1])] for j in range(n_blocks)])
+        neg = np.array([[weights[(blocks == j) & (signs[:, l] < 0), l].sum()
+                         for l in range(signs.shape[1])] for j in range(n_blocks)])
+        z = partition_z(pos[None], neg[None], abstaining, mode, total)[0]
+        results.append((z, key, pos, neg))
+    return results
+
+
+@pytest.mark.parametrize("confidence", sorted(MODES))
+def test_learners_equal_brute_force_from_the_examples(rng, confidence):
+    mode = MODES[confidence]
+    frame, Y = mixed_frame(rng)
+    encoder = FrameEncoder.from_table(frame, {"row": "ignore"}, TextExpert("ngram", 2))
+    dataset = encoder.fit_dataset(frame, 255)
+    signs = np.where(Y > 0, 1, -1).astype(np.int8)
+    weights = rng.random(Y.shape)
+    weights /= weights.sum()
+    labels = LabelSigns.from_signs(signs)
+    brute = _brute_force(dataset, frame.assign(text=frame.text), weights, signs, mode)
+    for learner, kind in ((CategoricalLearner(mode, 0.01), "c"), (TermLearner(mode, 0.01), "t")):
+        fit = learner.fit(dataset, weights, labels)
+        candidates = [entry for entry in brute if entry[1][0] == kind]
+        best = min(entry[0] for entry in candidates)
+        assert fit.criterion == pytest.approx(best, rel=1e-10, abs=1e-12)
+        name = (fit.hypothesis.value if kind == "c" else fit.hypothesis.term)
+        chosen = next(entry for entry in candidates if entry[1][1] == name)
+        assert chosen[0] == pytest.approx(best, rel=1e-10, abs=1e-12)
+        np.testing.assert_allclose(fit.weight_pos, chosen[2], atol=1e-12)
+        np.testing.assert_allclose(fit.weight_neg, chosen[3], atol=1e-12)
+        if kind == "t":  # the first term with these documents (terms sharing them tie)
+            column = dataset.text[0]
+            term = column.terms.index(name)
+            postings = column.indices[column.indptr[term]: column.indptr[term + 1]]
+            assert not any(np.array_equal(column.indices[column.indptr[t]: column.indptr[t + 1]],
+                                          postings) for t in range(term))
+        # train blocks agree with the raw-frame blocks of the chosen hypothesis
+        raw = encoder.transform(frame)
+        np.testing.assert_array_equal(fit.train_blocks, fit.hypothesis.blocks(raw))
+    mixed = make_learner("stump", dataset, mode, 0.01).fit(dataset, weights, labels)
+    stump = StumpLearner(mode, 0.01).fit(dataset, weights, labels)
+    assert stump.hypothesis.feature in dataset.numeric_columns  # a table position
+    assert mixed.criterion == pytest.approx(min(min(e[0] for e in brute), stump.criterion))
+
+
+@pytest.mark.parametrize("confidence", sorted(MODES))
+def test_mixed_dataframe_bound_every_round_and_save_load(rng, tmp_path, confidence):
+    frame, Y = mixed_frame(rng)
+    clf = BoostClassifier(n_estimators=40, confidence=confidence,
+                          feature_types={"row": "ignore"},
+                          text_expert=TextExpert("ngram", 2)).fit(frame, Y)
+    history = clf.history_
+    assert np.all(history["train_loss"] <= history["bound"] * (1 + 1e-12))
+    kinds = {type(h).__name__ for h in clf.model_.hypotheses}
+    assert len(kinds) >= 2
+    clf.save(tmp_path / "model.json")
+    again = load(tmp_path / "model.json")
+    np.testing.assert_array_equal(again.decision_function(frame), clf.decision_function(frame))
+    staged = list(clf.staged_decision_function(frame))
+    np.testing.assert_allclose(staged[-1], clf.decision_function(frame))
+    assert clf.feature_importances_[3] == 0.0  # the ignored column
+    assert clf.feature_importances_.sum() == pytest.approx(1.0)
+
+
+def test_single_label_mixed_and_predict_proba(rng):
+    frame, Y = mixed_frame(rng)
+    y = np.array(["spam", "colour", "other"])[np.argmax(Y, axis=1)]
+    clf = BoostClassifier(n_estimators=30, init="balanced").fit(frame.drop(columns="row"), y)
+    assert set(clf.predict(frame)) <= set(y)
+    proba = clf.predict_proba(frame)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.all(clf.history_["train_loss"] <= clf.history_["bound"] * (1 + 1e-12))
+
+
+def test_numeric_dataframe_keeps_the_fast_path(rng):
+    X = pd.DataFrame(rng.normal(size=(80, 3)), columns=["a", "b", "c"])
+    y = (X["a"] > 0).to_numpy()
+    from_frame = BoostClassifier(n_estimators=10).fit(X, y)
+    from_array = BoostClassifier(n_estimators=10).fit(X.to_numpy(), y)
+    assert not hasattr(from_frame, "encoder_")
+    np.testing.assert_array_equal(from_frame.decision_function(X),
+                                  from_array.decision_function(X.to_numpy()))
+
+
+def test_inference_rules():
+    n = 40
+    frame = pd.DataFrame({
+        "number": np.arange(n, dtype=float),
+        "flag": np.arange(n) % 2 == 0,
+        "colour": ["red", "blue"] * (n // 2),
+        "code": [f"c{i}" for i in range(n)],
+        "sentence": [f"word {i} here" for i in range(n)],
+        "category": pd.Categorical([f"v{i}" for i in range(n)]),
+    })
+    assert infer_feature_types(frame) == {
+        "number": "continuous", "flag": "continuous", "colour": "categorical",
+        "code": "categorical", "sentence": "text", "category": "categorical"}
+    assert infer_feature_types(frame, {"code": "ignore"})["code"] == "ignore"
+
+
+def test_bad_mixed_input_gives_clear_errors(rng):
+    frame, Y = mixed_frame(rng)
+    with pytest.raises(ValueError, match="must be one of"):
+        BoostClassifier(feature_types={"text": "words"}).fit(frame, Y)
+    with pytest.raises(ValueError, match="does not have"):
+        BoostClassifier(feature_types={"nope": "text"}).fit(frame, Y)
+    with pytest.raises(ValueError, match="needs X to be a DataFrame"):
+        BoostClassifier(feature_types={"a": "text"}).fit(np.zeros((4, 2)), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="not a number"):
+        BoostClassifier(feature_types={"colour": "continuous"}).fit(frame, Y)
+    with pytest.raises(ValueError, match="not text"):
+        BoostClassifier(text_expert={"colour": TextExpert()}).fit(frame, Y)
+    clf = BoostClassifier(n_estimators=3).fit(frame, Y)
+    with pytest.raises(ValueError, match="must be a DataFrame"):
+        clf.predict(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="lacks the columns"):
+        clf.predict(frame.drop(columns="text"))
+    with pytest.raises(ValueError, match="rows but y has"):
+        BoostClassifier().fit(frame, Y[:-1])
+
+
+def test_distinct_posting_lists_cover_every_term_once(rng):
+    frame, _ = mixed_frame(rng)
+    encoder = FrameEncoder.from_table(frame, {"row": "ignore"}, TextExpert("ngram", 2))
+    column = encoder.fit_dataset(frame, 255).text[0]
+    lists = [tuple(column.distinct_indices[column.distinct_indptr[u]:
+                                           column.distinct_indptr[u + 1]])
+             for u in range(column.distinct_first_term.shape[0])]
+    assert len(set(lists)) == len(lists) < len(column.terms)  # bigrams repeat unigrams' lists
+    assert np.all(np.diff(column.distinct_first_term) > 0)
+    for term in range(len(column.terms)):
+        postings = tuple(column.indices[column.indptr[term]: column.indptr[term + 1]])
+        u = lists.index(postings)
+        assert column.distinct_first_term[u] <= term
