@@ -42,6 +42,24 @@ def test_rows_with_equals_the_naive_twin(seed, kind):
                               term_rows_naive(documents, expert, term)), (term, expert)
 
 
+@pytest.mark.parametrize("kind", ["ngram", "fgram", "sgram"])
+def test_icsiboost_terms_are_found_as_the_naive_twin_finds_them(kind):
+    """icsiboost's '#'-joined terms ('#' inside words, no-break spaces, gapped sgram pairs,
+    doubled spaces) are present exactly where the document's terms hold them."""
+    expert = TextExpert(kind, length=3, tokenizer="icsiboost")
+    documents = ["contains the shared C# code", "contains shared\u00a0code", None,
+                 "PKCS#11  token", "shared", "code C# contains"]
+    tokens = DocumentTokens(documents, expert)
+    asked = {term for document in documents if document for term in expert.terms(document)}
+    for term in sorted(asked | {"contains#shared", "C#", "C#code", "nothing#here"}):
+        np.testing.assert_array_equal(tokens.rows_with(term),
+                                      term_rows_naive(documents, expert, term))
+    # the gapped pair of document 0 is an sgram term; a no-break space joins document 1's
+    # "shared" to "code", so it holds no such pair
+    assert list(tokens.rows_with("contains#shared")) == ([0] if kind == "sgram" else [])
+    assert list(tokens.rows_with("C#")) == ([0, 5] if kind != "fgram" else [])
+
+
 def test_rows_with_is_order_invariant_over_documents():
     rng = np.random.default_rng(5)
     expert = TextExpert("sgram", length=3, tokenizer="whitespace")

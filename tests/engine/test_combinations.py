@@ -5,25 +5,20 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_iris
 
-import confboost
 from confboost import BoostClassifier
 
 
 @pytest.mark.parametrize("scheme", ["mh", "mr", "mo"])
 @pytest.mark.parametrize("weak_learner", ["stump", "tree", "hamming_tree"])
-def test_scheme_and_learner_combine(tmp_path, scheme, weak_learner):
+def test_scheme_and_learner_combine(scheme, weak_learner):
+    """Every pair learns (the bound and the round trips of every pair are the property
+    matrix's, ``test_property_matrix.py``)."""
     X, y = load_iris(return_X_y=True)
     X = X.copy()
     X[::9, 1] = np.nan
     clf = BoostClassifier(15, scheme=scheme, weak_learner=weak_learner, max_leaves=4,
                           code="one-vs-rest").fit(X, y)
-    history = clf.history_
-    assert np.all(history["train_loss"] <= history["bound"] + 1e-12)
     assert clf.score(X, y) > 0.9
-    path = tmp_path / "model.json"
-    clf.save(path)
-    np.testing.assert_allclose(confboost.load(path).decision_function(X),
-                               clf.decision_function(X))
 
 
 @pytest.mark.parametrize("scheme", ["mh", "mr", "mo"])

@@ -60,7 +60,7 @@ def _show(arguments):
 
     if not Path(arguments.model).exists():
         raise FileNotFoundError(f"{arguments.model}: no such model file")
-    # read as a Booster: every field checked, no scikit-learn imported (issue 18)
+    # read as a Booster: every field checked, no scikit-learn imported
     estimator, document = read_model(arguments.model, Booster)
     # a BoosTexter model names its classes beside the labels' indices
     classes = document.get("boostexter", {}).get("classes")

@@ -189,7 +189,7 @@ def _checkpoint(arguments):
 
 
 def train_command(arguments):
-    # the estimator without scikit-learn: a run imports none of it (issue 18)
+    # the estimator without scikit-learn: a run imports none of it
     from confboost.estimators.booster import Booster
 
     spec = _spec(arguments)

@@ -11,9 +11,16 @@ first word times its length.
 A term is present in a document exactly when it is among the document's terms
 (``TextExpert.terms``, which ``terms_rows_naive`` uses): its words form one of the expert's
 gram shapes (``text_experts.gram_shapes``) and the expert keeps it (``drop``, ``no_unk``).
+
+Under the ``icsiboost`` tokeniser a term is icsiboost's ``#``-joined string, in which a ``#``
+may also be a word's own and an sgram pair carries no gap: there a term is not read back
+into words, and each document's term set is made once, when a term is first asked
+(icsiboost's windows are its command line's, a few words).
 """
 
 import numpy as np
+
+from confboost.data.text_experts import ICSIBOOST
 
 _EMPTY = np.empty(0, dtype=np.intp)
 
@@ -60,6 +67,10 @@ class DocumentTokens:
     def __init__(self, documents, expert):
         self.expert = expert
         self.n_documents = len(documents)
+        self._term_sets = None
+        if expert.tokenizer == ICSIBOOST:  # terms are not read back into words
+            self._documents = list(documents)
+            return
         ids, rows, vocabulary = [], [], {}
         for row, document in enumerate(documents):
             if document is None:
@@ -81,6 +92,12 @@ class DocumentTokens:
     def rows_with(self, term):
         """The documents whose terms include ``term``, sorted, intp."""
         expert = self.expert
+        if expert.tokenizer == ICSIBOOST:
+            if self._term_sets is None:
+                self._term_sets = [None if document is None else expert.terms(document)
+                                   for document in self._documents]
+            return np.array([row for row, terms in enumerate(self._term_sets)
+                             if terms is not None and term in terms], dtype=np.intp)
         words = term.split(" ")
         offsets = term_offsets(words, expert.kind, expert.length)
         if offsets is None or not expert.keeps(term):

@@ -18,7 +18,12 @@ returns every fitted attribute at once; ``fit`` assigns them in one store, so an
 thread predicting during a refit sees the previous model or the new one, never a mix.
 """
 
+from __future__ import annotations
+
 import inspect
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from confboost.engine.schemes import scheme_outputs
 from confboost.formats.model_json import save_estimator
@@ -28,6 +33,12 @@ from confboost.training.inputs import fitted_input
 from confboost.training.params import check_across, check_parameters
 from confboost.training.targets import encode_targets
 from confboost.utils.threads import numba_threads
+
+if TYPE_CHECKING:  # annotations only
+    import numpy as np
+    from numpy.typing import ArrayLike
+
+    from confboost.engine.callbacks import TrainingCallback
 
 
 class Booster:
@@ -117,7 +128,9 @@ class Booster:
         signs, encoded, self.classes_, self._multilabel = encode_targets(y)
         return signs, encoded
 
-    def fit(self, X, y, sample_weight=None, callbacks=None, eval_set=None, eval_names=None):
+    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            callbacks: Sequence[Callable | TrainingCallback] | None = None,
+            eval_set: Any = None, eval_names: Sequence[str] | None = None) -> Booster:
         """Boost on (X, y).
 
         Parameters
@@ -218,7 +231,7 @@ class Booster:
                               getattr(self, "code_", None), fitted["decoding"],
                               getattr(self, "thresholds_", None))
 
-    def decision_function(self, X):
+    def decision_function(self, X: Any) -> np.ndarray:
         """f(x) for binary data, shape (n_samples,); otherwise shape (n_samples, k).
 
         MH and MR: f(x, l). MO: the decoder's class scores (negated exponential losses,
@@ -231,26 +244,26 @@ class Booster:
         """f after each round, shape (n_samples, k) each (before the scheme's outputs)."""
         yield from self.model_.staged_decision_function(self._prepare(X))
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
         """Yield ``decision_function(X)`` after each round."""
         fitted = self._fitted()
         outputs = fitted._outputs()
         for scores in fitted._staged_scores(X):
             yield outputs.decision_function(scores)
 
-    def predict(self, X):
+    def predict(self, X: Any) -> np.ndarray:
         """Class labels, or 0/1 indicator rows for multi-label data (see the class doc)."""
         fitted = self._fitted()
         return fitted._outputs().predict(fitted._scores(X))
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """Yield ``predict(X)`` after each round."""
         fitted = self._fitted()
         outputs = fitted._outputs()
         for round_index, scores in enumerate(fitted._staged_scores(X)):
             yield outputs.predict(scores, round_index)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> np.ndarray:
         """Class (or label) probabilities, shape (n_samples, n_classes).
 
         With the default calibration, σ(a g) or softmax(a g) of the scheme's logit g with
@@ -272,7 +285,7 @@ class Booster:
         state.pop("_warm", None)
         return state
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> None:
         """Write the fitted model to ``path`` as versioned JSON, data only, with a checksum
         (``persistence.py``; read it back with ``confboost.load``). The write is atomic: a
         crash or a kill while saving leaves the previous file at ``path`` whole."""

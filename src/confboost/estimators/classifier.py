@@ -15,8 +15,12 @@ values, predictions, probabilities) is the scheme's (``schemes.scheme_outputs``)
 ``formats.model_json``'s.
 """
 
+import os
+from collections.abc import Iterator
 from numbers import Integral, Real
+from typing import Any
 
+import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -279,7 +283,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     def _check_fitted(self):
         check_is_fitted(self)
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: Any) -> Iterator[np.ndarray]:
         """Yield ``predict_proba(X)`` after each round, shape (n_samples, n_classes) each.
 
         As scikit-learn's gradient boosting: the probabilities of the model truncated to its
@@ -310,7 +314,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
         return bound_importances(self.model_, self.history_["z"], self.n_features_in_)
 
 
-def load(path):
+def load(path: str | os.PathLike) -> BoostClassifier:
     """Read a ``BoostClassifier`` saved with ``save``, checking every field.
 
     Parameters

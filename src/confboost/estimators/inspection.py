@@ -36,7 +36,7 @@ class InterpretMixin:
         check_is_fitted(self)
         return self.model_.alphas.copy()
 
-    def rules(self, top=None):
+    def rules(self, top: int | None = None) -> str:
         """The model as readable rules, one per round, with column and class names.
 
         Parameters
@@ -52,7 +52,7 @@ class InterpretMixin:
         check_is_fitted(self)
         return rules_text(self, top=top)
 
-    def explain(self, X):
+    def explain(self, X) -> np.ndarray:
         """Exact contribution of every input column to the decision of every example.
 
         Each round's α_t h_t is split over the columns it reads by exact Shapley values

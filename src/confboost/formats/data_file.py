@@ -6,7 +6,7 @@ Owns ``BoosTexterData`` (each column's values, the label matrix, each example's 
 
 ``read_data`` reads a well-formed file column by column (each continuous column checked for
 characters no number holds in one pass and converted by ``float`` at C speed: a command's
-start-up, issue 18); at the first thing that is not plain it reads the file again line by line
+start-up); at the first thing that is not plain it reads the file again line by line
 (``_read_rows``), which is the format's reference and names the first bad line and column.
 """
 

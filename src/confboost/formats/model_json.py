@@ -20,7 +20,7 @@ does before writing it, so a file that would be refused is never written. Saves 
 Versions: 3 (this release) is version 2 with a ``"checksum"``. Version 2 stores every
 hypothesis at table column positions and every tree in the one node layout
 (``learners/tree_hypothesis.py``); it is read without a checksum. Version 1 files
-(confboost before the engine redesign of issue 11) still load and predict the same:
+(confboost before its one data world) still load and predict the same:
 ``upgrade_v1`` rewrites them on load (a stump of a table indexed the table's continuous
 columns only; trees had a numeric layout and a separate mixed one).
 """

@@ -69,7 +69,7 @@ class Calibrator:
 
     def __call__(self, logits):
         """Probabilities, shape as ``logits`` (n_samples, n_columns)."""
-        from scipy.special import expit, softmax  # read models need no SciPy (issue 18)
+        from scipy.special import expit, softmax  # reading a model needs no SciPy
 
         if self.kind == "softmax":
             return softmax(self.slope * logits, axis=1)

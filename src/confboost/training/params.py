@@ -8,7 +8,7 @@ scikit-learn.
 same answers and the same messages (``tests/training/test_params.py`` proves it value by value), for
 a ``Booster``'s fit and for every model file read (``persistence.py``: a file is untrusted
 input), so the command line checks a model's parameters without importing scikit-learn
-(issue 18). ``check_across`` is the rule the table cannot say.
+(a command's start-up). ``check_across`` is the rule the table cannot say.
 
 An alternative is one of:
 
