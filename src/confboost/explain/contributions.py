@@ -319,7 +319,7 @@ def partial_dependence(estimator, column, grid, X=None):
     Raises
     ------
     ValueError
-        When ``column`` is not an integer in [0, n_features_in_) (a negative position does
+        When ``column`` is not an integer in [0, ``n_features_in_``) (a negative position does
         not count from the end).
     """
     n_columns = estimator.n_features_in_
