@@ -384,3 +384,39 @@ def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng,
         numba.set_num_threads(previous)
     np.testing.assert_allclose(hist.sum(axis=1)[:, 0], [[w[node][sign_index[node] == s].sum()
                                                          for s in (0, 1)]] * n_features)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_split_by_sign_equals_naive_bit_for_bit_on_any_thread_count(rng, k):
+    """Each weight lands in the cell of its sign, the other cell holds 0.0, on 1 and 2
+    threads; a float32 weight is widened as the naive twin widens it."""
+    import numba
+
+    from confboost.engine.learners.base import label_masses
+    from confboost.kernels.histogram import split_by_sign, split_by_sign_naive
+
+    _, signs, weights = random_problem(rng, n_samples=500, n_features=2, k=k)
+    sign_index = (signs < 0).astype(np.uint8)
+    expected_pos, expected_neg = split_by_sign_naive(weights, sign_index)
+    pos, neg = np.full_like(weights, np.nan), np.full_like(weights, np.nan)
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            split_by_sign(weights, sign_index, pos, neg)
+            np.testing.assert_array_equal(pos, expected_pos)
+            np.testing.assert_array_equal(neg, expected_neg)
+    finally:
+        numba.set_num_threads(previous)
+    assert ((pos > 0) == (signs > 0)).all() and ((neg > 0) == (signs < 0)).all()
+
+    class Labels:
+        pass
+
+    labels = Labels()
+    labels.sign_index = sign_index
+    single = weights.astype(np.float32)
+    for got, want in zip(label_masses(single, labels), split_by_sign_naive(single, sign_index),
+                         strict=True):
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, want)

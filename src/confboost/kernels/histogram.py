@@ -94,6 +94,42 @@ def build_histogram_rows(codes, rows, row_weights, row_sign_index, hist):
                 feature_hist[base + np.uintp(2 * l) + np.uintp(sign_row[l])] += weight_row[l]
 
 
+@njit(cache=True, parallel=True, nogil=True)
+def split_by_sign(weights, sign_index, pos, neg):
+    """Each example's weight split by its label's sign: the cells of its histogram bin.
+
+    ``pos[i, l] = W[i, l]`` where ``Y[i, l] = +1`` else 0.0, ``neg`` the same for -1: one
+    pass over the rows writing both, where two ``np.where`` and their copies took three
+    (7% of a 16-leaf tree round on binary 400k x 50). Each value is copied, not computed,
+    so the result is ``split_by_sign_naive``'s on any thread count.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_samples, k), float64, C-contiguous
+    sign_index : ndarray of shape (n_samples, k), uint8, C-contiguous
+        0 where ``Y[i, l] = +1``, 1 where ``Y[i, l] = -1``.
+    pos, neg : ndarray of shape (n_samples, k), float64, C-contiguous
+        Output; overwritten.
+    """
+    k = weights.shape[1]
+    for i in prange(weights.shape[0]):
+        for l in range(k):
+            weight = weights[i, l]
+            if sign_index[i, l] == 0:
+                pos[i, l] = weight
+                neg[i, l] = 0.0
+            else:
+                pos[i, l] = 0.0
+                neg[i, l] = weight
+
+
+def split_by_sign_naive(weights, sign_index):
+    """Twin of ``split_by_sign``: two ``np.where``; returns ``(pos, neg)``."""
+    positive = sign_index == 0
+    return (np.where(positive, weights, 0.0).astype(WEIGHT_DTYPE, copy=False),
+            np.where(positive, 0.0, weights).astype(WEIGHT_DTYPE, copy=False))
+
+
 #: Bytes of row masses ``build_histogram_masses`` streams per block (kept in L2 while a
 #: task's features take it).
 MASS_BLOCK_BYTES = 256 * 1024
