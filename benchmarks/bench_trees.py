@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 TASKS = {
     "binary 400k x 50": 10,
     "binary 1M x 50": 5,
+    "5 classes 400k x 50": 5,
     "satimage": 30,
     "letter": 10,
     "fashion-mnist": 2,
@@ -46,15 +47,17 @@ LEARNING_RATE = 0.5
 def load_task(task):
     """(X, y) of a task's training part, float32 (the synthetic sets are made once and kept
     in the temporary folder: making 1M rows takes longer than the timing)."""
-    if task.startswith("binary"):
+    if task.startswith(("binary", "5 classes")):
         import common
 
         n = 400_000 if "400k" in task else 1_000_000
-        cached = Path(tempfile.gettempdir()) / f"confboost-bench-trees-{n}.npz"
+        n_classes = 5 if task.startswith("5 classes") else 2
+        suffix = "" if n_classes == 2 else f"-{n_classes}"
+        cached = Path(tempfile.gettempdir()) / f"confboost-bench-trees-{n}{suffix}.npz"
         if cached.exists():
             data = np.load(cached)
             return data["X"], data["y"]
-        X, y, _, _ = common.synthetic(n)
+        X, y, _, _ = common.synthetic(n, n_classes=n_classes)
         np.savez(cached, X=X, y=y)
         return X, y
     from confboost.datasets import load

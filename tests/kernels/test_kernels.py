@@ -384,3 +384,95 @@ def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng,
         numba.set_num_threads(previous)
     np.testing.assert_allclose(hist.sum(axis=1)[:, 0], [[w[node][sign_index[node] == s].sum()
                                                          for s in (0, 1)]] * n_features)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_split_by_sign_equals_naive_bit_for_bit_on_any_thread_count(rng, k):
+    """Each weight lands in the cell of its sign, the other cell holds 0.0, on 1 and 2
+    threads; a float32 weight is widened as the naive twin widens it."""
+    import numba
+
+    from confboost.engine.learners.base import label_masses
+    from confboost.kernels.histogram import split_by_sign, split_by_sign_naive
+
+    _, signs, weights = random_problem(rng, n_samples=500, n_features=2, k=k)
+    sign_index = (signs < 0).astype(np.uint8)
+    expected_pos, expected_neg = split_by_sign_naive(weights, sign_index)
+    pos, neg = np.full_like(weights, np.nan), np.full_like(weights, np.nan)
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            split_by_sign(weights, sign_index, pos, neg)
+            np.testing.assert_array_equal(pos, expected_pos)
+            np.testing.assert_array_equal(neg, expected_neg)
+    finally:
+        numba.set_num_threads(previous)
+    assert ((pos > 0) == (signs > 0)).all() and ((neg > 0) == (signs < 0)).all()
+
+    class Labels:
+        pass
+
+    labels = Labels()
+    labels.sign_index = sign_index
+    single = weights.astype(np.float32)
+    for got, want in zip(label_masses(single, labels), split_by_sign_naive(single, sign_index),
+                         strict=True):
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("k", [2, 5])
+@pytest.mark.parametrize("compact", [False, True])  # the codes of learners/tree.compact_codes
+def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, compact):
+    """The k-label node histogram: over every row and a node's rows, in one chunk (then it
+    is build_histogram's and build_histogram_rows's to the bit) and in several, the naive
+    twin's histogram to the bit on 1 and 2 threads; a memory bound merges chunks alike."""
+    import numba
+
+    from confboost.kernels import histogram
+    from confboost.kernels.histogram import (
+        build_histogram_rows,
+        build_node_histogram,
+        build_node_histogram_naive,
+        node_chunks,
+    )
+
+    n_features = 3
+    X, signs, weights = random_problem(rng, n_samples=1000, n_features=n_features, k=k,
+                                       distinct=3)
+    codes, n_bins = _codes(X)
+    n_hist_bins = N_HIST_BINS
+    if compact:
+        n_hist_bins = int(n_bins.max()) + 1
+        codes = np.where(codes == MISSING_BIN, n_hist_bins - 1, codes).astype(np.uint8)
+    sign_index = (signs < 0).astype(np.uint8)
+    node = np.flatnonzero(rng.random(1000) < 0.6).astype(np.intp)
+    hist = np.empty((n_features, n_hist_bins, k, 2))
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            for rows in (None, node, rng.permutation(node)):
+                for row_chunk in (1 << 16, 97):
+                    expected = build_node_histogram_naive(codes, rows, weights, sign_index,
+                                                          n_hist_bins, row_chunk)
+                    build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk)
+                    np.testing.assert_array_equal(hist, expected)
+                if not compact:  # 256 bins only
+                    if rows is None:
+                        build_histogram(codes, weights, sign_index, expected)
+                    else:
+                        build_histogram_rows(codes, rows, weights[rows], sign_index[rows],
+                                             expected)
+                    build_node_histogram(codes, rows, weights, sign_index, hist, 1 << 16)
+                    np.testing.assert_array_equal(hist, expected)
+    finally:
+        numba.set_num_threads(previous)
+    np.testing.assert_allclose(
+        hist.sum(axis=(0, 1)) / n_features,
+        [[weights[node, l][sign_index[node, l] == s].sum() for s in (0, 1)]
+         for l in range(k)])
+    assert node_chunks(1000, 97, 1) == (11, 91)
+    assert node_chunks(1000, 97, histogram.PARTIAL_BYTES // 4) == (4, 250)
+    assert node_chunks(0, 97, 1) == (1, 1)

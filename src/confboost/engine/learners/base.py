@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from confboost.kernels.histogram import split_by_sign
 from confboost.kernels.weight_update import block_masses
 from confboost.utils.dtypes import WEIGHT_DTYPE
 from confboost.utils.untrusted import read_floats, require
@@ -246,7 +247,10 @@ def leaf_statistics(train_blocks, n_leaves, pos, neg):
 
 
 def label_masses(weights, labels):
-    """W[i, l] split by label sign: (W * [Y = +1], W * [Y = -1]), shape (n, k) each."""
-    positive = labels.sign_index == 0
-    return (np.where(positive, weights, 0.0).astype(WEIGHT_DTYPE, copy=False),
-            np.where(positive, 0.0, weights).astype(WEIGHT_DTYPE, copy=False))
+    """W[i, l] split by label sign: (W * [Y = +1], W * [Y = -1]), shape (n, k) each, in one
+    pass (``kernels/histogram.split_by_sign``)."""
+    weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
+    pos = np.empty(weights.shape, dtype=WEIGHT_DTYPE)
+    neg = np.empty(weights.shape, dtype=WEIGHT_DTYPE)
+    split_by_sign(weights, np.ascontiguousarray(labels.sign_index), pos, neg)
+    return pos, neg

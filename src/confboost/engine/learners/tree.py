@@ -26,7 +26,7 @@ from confboost.kernels.histogram import (
     ROW_CHUNK,
     build_histogram,
     build_histogram_masses,
-    build_histogram_rows,
+    build_node_histogram,
     build_node_histogram_binary,
     mass_group,
 )
@@ -68,7 +68,7 @@ def compact_codes(dataset):
 
 #: Labels from which a label tree's node histograms come from each row's masses in cell
 #: order (``build_histogram_masses``, faster from 8 labels on) rather than from its weights
-#: and sign index (``build_histogram`` and ``build_histogram_rows``, faster below).
+#: and sign index (``build_node_histogram``, faster below).
 MASS_MIN_LABELS = 8
 
 
@@ -79,10 +79,11 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None):
     From ``MASS_MIN_LABELS`` labels on, each example's W+ and W- per label (``pos``,
     ``neg``: ``label_masses`` of ``weights``) are laid out once in a histogram bin's cell
     order, shape (n, k, 2), and ``kernels/histogram.build_histogram_masses`` reads each
-    node's rows from them; with fewer labels a node's weights and
-    sign indices are gathered for ``build_histogram_rows``. The histograms are the same to
-    the bit. One label column (binary data) takes
-    ``kernels/histogram.build_node_histogram_binary``, parallel over features and rows.
+    node's rows from them; with fewer labels
+    ``kernels/histogram.build_node_histogram`` gathers a node's weights and sign indices
+    and fills the histogram parallel over features and fixed row chunks. One label column
+    (binary data) takes ``kernels/histogram.build_node_histogram_binary``, the same in 1-D.
+    Each is the same on any thread count.
     """
     codes = dataset.codes if codes is None else codes
     if weights.shape[1] == 1:
@@ -95,13 +96,10 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None):
 
         return fill_histogram
     if weights.shape[1] < MASS_MIN_LABELS:
-        sign_index = labels.sign_index
+        sign_index = np.ascontiguousarray(labels.sign_index)
 
         def fill_histogram(rows, hist):
-            if rows is None:
-                build_histogram(codes, weights, sign_index, hist)
-            else:
-                build_histogram_rows(codes, rows, weights[rows], sign_index[rows], hist)
+            build_node_histogram(codes, rows, weights, sign_index, hist, ROW_CHUNK)
 
         return fill_histogram
     masses = np.stack((pos, neg), axis=-1)
