@@ -257,7 +257,8 @@ def test_a_checkpoint_missing_a_member_is_one_error_naming_the_file(tmp_path, me
         _resume(path)
 
 
-@pytest.mark.parametrize("key", ["alpha", "z"])
+@pytest.mark.parametrize("key", ["alpha", "z", "bound", "train_loss", "criterion",
+                                 "alpha_capped"])
 def test_a_checkpoint_history_missing_a_record_is_refused(tmp_path, key):
     path = _checkpointed(tmp_path)
     members = _members(path)

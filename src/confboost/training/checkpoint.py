@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from confboost.engine.boosting import HISTORY_KEYS
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.model import MAX_SCORE, BoostedModel
 from confboost.utils.files import write_atomic
@@ -183,8 +184,8 @@ class Checkpoint(TrainingCallback):
             except ValueError as error:
                 raise ValueError(f"model.{error} (the run's data lacks it)") from None
         records = _read_lists(require(document, "history", "checkpoint"), "history", start)
-        for key in ("alpha", "z"):
-            require(records, key, "history")
+        if set(records) != set(HISTORY_KEYS):
+            fail("history", f"must have the keys {HISTORY_KEYS}", sorted(records))
         if not np.array_equal(np.asarray(records["alpha"], dtype=np.float64), model.alphas):
             fail("history['alpha']", "must be the model's alphas", records["alpha"][:4])
         if any(isinstance(z, bool) or not 0.0 <= z for z in records["z"]):
