@@ -19,8 +19,8 @@ Usage::
     python benchmarks/icsiboost_compare.py --src /other/checkout/src   # another confboost
     python benchmarks/icsiboost_compare.py --extra=--text=confboost     # confboost's tokenizer
 
-``--src`` runs the commands of another checkout (the BEFORE figures of issue 15 were taken
-with ``--src /work/main/src`` before the change). ``--extra`` adds options to ``train`` and
+``--src`` runs the commands of another checkout (``--src ../old-checkout/src``: its
+figures beside this one's). ``--extra`` adds options to ``train`` and
 ``import-shyp``.
 """
 
