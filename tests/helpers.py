@@ -109,3 +109,28 @@ def child_env():
     source = str(Path(confboost.__file__).parents[1])
     return {**os.environ, "PYTHONPATH": os.pathsep.join(
         [source, *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+def first_met_dictionary(term_lists, cutoff):
+    """icsiboost's token list, built literally: each document's terms (``term_lists``, one
+    list per document, in icsiboost's order) added as first met, counted once a document,
+    then its cutoff, which fills each removed term's place with the last one. Returns the
+    tokens and each term's document count."""
+    tokens, counts = [], {}
+    for terms in term_lists:
+        seen = set()
+        for term in terms:
+            if term not in counts:
+                tokens.append(term)
+                counts[term] = 0
+            if term not in seen:
+                seen.add(term)
+                counts[term] += 1
+    j = 0
+    while j < len(tokens):
+        if counts[tokens[j]] < cutoff:
+            tokens[j] = tokens[-1]
+            tokens.pop()
+        else:
+            j += 1
+    return tokens, counts

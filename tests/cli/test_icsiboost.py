@@ -17,7 +17,7 @@ import pytest
 from confboost.cli import main
 from confboost.cli.icsiboost_flags import ICSIBOOST_FLAGS
 from confboost.data.postings import TermVocabulary, TextExpert, expert_terms
-from tests.helpers import run
+from tests.helpers import first_met_dictionary, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -295,30 +295,6 @@ def test_classify_warns_about_a_model_that_cannot_fire(stem, capsys, monkeypatch
 
 # ----------------------------------------------------------------------------- text
 
-def _icsiboost_dictionary(documents, kind, length, cutoff):
-    """icsiboost's token list, built literally: terms added as first met, then its cutoff."""
-    tokens, counts = [], {}
-    for document in documents:
-        if document is None:
-            continue
-        seen = set()
-        for term in _icsiboost_order(document.split(), kind, length):
-            if term not in counts:
-                tokens.append(term)
-                counts[term] = 0
-            if term not in seen:
-                seen.add(term)
-                counts[term] += 1
-    j = 0
-    while j < len(tokens):
-        if counts[tokens[j]] < cutoff:
-            tokens[j] = tokens[-1]
-            tokens.pop()
-        else:
-            j += 1
-    return tokens
-
-
 def _icsiboost_order(words, kind, length):
     """The terms of icsiboost's text_expert, in its order (position by position)."""
     out = []
@@ -340,8 +316,11 @@ def test_first_met_order_is_icsiboost_dictionary(kind, length, cutoff):
                  " ".join(rng.choice(words, rng.integers(length, 9))) for _ in range(80)]
     vocabulary = TermVocabulary().fit(
         documents, TextExpert(kind, length, cutoff, tokenizer="whitespace", order="first"))
-    assert vocabulary.terms_ == _icsiboost_dictionary(documents, kind, length, cutoff)
-    assert expert_terms(["a", "b", "c"], "ngram", 2)  # shapes as the module documents
+    term_lists = (_icsiboost_order(document.split(), kind, length)
+                  for document in documents if document is not None)
+    assert vocabulary.terms_ == first_met_dictionary(term_lists, cutoff)[0]
+    # the shapes as the module documents them
+    assert expert_terms(["a", "b", "c"], "ngram", 2) == ["a", "b", "c", "a b", "b c"]
 
 
 def test_no_unk_and_can_make():

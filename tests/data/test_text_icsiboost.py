@@ -18,7 +18,7 @@ import pytest
 from confboost.data.postings import TermVocabulary, TextExpert, icsiboost_tokenize
 from confboost.data.text_experts import check_pattern
 from confboost.formats.shyp import ShypError, import_shyp
-from tests.helpers import run
+from tests.helpers import first_met_dictionary, run
 
 NBSP = "\u00a0"
 
@@ -99,27 +99,6 @@ def test_sgram_pairs_join_whatever_the_gap_and_equal_strings_are_one_term():
     assert missing.tolist() == [False] * 4 + [True]
 
 
-def _c_dictionary(documents, kind, length, cutoff, drop=None, no_unk=False):
-    tokens, counts = [], {}
-    for document in documents:
-        seen = set()
-        for term in _c_text_expert(document, kind, length, no_unk, drop):
-            if term not in counts:
-                tokens.append(term)
-                counts[term] = 0
-            if term not in seen:
-                seen.add(term)
-                counts[term] += 1
-    j = 0
-    while j < len(tokens):  # icsiboost's USE_CUTOFF: the last token fills the hole
-        if counts[tokens[j]] < cutoff:
-            tokens[j] = tokens[-1]
-            tokens.pop()
-        else:
-            j += 1
-    return tokens, counts
-
-
 @pytest.mark.parametrize("kind, length, cutoff, drop, no_unk", [
     ("ngram", 2, 0, None, False), ("sgram", 4, 2, None, False), ("fgram", 3, 1, None, False),
     ("ngram", 3, 3, None, False), ("sgram", 3, 0, "^w#|##", False),
@@ -131,7 +110,9 @@ def test_vocabulary_is_icsiboost_dictionary(kind, length, cutoff, drop, no_unk):
     expert = TextExpert(kind, length, cutoff, drop, tokenizer="icsiboost", order="first",
                         no_unk=no_unk)
     vocabulary = TermVocabulary().fit(documents, expert)
-    terms, counts = _c_dictionary(documents, kind, length, cutoff, drop, no_unk)
+    terms, counts = first_met_dictionary(  # icsiboost's USE_CUTOFF on its text_expert
+        (_c_text_expert(document, kind, length, no_unk, drop) for document in documents),
+        cutoff)
     assert vocabulary.terms_ == terms
     assert vocabulary.document_frequency_.tolist() == [counts[term] for term in terms]
 

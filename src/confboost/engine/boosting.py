@@ -16,13 +16,19 @@ state back with ``restore`` before the first round. ``best_round`` picks the rou
 from per-round scores.
 """
 
+from __future__ import annotations
+
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from confboost.engine.callbacks import CallbackEnv, CallbackList, TrainingCallback
 from confboost.engine.model import BoostedModel
+
+if TYPE_CHECKING:  # annotations only
+    from confboost.engine.protocols import Scheme, WeakLearner
 
 HISTORY_KEYS = ("alpha", "z", "bound", "train_loss", "criterion", "alpha_capped")
 
@@ -130,8 +136,8 @@ class BoostingRun:
         What callbacks see as ``env.estimator`` (set by the fit that owns the run).
     """
 
-    def __init__(self, dataset, scheme, learner, alpha_method, mode, smoothing,
-                 learning_rate=1.0, identity=()):
+    def __init__(self, dataset, scheme: Scheme, learner: WeakLearner, alpha_method, mode,
+                 smoothing, learning_rate=1.0, identity=()):
         self.dataset = dataset
         self.scheme = scheme
         self.learner = learner

@@ -32,10 +32,9 @@ slope a' fitted on their held-out f is carried to the main run's T rounds by the
 f's scale between the two (``carry_slope``): a = a' · s(g_T') / s(g_T), s the root mean
 square of the main run's logits on the same examples. Past its first rounds a run's
 calibrated logits a·g keep about the same scale while g itself grows with every round (the
-margins of §5), which is what the ratio follows. Against full-length runs
-(``benchmarks/probabilities.py --calibration``, the table in ``benchmarks/results.md``):
-log loss within 1% on yeast-ml, satimage and letter and 5-7% above on breast cancer and wine
-(569 and 178 examples), for 1.0-1.45x the cost of ``calibration=None`` instead of 2-7x.
+margins of §5), which is what the ratio follows. How this compares with full-length runs,
+in log loss and in cost, is measured by ``benchmarks/probabilities.py --calibration``
+(the table in ``benchmarks/results.md``).
 """
 
 from dataclasses import replace

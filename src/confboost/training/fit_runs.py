@@ -457,13 +457,13 @@ class Fit:
         if calibrator is None:
             return None
         short = min(short, n_rounds)
-        logits = ([], [])
-        for fold in folds:  # the main run's f on the held-out examples, after both
-            first = main.run.model(short).decision_function(fold.eval_set.X)
-            logits[0].append(self.outputs(main, short).logits(first)[0])
-            full = main.run.model(n_rounds).decision_function(fold.eval_set.X)
-            logits[1].append(self.outputs(main, n_rounds).logits(full)[0])
-        return carry_slope(calibrator, np.concatenate(logits[0]), np.concatenate(logits[1]))
+        # the main run's logits on the held-out examples, after T' rounds and after T
+        logits = []
+        for rounds in (short, n_rounds):
+            model, outputs = main.run.model(rounds), self.outputs(main, rounds)
+            logits.append(np.concatenate([
+                outputs.logits(model.decision_function(fold.eval_set.X))[0] for fold in folds]))
+        return carry_slope(calibrator, *logits)
 
     # -- warm start's checks --------------------------------------------------------------
     def _check_same_params(self, state):

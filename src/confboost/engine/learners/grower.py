@@ -27,7 +27,10 @@ partition for each of these steps and sums what comes back, so the same code gro
 tree over rows spread across a cluster.
 """
 
+from __future__ import annotations
+
 import heapq
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +38,9 @@ from confboost.engine.learners.splitter import numeric_split
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.tree_nodes import partition_rows, subtract_sibling
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
+
+if TYPE_CHECKING:  # annotations only
+    from confboost.engine.protocols import RowSets
 
 #: Most bytes of node histograms a growing tree keeps for its waiting leaves (1 GiB). Past
 #: it the histograms of the leaves of least gain are dropped, and rebuilt from their rows
@@ -162,8 +168,8 @@ class LocalRows:
         return train_blocks
 
 
-def grow_tree(row_sets, n_bins, n_columns, mode, max_leaves, max_depth, min_leaf_weight,
-              pool, root_hist=None, n_hist_bins=N_HIST_BINS):
+def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
+              min_leaf_weight, pool, root_hist=None, n_hist_bins=N_HIST_BINS):
     """Best-first growth by the largest drop in Z (see the module docstring).
 
     Parameters
