@@ -43,6 +43,13 @@ def numba_loaded():
     return _numba is not None
 
 
+def kernel_ready(kernel):
+    """Whether ``kernel`` (a kernel as its module defines it) has a compiled specialisation in
+    this process already: calling it again costs no compilation and no cache load."""
+    dispatcher = kernel._dispatcher if isinstance(kernel, LazyKernel) else kernel
+    return dispatcher is not None and bool(dispatcher.overloads)
+
+
 def on_load(hook):
     """Run ``hook(numba)`` once numba is loaded: now if it is, else before the first kernel
     call."""
@@ -58,6 +65,15 @@ def cancel_on_load(hook):
     with _LOCK:
         if hook in _HOOKS:
             _HOOKS.remove(hook)
+
+
+def load_registries(numba):
+    """Load numba's typing and lowering registries now: what its first compilation or cache
+    load does anyway (numba's NumPy implementations, with SciPy's BLAS); ``numba`` is the
+    loaded module, as ``on_load`` hooks receive it."""
+    from numba.core.registry import cpu_target
+
+    cpu_target.target_context.refresh()
 
 
 def load_numba():
