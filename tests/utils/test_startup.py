@@ -88,3 +88,55 @@ predict_stumps(np.ones((2, 1)), np.zeros(1, np.intp), np.zeros(1), np.ones((1, 3
 print(before, loaded, kernel_ready(predict_stumps))
 """
     assert _python(code, tmp_path) == "False False True"
+
+
+def test_serial_builds_give_the_parallel_builds_bits(tmp_path):
+    # n_jobs=1 runs the parallel kernels' serial builds, n_jobs=2 their parallel builds
+    code = """
+import numpy as np
+from confboost import BoostClassifier
+from confboost.engine.schemes import mh
+from confboost.data import bin_mapper
+rng = np.random.default_rng(5)
+X = rng.normal(size=(3000, 8))
+X[::9, 1] = np.nan
+same = []
+for y in (X[:, 0] + X[:, 2] > 0, np.digitize(X[:, 0] - X[:, 3], [-0.6, 0.6])):
+    for learner in ("stump", "tree"):
+        fits = [BoostClassifier(8, weak_learner=learner, n_jobs=n, calibration=None,
+                                random_state=0).fit(X, y) for n in (1, 2)]
+        same.append(np.array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
+                    and np.array_equal(fits[0].history_["z"], fits[1].history_["z"]))
+kernel = bin_mapper.transform_codes
+print(same, bool(kernel._serial.overloads and kernel._dispatcher.overloads))
+"""
+    assert _python(code, tmp_path) == "[True, True, True, True] True"
+
+
+def test_the_weight_updates_serial_build_gives_its_parallel_builds_bits(tmp_path):
+    # sums of many fixed chunks, each build on the same inputs; in a fresh process, where
+    # the scheme holds the kernel as it was before numba loaded (its LazyKernel)
+    code = """
+import numpy as np
+from confboost.engine.schemes import mh
+from confboost.kernels.weight_update import LOSS_ARGMAX, LOSS_PAIRS
+rng = np.random.default_rng(11)
+n, k = 70_000, 3
+blocks = rng.integers(0, 3, size=n).astype(np.uint8)
+sign_index = rng.integers(0, 2, size=(n, k)).astype(np.uint8)
+steps = rng.normal(size=(3, k))
+factors = np.exp(rng.normal(size=(3, k, 2)) * 0.3)
+start_weights = rng.random((n, k)) / (n * k)
+start_scores = rng.normal(size=(n, k))
+loss_weights = rng.random((n, k))
+results = []
+for build in (mh.apply_partition.serial, mh.apply_partition.dispatcher):
+    for loss_kind in (LOSS_PAIRS, LOSS_ARGMAX):
+        weights, scores = start_weights.copy(), start_scores.copy()
+        sums = build(weights, sign_index, blocks, steps, factors, scores, loss_kind,
+                     loss_weights)
+        results.append((sums, weights, scores))
+print([s[0] == p[0] and np.array_equal(s[1], p[1]) and np.array_equal(s[2], p[2])
+       for s, p in zip(results[:2], results[2:])], results[0][0][1] > 0)
+"""
+    assert _python(code, tmp_path) == "[True, True] True"
