@@ -2,18 +2,27 @@
 every kernel's load from numba's cache (per function and specialisation).
 
 Each run is a fresh process (``common.fresh``) that times, in this order: ``import numpy``;
-``import sklearn.base`` (what ``BoostClassifier`` needs); confboost's modules (``from
-confboost import BoostClassifier``); ``import numba``; numba's registries (the first
-compiled call's fixed cost: numba imports its NumPy implementations and SciPy's BLAS);
-the first tiny fit (500 x 5, binary), a prediction, and a second fit (3 classes), as
-``bench_startup.py``'s snippet. A wrapper around numba's cache look-up records each
-kernel's load (CPU time). Wall and CPU seconds, medians over ``REPEATS`` processes; a warm
-cache (one process runs first). Run alone: ``python benchmarks/bench_kernel_load.py``.
+``import sklearn.base`` (what ``BoostClassifier`` needs); ``import sklearn.model_selection``
+(the calibration's folds, at the first fit); confboost's modules (``from confboost import
+BoostClassifier``); ``import numba``; numba's registries (the first compiled call's fixed
+cost: numba imports its NumPy implementations and SciPy's BLAS); the first tiny fit (500 x
+5, binary), a prediction, and a second fit (3 classes), as ``bench_startup.py``'s snippet.
+A wrapper around numba's cache look-up records each kernel's load (CPU time). Wall and CPU
+seconds, medians over ``REPEATS`` processes; a warm cache (one process runs first).
+
+``--cold`` also runs the snippet once on a copy of ``src`` with an empty cache and lists
+what each kernel's compilation cost (CPU seconds, from numba's compile events; a kernel
+another one calls is compiled inside it and counted there). Run alone: ``python
+benchmarks/bench_kernel_load.py [--cold]``.
 """
 
 import os
+import shutil
 import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 # no module-level import of the benchmarks' common (it imports NumPy): the child times it
 
@@ -32,6 +41,8 @@ def phases():
     mark("import numpy")
     import sklearn.base  # noqa: F401
     mark("import sklearn.base")
+    import sklearn.model_selection  # noqa: F401
+    mark("import sklearn.model_selection (the calibration's folds)")
     from confboost import BoostClassifier
     mark("confboost's modules (from confboost import BoostClassifier)")
     import numba
@@ -59,6 +70,75 @@ def phases():
     BoostClassifier(5).fit(X, (X[:, 0] > 0) + (X[:, 1] > 0))
     mark("second fit (3 classes)")
     return {"phases": marks, "loads": loads, "layer": numba.threading_layer()}
+
+
+def _fits():
+    import numpy as np
+
+    from confboost import BoostClassifier
+
+    X = np.random.default_rng(0).normal(size=(500, 5))
+    BoostClassifier(5).fit(X, X[:, 0] > 0).predict(X)
+    BoostClassifier(5).fit(X, (X[:, 0] > 0) + (X[:, 1] > 0))
+
+
+def compiles():
+    """In a child whose numba cache is empty: ([(kernel, parallel, CPU s)] of each kernel
+    compiled at the top level, CPU s of the imports (scikit-learn, numba and its registries
+    included), CPU s of the fits)."""
+    start = time.process_time()
+    from confboost import BoostClassifier  # noqa: F401  (scikit-learn with it)
+    from confboost.utils.lazy_numba import load_numba, load_registries
+
+    numba = load_numba()
+    load_registries(numba)
+    from numba.core import event
+
+    imported = time.process_time() - start
+    records, stack = [], []
+
+    class Compiles(event.Listener):
+        def on_start(self, ev):
+            stack.append(time.process_time())
+
+        def on_end(self, ev):
+            began = stack.pop()
+            if not stack:
+                dispatcher = ev.data["dispatcher"]
+                records.append((dispatcher.py_func.__qualname__,
+                                bool(dispatcher.targetoptions.get("parallel")),
+                                time.process_time() - began))
+
+    event.register("numba:compile", Compiles())
+    began = time.process_time()
+    _fits()
+    return records, imported, time.process_time() - began
+
+
+def run_cold():
+    """``compiles()`` in a fresh process on a copy of this checkout's ``src`` without its
+    numba cache."""
+    import common
+
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copytree(common.ROOT / "src", Path(folder) / "src",
+                        ignore=shutil.ignore_patterns("*.nbi", "*.nbc"))
+        return common.fresh("bench_kernel_load", "compiles",
+                            env={"PYTHONPATH": str(Path(folder) / "src")})
+
+
+def cold_table(result):
+    """Markdown lines for ``run_cold()``'s result."""
+    records, imported, fits = result
+    lines = [f"Empty numba cache, one fresh process (load average {os.getloadavg()[0]:.1f}): "
+             f"imports (scikit-learn, numba and its registries included) {imported:.2f} s CPU; "
+             f"the fits "
+             f"{fits:.2f} s CPU, of which compiling (each kernel with those it calls):", "",
+             "| kernel | parallel | compile CPU (s) |", "|---|---|---|"]
+    for name, parallel, seconds in sorted(records, key=lambda r: -r[2]):
+        lines.append(f"| {name} | {'yes' if parallel else 'no'} | {seconds:.2f} |")
+    lines.append(f"| total | | {sum(r[2] for r in records):.2f} |")
+    return lines
 
 
 def run(repeats=None):
@@ -102,3 +182,5 @@ def table(result):
 
 if __name__ == "__main__":
     print("\n".join(table(run())))
+    if "--cold" in sys.argv:
+        print("\n" + "\n".join(cold_table(run_cold())))

@@ -9,7 +9,13 @@ peak resident memory is the child's own (``os.wait4``).
 The satimage files are icsiboost's (``GOLDEN/satimage``, gunzipped into a temporary folder;
 ``GOLDEN`` is ``$CONFBOOST_GOLDEN/icsiboost``, else ``../shared/golden/icsiboost`` beside the
 checkout); without them that row is left out. The command fits a ``Booster``: it imports
-no scikit-learn.
+no scikit-learn. "In process" is the snippet's own clock, from its first import to its
+last fit; the whole process adds the interpreter's start and its exit (the exit walks every
+object numba made unless something froze them, ``cli.app.command_line``).
+
+``python benchmarks/bench_startup.py [--cold] [--before SRC]``: ``--before`` runs the same
+processes on another source tree (another checkout's ``src``, with its own numba cache),
+alternating with this checkout's, and prints both columns and their ratio.
 """
 
 import gzip
@@ -35,16 +41,19 @@ SNIPPET = ("import time; t = time.perf_counter(); import numpy as np; from confb
 IMPORT = "import time; t = time.perf_counter(); import confboost; print(time.perf_counter() - t)"
 
 
-def _env():
-    return {"PYTHONPATH": str(common.ROOT / "src"), "PATH": "/usr/bin:/bin"}
+SRC = common.ROOT / "src"
 
 
-def _timed(command, cwd=None, memory=False):
+def _env(src=SRC):
+    return {"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"}
+
+
+def _timed(command, cwd=None, memory=False, src=SRC):
     """(stdout, wall seconds, CPU seconds) of one child process, and its peak resident MB
     when ``memory``."""
     with tempfile.TemporaryFile("w+") as out:
         start = time.perf_counter()
-        child = subprocess.Popen(command, env=_env(), cwd=cwd, stdout=out,
+        child = subprocess.Popen(command, env=_env(src), cwd=cwd, stdout=out,
                                  stderr=subprocess.DEVNULL, text=True)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
@@ -56,13 +65,13 @@ def _timed(command, cwd=None, memory=False):
     return (*result, usage.ru_maxrss / 1024) if memory else result
 
 
-def _fresh(snippet=SNIPPET):
-    out, wall, cpu = _timed([sys.executable, "-c", snippet])
+def _fresh(snippet=SNIPPET, src=SRC):
+    out, wall, cpu = _timed([sys.executable, "-c", snippet], src=src)
     return float(out.strip()), wall, cpu
 
 
-def clear_cache():
-    for cache in (common.ROOT / "src" / "confboost").rglob("__pycache__"):
+def clear_cache(src=SRC):
+    for cache in (Path(src) / "confboost").rglob("__pycache__"):
         for path in cache.glob("*.nb[ic]"):
             path.unlink()
 
@@ -71,51 +80,127 @@ def _median(values):
     return sorted(values)[len(values) // 2]
 
 
-def train_satimage(rounds=100):
-    """Median (wall, CPU) seconds of ``confboost train -S satimage -n rounds``, warm cache,
-    and median (wall s, CPU s, peak MB) of ``confboost classify`` on 40 test lines with the
-    model it wrote."""
+def _satimage(folder):
+    """Copy icsiboost's satimage files into ``folder``, 40 test lines as ``forty.data``;
+    False without them."""
     source = GOLDEN / "satimage"
     if not (source / "satimage.names").exists():
-        return None
+        return False
+    for name in ("satimage.names", "satimage.data.gz", "satimage.test.gz"):
+        target = Path(folder) / name.removesuffix(".gz")
+        if name.endswith(".gz"):
+            with gzip.open(source / name, "rb") as raw:
+                target.write_bytes(raw.read())
+        else:
+            shutil.copy(source / name, target)
+    lines = (Path(folder) / "satimage.test").read_text().splitlines(keepends=True)
+    (Path(folder) / "forty.data").write_text("".join(lines[:40]))
+    return True
+
+
+def _commands(rounds):
+    train = [sys.executable, "-m", "confboost.cli", "train", "-S", "satimage", "-n",
+             str(rounds)]
+    classify = [sys.executable, "-m", "confboost.cli", "classify", "-S", "satimage", "-i",
+                "forty.data"]
+    return train, classify
+
+
+def measure(sources=(SRC,), cold=True, rounds=100):
+    """Each source tree's figures, its processes alternating with the others'.
+
+    Returns a list (one per source) of dicts: ``cold_in_process``, ``cold_process``,
+    ``cold_cpu`` (the first snippet after emptying the numba cache, with ``cold``);
+    ``warm_in_process``, ``warm_process``, ``warm_cpu`` (medians of ``REPEATS``);
+    ``import``; ``train_satimage_100`` (wall, CPU) of ``confboost train -S satimage -n
+    rounds`` and ``classify_40`` (wall, CPU, peak MB) of ``confboost classify`` on 40 lines
+    with its model, None without the satimage files; ``load`` (one-minute load average at
+    the end).
+    """
+    results = [{} for _ in sources]
+    if cold:
+        for src, result in zip(sources, results, strict=True):
+            clear_cache(src)
+            cold_run = _fresh(src=src)
+            result["cold_in_process"], result["cold_process"], result["cold_cpu"] = cold_run
+    for src in sources:
+        _fresh(src=src)
+    runs = [[] for _ in sources]
+    imports = [[] for _ in sources]
+    for _ in range(common.REPEATS):
+        for i, src in enumerate(sources):
+            runs[i].append(_fresh(src=src))
+            imports[i].append(_fresh(IMPORT, src=src))
+    for result, timed, imported in zip(results, runs, imports, strict=True):
+        result["warm_in_process"] = _median([r[0] for r in timed])
+        result["warm_process"] = _median([r[1] for r in timed])
+        result["warm_cpu"] = _median([r[2] for r in timed])
+        result["import"] = _median([r[0] for r in imported])
     with tempfile.TemporaryDirectory() as folder:
-        for name in ("satimage.names", "satimage.data.gz", "satimage.test.gz"):
-            target = Path(folder) / name.removesuffix(".gz")
-            if name.endswith(".gz"):
-                with gzip.open(source / name, "rb") as raw:
-                    target.write_bytes(raw.read())
-            else:
-                shutil.copy(source / name, target)
-        command = [sys.executable, "-m", "confboost.cli", "train", "-S", "satimage",
-                   "-n", str(rounds)]
-        _timed(command, folder)  # the kernels this command uses, into the cache
-        runs = [_timed(command, folder)[1:] for _ in range(common.REPEATS)]
-        lines = (Path(folder) / "satimage.test").read_text().splitlines(keepends=True)
-        (Path(folder) / "forty.data").write_text("".join(lines[:40]))
-        classify = [sys.executable, "-m", "confboost.cli", "classify", "-S", "satimage",
-                    "-i", "forty.data"]
-        _timed(classify, folder)
-        scored = [_timed(classify, folder, memory=True)[1:] for _ in range(common.REPEATS)]
-    return ((_median([r[0] for r in runs]), _median([r[1] for r in runs])),
-            tuple(_median([r[i] for r in scored]) for i in range(3)))
+        found = _satimage(folder)
+        train, classify = _commands(rounds)
+        trained = [[] for _ in sources]
+        scored = [[] for _ in sources]
+        if found:
+            for src in sources:  # each tree's kernels into its cache
+                _timed(train, folder, src=src)
+                _timed(classify, folder, src=src)
+            for _ in range(common.REPEATS):
+                for i, src in enumerate(sources):
+                    trained[i].append(_timed(train, folder, src=src)[1:])
+                    scored[i].append(_timed(classify, folder, memory=True, src=src)[1:])
+    for result, train_runs, classify_runs in zip(results, trained, scored, strict=True):
+        result["train_satimage_100"] = (tuple(_median([r[i] for r in train_runs])
+                                              for i in range(2)) if found else None)
+        result["classify_40"] = (tuple(_median([r[i] for r in classify_runs])
+                                       for i in range(3)) if found else None)
+        result["load"] = os.getloadavg()[0]
+    return results
 
 
 def run(cold=True):
-    result = {}
-    if cold:
-        clear_cache()
-        result["cold_in_process"], result["cold_process"], _ = _fresh()
-    _fresh()
-    runs = [_fresh() for _ in range(common.REPEATS)]
-    result["warm_in_process"] = _median([r[0] for r in runs])
-    result["warm_process"] = _median([r[1] for r in runs])
-    result["warm_cpu"] = _median([r[2] for r in runs])
-    imports = [_fresh(IMPORT) for _ in range(common.REPEATS)]
-    result["import"] = _median([r[0] for r in imports])
-    result["train_satimage_100"], result["classify_40"] = train_satimage() or (None, None)
-    result["load"] = os.getloadavg()[0]
-    return result
+    """This checkout's figures (``measure``'s dict)."""
+    return measure((SRC,), cold)[0]
+
+
+def table(results, names):
+    """Markdown lines: a row per figure, a column per source (``names``), and the ratio of
+    the last to the first when there are two."""
+    rows = [("cold: snippet in process (s)", "cold_in_process", None),
+            ("cold: whole process wall (s)", "cold_process", None),
+            ("cold: whole process CPU (s)", "cold_cpu", None),
+            ("warm: snippet in process (s)", "warm_in_process", None),
+            ("warm: whole process wall (s)", "warm_process", None),
+            ("warm: whole process CPU (s)", "warm_cpu", None),
+            ("`import confboost` (s)", "import", None),
+            ("`train -S satimage -n 100` wall (s)", "train_satimage_100", 0),
+            ("`train -S satimage -n 100` CPU (s)", "train_satimage_100", 1),
+            ("`classify` 40 lines wall (s)", "classify_40", 0),
+            ("`classify` 40 lines CPU (s)", "classify_40", 1),
+            ("`classify` 40 lines peak (MB)", "classify_40", 2)]
+    header = ["figure", *names] + (["ratio"] if len(names) == 2 else [])
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for label, key, index in rows:
+        values = [r.get(key) for r in results]
+        if any(v is None for v in values):
+            continue
+        values = [v if index is None else v[index] for v in values]
+        cells = [f"{v:.3f}" for v in values]
+        if len(values) == 2:
+            cells.append(f"{values[1] / values[0]:.2f}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    loads = ", ".join(f"{r['load']:.1f}" for r in results)
+    return lines + ["", f"Load average at the end of each column's last run: {loads}."]
 
 
 if __name__ == "__main__":
-    print(run(cold="--cold" in sys.argv))
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cold", action="store_true", help="also the empty-cache run")
+    parser.add_argument("--before", help="source tree to compare against (its src folder)")
+    args = parser.parse_args()
+    sources = ((Path(args.before).resolve(), SRC) if args.before else (SRC,))
+    print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
+    print("\n".join(table(measure(sources, args.cold),
+                          ["before", "after"] if args.before else ["this checkout"])))

@@ -82,7 +82,8 @@ print("numba" in sys.modules, isinstance(histogram.build_histogram, CPUDispatche
 
 
 def test_a_few_rows_score_the_same_without_numba():
-    # the stumps' NumPy twin answers while numba is not loaded: the same scores, bit for bit
+    # the stumps' NumPy twin answers while numba is not loaded, the kernel once it is
+    # compiled: the same scores, bit for bit
     code = """
 import sys, numpy as np
 from confboost import BoostClassifier
@@ -95,10 +96,11 @@ lazy._numba, numba = None, lazy._numba  # as in a process where no kernel has ru
 stump.predict_stumps, kernel = None, stump.predict_stumps  # the kernel must not run
 numpy_scores = booster.decision_function(X[:40])
 lazy._numba, stump.predict_stumps = numba, kernel
-print(np.array_equal(numpy_scores, booster.decision_function(X[:40])),
+kernel(X[:1], np.zeros(1, np.intp), np.zeros(1), np.ones((1, 3, 3)), np.zeros((1, 3)))
+print(lazy.kernel_ready(kernel), np.array_equal(numpy_scores, booster.decision_function(X[:40])),
       np.abs(numpy_scores).sum() > 0)
 """
-    assert _python(code) == "True True"
+    assert _python(code) == "True True True"
 
 
 def test_serial_below_runs_small_calls_on_one_thread():

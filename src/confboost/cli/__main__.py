@@ -2,6 +2,6 @@
 
 import sys
 
-from confboost.cli.app import main
+from confboost.cli.app import command_line
 
-sys.exit(main())
+sys.exit(command_line())

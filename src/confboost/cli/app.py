@@ -8,6 +8,7 @@ experiments, written as a report); ``show`` (a model's rounds as rules); ``train
 """
 
 import argparse
+import gc
 import os
 import sys
 
@@ -151,6 +152,39 @@ def main(argv=None):
         return status
     except BrokenPipeError:
         return _closed_pipe()
+
+
+def command_line():
+    """The ``confboost`` script (and ``python -m confboost.cli``): ``main()`` in a process
+    that ends when it returns; its exit status.
+
+    The process is the command's alone, so it may tune Python's cyclic garbage collector,
+    which ``main`` (called from other programs and tests) never touches. The collector is
+    off while the command imports its modules and numba (they make no cyclic garbage, and
+    each full collection would walk every object imported so far); once numba and its
+    registries are loaded (``lazy_numba.on_load``), what exists is frozen (out of later
+    collections' reach) and the collector runs again. At the end everything is frozen, so
+    the interpreter's exit does not walk numba's hundred thousand objects. A command that
+    never calls a kernel (scoring a few lines with the NumPy twins) runs with the collector
+    off: it is short and its garbage is freed by reference counting.
+    """
+    from confboost.utils.lazy_numba import cancel_on_load, load_registries, on_load
+
+    def collect_again(numba):
+        load_registries(numba)
+        gc.freeze()
+        gc.enable()
+
+    enabled = gc.isenabled()
+    gc.disable()
+    on_load(collect_again)
+    try:
+        return main()
+    finally:
+        cancel_on_load(collect_again)
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def _closed_pipe():

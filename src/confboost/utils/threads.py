@@ -26,7 +26,9 @@ cores the thread count that pays depends on the machine's load at the moment and
 round, so a fit with the default ``n_jobs`` measures it (``ThreadTuner``): it times a few
 rounds with its threads and with half as many, keeps the faster, and measures again now and
 then. The kernels give the same model on any thread count (their sums run in fixed chunks),
-so the choice changes only the time.
+so the choice changes only the time. On one thread the parallel kernels run their serial
+builds (``lazy_numba.serial_kernels``): the same code without numba's parallel machinery,
+quicker to compile and to load.
 """
 
 import sys
@@ -34,7 +36,13 @@ import time
 from contextlib import contextmanager
 from statistics import fmean
 
-from confboost.utils.lazy_numba import cancel_on_load, load_numba, numba_loaded, on_load
+from confboost.utils.lazy_numba import (
+    cancel_on_load,
+    load_numba,
+    numba_loaded,
+    on_load,
+    serial_kernels,
+)
 
 #: Below this many example·feature·label cells a fit runs its kernels on one thread. Whole
 #: fits of 100 stump rounds on 2 quiet cores, 2 threads / 1: 1.08 at 0.25M cells, 0.94 at
@@ -210,7 +218,7 @@ def numba_threads(n_jobs, work=None):
     """
     if (n_jobs == 1 or (n_jobs is None and work is not None and work < SMALL_WORK)) \
             and not numba_loaded():  # one thread: numba need not load before a kernel runs
-        with _one_thread_once_loaded():
+        with _one_thread_once_loaded(), serial_kernels():
             yield ThreadTuner(1, None)
         return
     numba = load_numba()
@@ -218,7 +226,11 @@ def numba_threads(n_jobs, work=None):
     threads = wanted_threads(n_jobs, numba.config.NUMBA_NUM_THREADS, work)
     numba.set_num_threads(threads)
     try:
-        yield ThreadTuner(threads, numba.set_num_threads, adaptive=n_jobs is None)
+        if threads == 1:  # the tuner only lowers a count: one thread stays one
+            with serial_kernels():
+                yield ThreadTuner(threads, numba.set_num_threads, adaptive=n_jobs is None)
+        else:
+            yield ThreadTuner(threads, numba.set_num_threads, adaptive=n_jobs is None)
     finally:
         numba.set_num_threads(previous)
 
@@ -240,7 +252,7 @@ def serial_below(cells, limit=SERIAL_CELLS):
         yield
         return
     if not numba_loaded():
-        with _one_thread_once_loaded():
+        with _one_thread_once_loaded(), serial_kernels():
             yield
         return
     import numba
@@ -248,7 +260,8 @@ def serial_below(cells, limit=SERIAL_CELLS):
     previous = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        yield
+        with serial_kernels():
+            yield
     finally:
         numba.set_num_threads(previous)
 

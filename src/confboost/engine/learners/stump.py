@@ -33,11 +33,11 @@ from confboost.kernels.stump_split import best_thresholds
 from confboost.kernels.weight_trim import trim_rows
 from confboost.kernels.weight_update import stump_block_stats, stump_blocks
 from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
-from confboost.utils.lazy_numba import numba_loaded
+from confboost.utils.lazy_numba import kernel_ready
 from confboost.utils.untrusted import read_float, read_int, require, write_float
 
-#: Most row·stump·label cells a prediction takes through NumPy while numba is not loaded
-#: (some 10 ms of NumPy, against a third of a second to load numba).
+#: Most row·stump·label cells a prediction takes through NumPy while ``predict_stumps`` is
+#: not loaded (some 10 ms of NumPy, against a third of a second to load numba).
 NUMPY_PREDICT_CELLS = 1 << 20
 
 #: Which of a stump's blocks the abstaining modes abstain on: the missing-value block.
@@ -91,8 +91,9 @@ class StumpHypothesis(PartitionHypothesis):
     @classmethod
     def add_scores(cls, hypotheses, alphas, frame, scores):
         """All the stumps in one pass of the ``predict_stumps`` kernel, or of its NumPy twin
-        (the same sums in the same order) on a few rows while numba is not loaded: loading
-        it would cost a command that scores a few lines ten times its work."""
+        (the same sums in the same order) on a few rows while the kernel is not loaded yet:
+        loading numba would cost a command that scores a few lines ten times its work, and
+        compiling the kernel (an empty cache) a small fit's calibration a second."""
         X = frame.numeric
         X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype == np.float32 else np.float64)
         features = np.array([h.feature for h in hypotheses], dtype=np.intp)
@@ -101,7 +102,8 @@ class StumpHypothesis(PartitionHypothesis):
         thresholds = np.array([h.threshold for h in hypotheses], dtype=np.float64)
         values = np.array([h.values * a for h, a in zip(hypotheses, alphas, strict=True)],
                           dtype=np.float64).reshape(len(hypotheses), 3, scores.shape[1])
-        if not numba_loaded() and scores.size * len(hypotheses) <= NUMPY_PREDICT_CELLS:
+        if (scores.size * len(hypotheses) <= NUMPY_PREDICT_CELLS
+                and not kernel_ready(predict_stumps)):
             scores += predict_stumps_naive(X, features, thresholds, values)
         else:
             predict_stumps(X, features, thresholds, values, scores)

@@ -1,0 +1,142 @@
+"""What start-up leaves out and what it keeps: the ``confboost`` script's collector handling
+(``cli.app.command_line``), which ``main`` never does, and the stumps' NumPy twin that
+answers until the ``predict_stumps`` kernel is compiled (``lazy_numba.kernel_ready``)."""
+
+import gc
+import subprocess
+import sys
+
+import numpy as np
+
+from confboost.cli import main
+from confboost.kernels.stump_predict import predict_stumps, predict_stumps_naive
+from tests.helpers import child_env, write_stem
+
+
+def _python(code, cwd):
+    completed = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=child_env(),
+                               capture_output=True, text=True, check=True)
+    return completed.stdout.strip().splitlines()[-1]
+
+
+def test_the_script_collects_again_once_numba_is_loaded(tmp_path):
+    # the collector is off while the command imports, back on (with the loaded objects
+    # frozen) once numba has loaded, and everything is frozen when the command ends
+    write_stem(tmp_path)
+    code = """
+import gc, sys
+from confboost.cli import command_line
+from confboost.utils import lazy_numba
+seen = []
+lazy_numba.on_load(lambda numba: seen.append(gc.isenabled()))  # runs before the script's hook
+sys.argv = ["confboost", "train", "-S", "t", "-n", "3"]
+status = command_line()
+print(status, seen, gc.isenabled(), gc.get_freeze_count() > 0)
+"""
+    assert _python(code, tmp_path) == "0 [False] True True"
+    assert (tmp_path / "t.model.json").is_file()
+
+
+def test_the_script_leaves_the_collector_as_it_found_it_when_off(tmp_path):
+    code = """
+import gc, sys
+gc.disable()
+from confboost.cli import command_line
+sys.argv = ["confboost", "--version"]
+try:
+    command_line()
+except SystemExit as stop:
+    print(stop.code, gc.isenabled())
+"""
+    assert _python(code, tmp_path) == "0 False"
+
+
+def test_main_leaves_the_collector_alone(tmp_path, capsys):
+    stem = write_stem(tmp_path)
+    frozen = gc.get_freeze_count()
+    assert gc.isenabled()
+    assert main(["train", "-S", str(stem), "-n", "3"]) == 0
+    capsys.readouterr()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def test_the_stumps_twin_adds_the_same_bits_as_the_kernel():
+    # the twin sums each row's stumps from zero and adds the total once, as the kernel
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 6))
+    X[::5, 3] = np.nan
+    features = rng.integers(0, 6, size=40).astype(np.intp)
+    thresholds = rng.normal(size=40)
+    for k in (1, 3):
+        values = rng.normal(size=(40, 3, k)) * 0.37
+        start = rng.normal(size=(300, k))
+        out = start.copy()
+        predict_stumps(X, features, thresholds, values, out)
+        assert np.array_equal(out, start + predict_stumps_naive(X, features, thresholds, values))
+
+
+def test_kernel_ready_tells_a_compiled_kernel(tmp_path):
+    code = """
+import numpy as np
+from confboost.kernels.stump_predict import predict_stumps
+from confboost.utils.lazy_numba import kernel_ready, load_numba
+before = kernel_ready(predict_stumps)
+load_numba()
+loaded = kernel_ready(predict_stumps)
+predict_stumps(np.ones((2, 1)), np.zeros(1, np.intp), np.zeros(1), np.ones((1, 3, 1)),
+               np.zeros((2, 1)))
+print(before, loaded, kernel_ready(predict_stumps))
+"""
+    assert _python(code, tmp_path) == "False False True"
+
+
+def test_serial_builds_give_the_parallel_builds_bits(tmp_path):
+    # n_jobs=1 runs the parallel kernels' serial builds, n_jobs=2 their parallel builds
+    code = """
+import numpy as np
+from confboost import BoostClassifier
+from confboost.engine.schemes import mh
+from confboost.data import bin_mapper
+rng = np.random.default_rng(5)
+X = rng.normal(size=(3000, 8))
+X[::9, 1] = np.nan
+same = []
+for y in (X[:, 0] + X[:, 2] > 0, np.digitize(X[:, 0] - X[:, 3], [-0.6, 0.6])):
+    for learner in ("stump", "tree"):
+        fits = [BoostClassifier(8, weak_learner=learner, n_jobs=n, calibration=None,
+                                random_state=0).fit(X, y) for n in (1, 2)]
+        same.append(np.array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
+                    and np.array_equal(fits[0].history_["z"], fits[1].history_["z"]))
+kernel = bin_mapper.transform_codes
+print(same, bool(kernel._serial.overloads and kernel._dispatcher.overloads))
+"""
+    assert _python(code, tmp_path) == "[True, True, True, True] True"
+
+
+def test_the_weight_updates_serial_build_gives_its_parallel_builds_bits(tmp_path):
+    # sums of many fixed chunks, each build on the same inputs; in a fresh process, where
+    # the scheme holds the kernel as it was before numba loaded (its LazyKernel)
+    code = """
+import numpy as np
+from confboost.engine.schemes import mh
+from confboost.kernels.weight_update import LOSS_ARGMAX, LOSS_PAIRS
+rng = np.random.default_rng(11)
+n, k = 70_000, 3
+blocks = rng.integers(0, 3, size=n).astype(np.uint8)
+sign_index = rng.integers(0, 2, size=(n, k)).astype(np.uint8)
+steps = rng.normal(size=(3, k))
+factors = np.exp(rng.normal(size=(3, k, 2)) * 0.3)
+start_weights = rng.random((n, k)) / (n * k)
+start_scores = rng.normal(size=(n, k))
+loss_weights = rng.random((n, k))
+results = []
+for build in (mh.apply_partition.serial, mh.apply_partition.dispatcher):
+    for loss_kind in (LOSS_PAIRS, LOSS_ARGMAX):
+        weights, scores = start_weights.copy(), start_scores.copy()
+        sums = build(weights, sign_index, blocks, steps, factors, scores, loss_kind,
+                     loss_weights)
+        results.append((sums, weights, scores))
+print([s[0] == p[0] and np.array_equal(s[1], p[1]) and np.array_equal(s[2], p[2])
+       for s, p in zip(results[:2], results[2:])], results[0][0][1] > 0)
+"""
+    assert _python(code, tmp_path) == "[True, True] True"
