@@ -7,9 +7,8 @@ Builds BoosTexter stems from raw text that no one wrote for this (what the machi
     description) labelled by section, six classes, 7,200 train / 1,800 test; ``#`` inside
     words (``PKCS#11``, ``C#``) as the text has them.
 ``sections-size``
-    ``sections`` with the installed size as a continuous column (icsiboost tries every
-    threshold; confboost 255 quantile bins at most, so the rounds may differ once a column
-    has more distinct values).
+    ``sections`` with the installed size as a continuous column of some 1,900 distinct
+    values (both programs try every threshold between two of them).
 ``debtags``
     The same packages labelled with their twelve most frequent debtags, multi-label.
 ``copyright``
@@ -289,7 +288,8 @@ def main(argv=None):
                       f"{row['cpu'][0]:.2f} / {row['cpu'][1]:.2f} | "
                       f"{row['rss'][0]:.0f} / {row['rss'][1]:.0f} "
                       f"({row['rss'][1] / row['rss'][0]:.2f}x) |", flush=True)
-                print(f"<!-- {name} {row['flags']}: classify CPU/MB icsiboost "
+                print(f"<!-- {name} {row['flags']}: load {os.getloadavg()[0]:.2f}; classify "
+                      f"CPU/MB icsiboost "
                       f"{row['classify_cost'][0][0]:.2f}/{row['classify_cost'][0][1]:.0f}, "
                       f"confboost {row['classify_cost'][1][0]:.2f}/"
                       f"{row['classify_cost'][1][1]:.0f}; "

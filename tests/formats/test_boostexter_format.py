@@ -413,8 +413,8 @@ number_lines = st.lists(
 
 @settings(max_examples=300, deadline=2000)
 @given(lines=number_lines, labels_required=st.booleans(),
-       unknown=st.sampled_from(["error", "missing"]))
-def test_column_reading_equals_line_reading(lines, labels_required, unknown):
+       unknown=st.sampled_from(["error", "missing"]), single=st.booleans())
+def test_column_reading_equals_line_reading(lines, labels_required, unknown, single):
     # read_data's column-by-column path gives what the reference line-by-line reading gives,
     # or steps aside (None) so that the reference names the first bad field
     from confboost.formats.data_file import _read_columns, _read_rows
@@ -423,10 +423,10 @@ def test_column_reading_equals_line_reading(lines, labels_required, unknown):
                                   ColumnSpec("k", "categorical", values=("a", "e"))])
     numbered = list(enumerate(lines, start=1))
     try:
-        expected = _read_rows("f", numbered, spec, labels_required, unknown)
+        expected = _read_rows("f", numbered, spec, labels_required, unknown, single)
     except BoosTexterFormatError as error:
         expected = error
-    got = _read_columns("f", numbered, spec, labels_required, unknown)
+    got = _read_columns("f", numbered, spec, labels_required, unknown, single)
     if isinstance(expected, BoosTexterFormatError):
         assert got is None
         return
@@ -447,3 +447,27 @@ def test_column_reading_reads_a_plain_file(tmp_path):
     np.testing.assert_array_equal(data.columns["y"], [np.nan, np.nan, 7.0])
     assert data.columns["t"] == ["w v", None, "x"]
     np.testing.assert_array_equal(data.labels, [[1, 0], [1, 1], [0, 1]])
+
+
+def test_single_reading_is_strtof():
+    # icsiboost reads a number with strtof: the float32 nearest its text, rounded once (a
+    # float64 rounded again to float32 differs where it lies halfway between two float32)
+    import ctypes
+    import ctypes.util
+    from decimal import Decimal, localcontext
+
+    from confboost.formats.data_file import as_single
+
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    libc.strtof.restype, libc.strtof.argtypes = ctypes.c_float, [ctypes.c_char_p, ctypes.c_void_p]
+    rng = np.random.default_rng(0)
+    texts = [repr(float(x)) for x in rng.normal(size=500) * 1000] + ["19.85", " 0.1 ", "-7"]
+    with localcontext() as context:
+        context.prec = 60
+        for halfway in (1 + 2**-24, 3 + 3 * 2**-23, -(1 + 2**-24)):
+            exact = Decimal(halfway)
+            texts += [str(exact), str(exact + Decimal("1e-30")), str(exact - Decimal("1e-30"))]
+    values = np.array([float(text) for text in texts])
+    expected = [libc.strtof(text.strip().encode(), None) for text in texts]
+    np.testing.assert_array_equal(as_single(values, texts), expected)
+    assert (values.astype(np.float32) != np.float32(expected)).any()  # the cases that matter

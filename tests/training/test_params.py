@@ -124,8 +124,8 @@ def test_generated_values_are_judged_as_scikit_learn_judges_them(name, value):
 
 
 def test_the_checker_refuses_with_the_message_of_scikit_learn():
-    with pytest.raises(ValueError, match=r"^The 'max_bins' parameter of Booster must be an int "
-                                         r"in the range \[2, 255\]\. Got 256 instead\.$"):
+    with pytest.raises(ValueError, match=r"^The 'max_bins' parameter of Booster must be None or "
+                                         r"an int in the range \[2, 255\]\. Got 256 instead\.$"):
         check_parameters({"max_bins": 256}, "Booster")
     message = _pure_answer("scheme", "mx")
     assert message == ("The 'scheme' parameter of BoostClassifier must be a str among "

@@ -18,7 +18,9 @@ also owns icsiboost's other flags).
 
 Models are confboost JSON (``STEM.model.json``); ``export-shyp`` and ``import-shyp`` convert
 to and from icsiboost's ``.shyp`` (``formats/shyp.py``), and ``classify`` reads a ``.shyp``
-directly. Every command reads ``STEM.names`` for the columns and classes, as icsiboost does.
+directly. Every command reads ``STEM.names`` for the columns and classes, and the numbers of
+the data files, as icsiboost does (each the float32 nearest its text, ``read_data``'s
+``single``); stumps try every threshold of a continuous column (``max_bins=None``).
 Training is ``cli_train.py``; what the commands share, ``cli_stems.py``.
 """
 
@@ -67,7 +69,7 @@ def test_command(arguments):
     estimator = _load_model(arguments.model or str(stem) + MODEL_SUFFIX, spec)
     _truncate(estimator, arguments.rounds)
     path = arguments.data or _stem_file(stem, ".test")
-    data = read_data(path, spec, unknown_values="missing")
+    data = read_data(path, spec, unknown_values="missing", single=True)
     if len(data.line_numbers) == 0:
         raise ValueError(f"{path}: no examples")
     labels = data.labels
@@ -150,7 +152,8 @@ def classify_command(arguments):
         else:
             path = shown = arguments.input
         try:
-            data = read_data(path, spec, labels_required=False, unknown_values="missing")
+            data = read_data(path, spec, labels_required=False, unknown_values="missing",
+                             single=True)
         except BoosTexterFormatError as error:
             raise ValueError(str(error).replace(str(path), shown, 1)) from None
     n = len(data.line_numbers)

@@ -54,7 +54,8 @@ def _read_optional(arguments, suffix, spec):
     path = _path(arguments, suffix)
     if getattr(arguments, suffix[1:] + "_file", None) and not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
-    return read_data(path, spec, unknown_values="missing") if path.exists() else None
+    return (read_data(path, spec, unknown_values="missing", single=True) if path.exists()
+            else None)
 
 
 def _single_label(labels):

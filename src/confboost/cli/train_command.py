@@ -143,7 +143,10 @@ def _confidence(arguments, spec, train):
 def _learner_options(arguments):
     """``BoostClassifier``'s learner and AdaBoost.MO options from ``train``'s flags (the
     ``icsiboost`` command has none of them: the defaults)."""
-    return {"weak_learner": getattr(arguments, "weak_learner", "stump"),
+    learner = getattr(arguments, "weak_learner", "stump")
+    return {"weak_learner": learner,
+            # icsiboost's stumps try every threshold of a continuous column
+            "max_bins": None if learner == "stump" else 255,
             "max_leaves": getattr(arguments, "max_leaves", 8),
             "learning_rate": getattr(arguments, "learning_rate", 1.0),
             "code": getattr(arguments, "code", "random"),
@@ -195,7 +198,7 @@ def train_command(arguments):
     spec = _spec(arguments)
     fmeasure_class = _class_index(spec, arguments.max_fmeasure)
     train_path = _path(arguments, ".data")
-    train = read_data(train_path, spec)
+    train = read_data(train_path, spec, single=True)  # numbers as icsiboost reads them
     if len(train.line_numbers) == 0:
         raise ValueError(f"{train_path}: no training examples")
     dev = _read_optional(arguments, ".dev", spec)

@@ -161,8 +161,9 @@ class BinMapper:
         sample_weight : ndarray of shape (n_samples,), optional
             Rows of zero weight are left out, so they cannot move a boundary.
         """
-        if not 2 <= self.max_bins <= MAX_BINS:
-            raise ValueError(f"max_bins must be in [2, {MAX_BINS}], got {self.max_bins!r}")
+        if self.max_bins is None or not 2 <= self.max_bins <= MAX_BINS:
+            raise ValueError(f"max_bins must be in [2, {MAX_BINS}] (None, every threshold, is "
+                             f"for Dataset.from_array), got {self.max_bins!r}")
         X = X.tocsr() if issparse(X) else _as_raw(X)
         if sample_weight is not None and not np.all(np.asarray(sample_weight) > 0):
             X = X[np.asarray(sample_weight) > 0]

@@ -76,6 +76,7 @@ from confboost.data.frame import Frame
 from confboost.data.postings import TermVocabulary
 from confboost.data.term_presence import DocumentTokens
 from confboost.data.text_experts import TextExpert
+from confboost.data.text_values import TextValues
 from confboost.utils.dtypes import X_DTYPE
 from confboost.utils.untrusted import fail, prefixed, read_list, read_str, require
 
@@ -134,7 +135,11 @@ def _continuous(X, name):
 
 def _is_numeric_column(X, name):
     if not hasattr(X, "columns"):
-        values = np.asarray(X[name])
+        column = X[name]
+        if isinstance(column, TextValues) or (isinstance(column, list) and any(
+                isinstance(value, str) for value in column)):
+            return False  # strings: no array of them is numeric (nor is one made)
+        values = np.asarray(column)
         return values.dtype.kind in "biuf"
     dtype = X[name].dtype
     return getattr(dtype, "kind", "O") in "biuf"
@@ -146,12 +151,16 @@ def _is_category_dtype(X, name):
 
 def _is_datetime_column(X, name):
     """Whether a column holds dates, times or durations (dtype or first present value)."""
-    dtype = X[name].dtype if hasattr(X, "columns") else np.asarray(X[name]).dtype
+    column = X[name]
+    if isinstance(column, TextValues):
+        return False
+    # a list's first present value decides (no array of a text column's strings is made)
+    dtype = getattr(column, "dtype", np.dtype(object))
     if getattr(dtype, "kind", "O") in "mM":
         return True
     if getattr(dtype, "kind", "O") != "O":
         return False
-    first = next((value for value in _values(X, name) if not is_missing(value)), None)
+    first = next((value for value in column if not is_missing(value)), None)
     return isinstance(first, datetime.date | datetime.time | datetime.timedelta | np.datetime64
                       | np.timedelta64)
 
@@ -394,15 +403,20 @@ class FrameEncoder:
                                  dtype=np.int32)
                 categorical.append(CategoricalColumn(position, distinct, codes))
             elif kind == "text":
-                documents = string_values(_values(X, name))
+                documents = X[name]
+                if not isinstance(documents, TextValues):
+                    documents = string_values(_values(X, name))
                 vocabulary = TermVocabulary()
                 postings, _ = vocabulary.fit_transform(documents, self.experts[position])
                 text.append(TextColumn(position, vocabulary.terms_,
                                        np.ascontiguousarray(postings.indptr),
                                        np.ascontiguousarray(postings.indices)))
+        positions = np.asarray(self.numeric_columns, dtype=np.intp)
+        for column in numeric.exact:  # matrix columns to table positions
+            column.column = int(positions[column.column])
         return Dataset(numeric.codes, numeric.n_bins, numeric.bin_mapper,
-                       np.asarray(self.numeric_columns, dtype=np.intp), categorical, text,
-                       n_samples, len(self.names))
+                       positions[numeric.numeric_columns], categorical, text,
+                       n_samples, len(self.names), numeric.exact)
 
     def transform(self, X):
         """The ``Frame`` of a table with (at least) the fitted columns."""

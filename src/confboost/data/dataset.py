@@ -6,7 +6,11 @@ one column index space (the table's positions, 0 .. n_columns - 1):
 - a numeric part: the binned continuous columns, feature-major bin codes (what the
   histogram kernels read), with the table position of each (``numeric_columns``);
 - a categorical part: each categorical column as value codes (``CategoricalColumn``);
-- a text part: each text column as term postings, CSC (``TextColumn``).
+- a text part: each text column as term postings, CSC (``TextColumn``);
+- an exact part (``max_bins=None`` only): each continuous column with more distinct values
+  than a bin code holds, as the rank of each example's value among the distinct values
+  (``ExactColumn``), so that every threshold between two neighbouring values is tried, as
+  icsiboost tries them.
 
 A NumPy or sparse matrix is a Dataset with a numeric part only, whose positions are its
 columns (``Dataset.from_array``); a table becomes one through ``data/columns.py``. Every
@@ -21,8 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from confboost.data.bin_mapper import BinMapper
-from confboost.utils.dtypes import SIGN_DTYPE, X_BINNED_DTYPE
+from confboost.data.bin_mapper import BinMapper, _midpoints
+from confboost.utils.dtypes import MAX_BINS, SIGN_DTYPE, X_BINNED_DTYPE
 
 
 @dataclass
@@ -90,6 +94,42 @@ class TextColumn:
 
 
 @dataclass
+class ExactColumn:
+    """One continuous column whose thresholds are all the midpoints of its values.
+
+    Attributes
+    ----------
+    column : int
+        Position of the column in the input table.
+    values : ndarray of shape (n_values,), float64
+        The distinct non-missing training values, increasing.
+    ranks : ndarray of shape (n_samples,), int32
+        Index in ``values`` of each example's value, -1 where missing.
+    """
+
+    column: int
+    values: np.ndarray
+    ranks: np.ndarray
+
+    @classmethod
+    def from_values(cls, column, raw):
+        """The ``ExactColumn`` of one column's raw values (NaN = missing)."""
+        raw = np.asarray(raw, dtype=np.float64)
+        present = ~np.isnan(raw)
+        values, inverse = np.unique(raw[present], return_inverse=True)
+        ranks = np.full(raw.shape[0], -1, dtype=np.int32)
+        ranks[present] = inverse
+        return cls(column, values, ranks)
+
+    def threshold(self, rank):
+        """The raw threshold between value ``rank`` and the next one (their midpoint, as the
+        bins' boundaries are: ``bin_mapper._midpoints``); ``inf`` after the last value."""
+        if rank >= self.values.shape[0] - 1:
+            return np.inf
+        return float(_midpoints(self.values[rank], self.values[rank + 1]))
+
+
+@dataclass
 class Dataset:
     """The training examples' features, in one column index space.
 
@@ -110,6 +150,9 @@ class Dataset:
     n_samples : int
     n_columns : int
         Width of the table (ignored columns included).
+    exact : list of ExactColumn
+        The continuous columns kept unbinned (``from_array`` with ``max_bins=None``); they
+        are not rows of ``codes``.
     """
 
     codes: np.ndarray
@@ -120,6 +163,7 @@ class Dataset:
     text: list = field(default_factory=list)
     n_samples: int = 0
     n_columns: int = 0
+    exact: list = field(default_factory=list)
 
     @classmethod
     def from_array(cls, X, max_bins, random_state=None, sample_weight=None):
@@ -127,13 +171,28 @@ class Dataset:
         sparse: a Dataset with a numeric part only.
 
         Rows of zero ``sample_weight`` do not shape the bins (``BinMapper.fit``).
+        ``max_bins=None`` bins exactly (one bin per value) every column with at most
+        ``MAX_BINS`` distinct values and keeps the others as ``ExactColumn``: every
+        threshold between two values is then a candidate, for every column.
         """
+        n_columns = X.shape[1]
+        exact = []
+        if max_bins is None:
+            max_bins = MAX_BINS
+            exact = [ExactColumn.from_values(j, _dense_column(X, j)) for j in range(n_columns)]
+            exact = [column for column in exact if column.values.shape[0] > MAX_BINS]
+            wide = [column.column for column in exact]
+            binned = np.setdiff1d(np.arange(n_columns), wide)
+            if wide:
+                X = X[:, binned]
+        else:
+            binned = np.arange(n_columns)
         mapper = BinMapper(max_bins=max_bins, random_state=random_state)
         codes = np.ascontiguousarray(mapper.fit_transform(X, sample_weight),
                                      dtype=X_BINNED_DTYPE)
         return cls(codes=codes, n_bins=mapper.n_bins_, bin_mapper=mapper,
-                   numeric_columns=np.arange(codes.shape[0], dtype=np.intp),
-                   n_samples=codes.shape[1], n_columns=codes.shape[0])
+                   numeric_columns=binned.astype(np.intp), n_samples=X.shape[0],
+                   n_columns=n_columns, exact=exact)
 
     @property
     def n_features(self):
@@ -150,6 +209,14 @@ class Dataset:
         if threshold_bin >= self.n_bins[feature] - 1:
             return np.inf
         return self.bin_mapper.threshold(feature, threshold_bin)
+
+
+def _dense_column(X, j):
+    """Column ``j`` of a dense or sparse matrix, as a 1-D float64 array."""
+    column = X[:, j]
+    if hasattr(column, "toarray"):
+        column = column.toarray()
+    return np.asarray(column, dtype=np.float64).ravel()
 
 
 @dataclass

@@ -400,6 +400,8 @@ def _positions(lengths):
 
 
 def _missing(documents):
+    if hasattr(documents, "missing"):  # a ``TextValues``
+        return documents.missing.copy()
     return np.array([document is None for document in documents], dtype=bool)
 
 

@@ -121,8 +121,11 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     decoding : {"loss", "hamming"}, default="loss"
         MO's decoder: least exponential loss (Variant 2, the smaller bound) or nearest
         codeword to sign f (Variant 1).
-    max_bins : int, default=255
-        Most value bins per feature (2..255), plus the missing-value bin.
+    max_bins : int or None, default=255
+        Most value bins per feature (2..255), plus the missing-value bin. None: one bin per
+        value, and a column with more than 255 distinct values kept unbinned, so that every
+        midpoint of two neighbouring values is a threshold (icsiboost's stumps; stumps
+        without ``trim`` only).
     trim : float, default=0.0
         Weight trimming β in [0, 0.5] (Friedman, Hastie & Tibshirani 2000; 0.1 theirs), stumps
         only: the histograms skip the lightest examples holding at most β of the weight; the

@@ -14,9 +14,11 @@ import math
 import re
 from array import array
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from confboost.data.text_values import TextValues
 from confboost.formats.file_lines import (
     MISSING,
     BoosTexterFormatError,
@@ -42,8 +44,9 @@ class BoosTexterData:
     ----------
     columns : dict of str to (ndarray or list)
         One entry per column that is not ``ignore``, in ``.names`` order: a continuous column
-        is a float64 ndarray of shape (n,) with NaN for missing; a categorical or text column
-        is a list of length n of str, None for missing.
+        is a float64 ndarray of shape (n,) with NaN for missing; a categorical column a list
+        of length n of str, None for missing; a text column the same values held compactly,
+        a ``TextValues`` (one UTF-8 buffer and offsets, a sequence of str and None).
     labels : ndarray of shape (n, n_classes), dtype int8, or None
         ``labels[i, l] = 1`` when example ``i`` has class ``l`` (a row of zeros for a line
         without labels); None when no line carries labels (``labels_required=False``).
@@ -56,7 +59,7 @@ class BoosTexterData:
     line_numbers: np.ndarray
 
 
-def read_data(path, spec, labels_required=True, unknown_values="error"):
+def read_data(path, spec, labels_required=True, unknown_values="error", single=False):
     """Read a ``.data``, ``.dev`` or ``.test`` file.
 
     Parameters
@@ -68,6 +71,10 @@ def read_data(path, spec, labels_required=True, unknown_values="error"):
         If False, any line may leave out the label field (as icsiboost's ``-C`` reads them).
     unknown_values : {"error", "missing"}, default="error"
         What an undeclared categorical value is: an error, or a missing value.
+    single : bool, default=False
+        Read each number as icsiboost does (``strtof``): the float32 nearest to its decimal
+        text, held as float64 (``as_single``). A threshold between two such values is then
+        the one icsiboost finds and writes.
 
     Returns
     -------
@@ -80,9 +87,10 @@ def read_data(path, spec, labels_required=True, unknown_values="error"):
     """
     if unknown_values not in ("error", "missing"):
         raise ValueError(f"unknown_values must be 'error' or 'missing', got {unknown_values!r}")
-    data = _read_columns(path, _example_lines(path), spec, labels_required, unknown_values)
+    data = _read_columns(path, _example_lines(path), spec, labels_required, unknown_values,
+                         single)
     return data if data is not None else _read_rows(path, _example_lines(path), spec,
-                                                    labels_required, unknown_values)
+                                                    labels_required, unknown_values, single)
 
 
 def _example_lines(path):
@@ -102,7 +110,7 @@ def _strip(value, kind, first):
     return value.rstrip(" ") if first else value.strip(" ")
 
 
-def _read_columns(path, lines, spec, labels_required, unknown_values):
+def _read_columns(path, lines, spec, labels_required, unknown_values, single=False):
     """``read_data`` of a well-formed file, column by column; None at the first field that
     is not plain (``_read_rows`` then finds and names the error, or reads it). The lines are
     read once, each field put in its column's list: no list of the lines or of their fields
@@ -133,6 +141,8 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
             values = _number_column(fields[index])
             if values is None:
                 return None
+            if single:
+                values = as_single(values, fields[index])
         elif column.kind != "ignore":
             # a text keeps every character but the spaces around it (icsiboost's " *, *")
             raw, fields[index] = fields[index], None  # the fields go as the values come
@@ -140,6 +150,8 @@ def _read_columns(path, lines, spec, labels_required, unknown_values):
             values = [None if (value := _strip(field, kind, first)) in MISSING else value
                       for field in raw]
             del raw
+            if column.kind == "text":
+                values = TextValues.from_strings(values)
             if column.kind == "categorical":
                 allowed = set(column.values)
                 if unknown_values == "error" and not allowed.issuperset(
@@ -184,7 +196,7 @@ def _number_column(fields):
     return values
 
 
-def _read_rows(path, lines, spec, labels_required, unknown_values):
+def _read_rows(path, lines, spec, labels_required, unknown_values, single=False):
     """``read_data`` line by line: the reference reading, which names the first bad field."""
     n_columns = len(spec.columns)
     class_index = {name: l for l, name in enumerate(spec.classes)}
@@ -211,6 +223,8 @@ def _read_rows(path, lines, spec, labels_required, unknown_values):
                 value = None
             elif column.kind == "continuous":
                 value = _parse_number(path, line, value, column.name, index + 1)
+                if single:
+                    value = float(as_single(np.array([value]), [raw])[0])
             elif column.kind == "categorical" and value not in allowed[index]:
                 if unknown_values == "error":
                     raise BoosTexterFormatError(
@@ -231,6 +245,8 @@ def _read_rows(path, lines, spec, labels_required, unknown_values):
             columns[column.name] = np.array(
                 [np.nan if value is None else value for value in column_values], dtype=np.float64
             )
+        elif column.kind == "text":
+            columns[column.name] = TextValues.from_strings(column_values)
         elif column.kind != "ignore":
             columns[column.name] = column_values
     labels = np.zeros((len(line_numbers), len(spec.classes)), dtype=LABEL_DTYPE)
@@ -241,6 +257,38 @@ def _read_rows(path, lines, spec, labels_required, unknown_values):
         labels=None if first_with_labels is None and not labels_required else labels,
         line_numbers=np.array(line_numbers, dtype=np.int64),
     )
+
+
+def as_single(values, texts):
+    """Numbers as icsiboost reads them: the float32 nearest to each decimal text (``strtof``).
+
+    Rounding the text to float64 and then to float32 rounds twice, which differs from
+    rounding once only where the float64 lies exactly halfway between two float32 values
+    (and the text does not): there the text itself decides.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,), float64
+        ``float`` of each text (NaN for missing).
+    texts : sequence of str, length n
+
+    Returns
+    -------
+    ndarray of shape (n,), float64
+        Each value's float32, exactly; ``inf`` beyond float32's range, as ``strtof`` gives.
+    """
+    with np.errstate(over="ignore"):
+        single = values.astype(np.float32)
+    low_bits = values.view(np.uint64) & np.uint64((1 << 29) - 1)
+    halfway = ((low_bits == np.uint64(1 << 28)) & np.isfinite(single)
+               & (np.abs(values) >= np.finfo(np.float32).tiny))
+    for i in np.flatnonzero(halfway):
+        exact = Fraction(texts[i].strip())
+        if exact != Fraction(values[i]):  # not a true tie: the side of the text
+            toward = np.float32(np.inf if exact > Fraction(values[i]) else -np.inf)
+            if (exact > Fraction(values[i])) != (float(single[i]) > values[i]):
+                single[i] = np.nextafter(single[i], toward)
+    return single.astype(np.float64)
 
 
 def _parse_number(path, line, value, name, index):

@@ -23,6 +23,7 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -221,6 +222,8 @@ def column_kinds(dataset):
         kinds[column.column] = "categorical"
     for column in dataset.text:
         kinds[column.column] = "text"
+    for column in dataset.exact:
+        kinds[column.column] = "continuous"
     return kinds
 
 
@@ -269,8 +272,28 @@ def run_fingerprint(*parts):
             digest.update(f"{part.dtype.str}{part.shape}".encode())
             digest.update(np.ascontiguousarray(part).tobytes())
         else:
-            digest.update(json.dumps(part, sort_keys=True, default=repr).encode())
+            for piece in _json_pieces(part):
+                digest.update(piece.encode())
     return digest.hexdigest()
+
+
+def _json_pieces(part, chunk=65536):
+    """``json.dumps(part, sort_keys=True, default=repr)`` in pieces that join to it: a dict's
+    lists (sequences whose slices are lists) are written a chunk of values at a time, so a
+    table's text columns are never one string."""
+    if not (isinstance(part, dict) and all(isinstance(value, Sequence) and not isinstance(
+            value, str | bytes) for value in part.values())):
+        yield json.dumps(part, sort_keys=True, default=repr)
+        return
+    yield "{"
+    for index, key in enumerate(sorted(part)):
+        values = part[key]
+        yield (", " if index else "") + json.dumps(key) + ": ["
+        for start in range(0, len(values), chunk):
+            yield (", " if start else "") + json.dumps(values[start:start + chunk],
+                                                       sort_keys=True, default=repr)[1:-1]
+        yield "]"
+    yield "}"
 
 
 def dataset_parts(dataset):
@@ -282,6 +305,8 @@ def dataset_parts(dataset):
         parts += [column.column, list(column.values), column.codes]
     for column in dataset.text:
         parts += [column.column, list(column.terms), column.indptr, column.indices]
+    for column in dataset.exact:
+        parts += [column.column, column.values, column.ranks]
     return parts
 
 

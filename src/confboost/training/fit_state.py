@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from confboost.data.text_values import TextValues
 from confboost.engine.boosting import BoostingRun
 from confboost.training.checkpoint import run_fingerprint
 
@@ -115,9 +116,21 @@ def data_parts(X):
         X = X.tocsr()
         return [X.data, X.indices, X.indptr, np.asarray(X.shape)]
     if hasattr(X, "columns") or isinstance(X, dict):
-        return [{str(name): np.asarray(X[name]).tolist()
+        return [{str(name): _plain_list(X[name])
                  for name in (X.columns if hasattr(X, "columns") else X)}]
     return [np.asarray(X)]
+
+
+def _plain_list(values):
+    """``np.asarray(values).tolist()``; a list of str and None is that already, and is kept
+    as it is (an array of a text column's strings is as wide as its longest one)."""
+    if isinstance(values, TextValues):
+        return values
+    if isinstance(values, list) and all(
+            value is None or (type(value) is str and not value.endswith("\0"))
+            for value in values):
+        return values
+    return np.asarray(values).tolist()
 
 
 def eval_fingerprint(named_pairs):

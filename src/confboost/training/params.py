@@ -107,7 +107,7 @@ PARAMETERS = {
     "code": [Strings(frozenset(CODES)), "array-like"],
     "code_length": [None, Count(1, None, closed="left")],
     "decoding": [Strings(frozenset(DECODINGS))],
-    "max_bins": [Count(2, 255)],
+    "max_bins": [None, Count(2, 255)],
     "trim": [Number(0.0, 0.5)],
     "n_jobs": [None, Count(None, -1, closed="right"), Count(1, None, closed="left")],
     "random_state": ["random_state"],

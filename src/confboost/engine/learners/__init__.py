@@ -9,6 +9,7 @@ and MO). This package's registries are the one place that maps names to classes:
 
 from confboost.engine.learners.best_of import BestOfLearner
 from confboost.engine.learners.categorical import CategoricalHypothesis, CategoricalLearner
+from confboost.engine.learners.exact_stump import ExactStumpLearner
 from confboost.engine.learners.product import ProductHypothesis, ProductLearner
 from confboost.engine.learners.stump import StumpHypothesis, StumpLearner
 from confboost.engine.learners.term import TermHypothesis, TermLearner
@@ -18,6 +19,7 @@ from confboost.engine.learners.tree_hypothesis import (
     HammingTreeHypothesis,
     TreeHypothesis,
 )
+from confboost.utils.dtypes import MAX_BINS
 
 HYPOTHESIS_TYPES = {
     hypothesis.type_name: hypothesis
@@ -54,9 +56,10 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
                  max_depth=None, min_leaf_weight=0.0):
     """The weak learner ``name`` for ``dataset``, with its parameters.
 
-    ``"stump"`` on a Dataset with categorical or text columns is the best of the stump,
-    categorical and term learners (``BestOfLearner``); trees split on every kind of column;
-    a product and weight trimming read continuous columns only.
+    ``"stump"`` on a Dataset with categorical, text or exact columns is the best of the
+    stump, exact stump, categorical and term learners (``BestOfLearner``); trees split on
+    every kind of column but exact ones; a product and weight trimming read binned
+    continuous columns only.
 
     Parameters
     ----------
@@ -69,6 +72,13 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
         The parameters of the stump, product and tree learners.
     """
     mixed = bool(dataset.categorical or dataset.text)
+    if dataset.exact and (name != "stump" or trim > 0):
+        raise ValueError("max_bins=None (every threshold of a column with more than "
+                         f"{MAX_BINS} values) is for stumps without trimming; "
+                         f"weak_learner={name!r}, trim={trim!r} need binned columns")
+    if dataset.exact:
+        return BestOfLearner([StumpLearner(mode, smoothing), ExactStumpLearner(mode, smoothing),
+                              CategoricalLearner(mode, smoothing), TermLearner(mode, smoothing)])
     if name in TREE_LEARNERS:
         return TREE_LEARNERS[name](mode, smoothing, max_leaves=max_leaves,
                                    max_depth=max_depth, min_leaf_weight=min_leaf_weight)
@@ -87,6 +97,7 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
 
 
 __all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "MAX_LEAVES", "TREE_LEARNERS", "BestOfLearner",
-           "CategoricalHypothesis", "HammingTreeHypothesis", "HammingTreeLearner",
+           "CategoricalHypothesis", "ExactStumpLearner", "HammingTreeHypothesis",
+           "HammingTreeLearner",
            "ProductHypothesis", "ProductLearner", "StumpHypothesis", "StumpLearner",
            "TermHypothesis", "TreeHypothesis", "TreeLearner", "make_learner"]

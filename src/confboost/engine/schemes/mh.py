@@ -84,7 +84,8 @@ class MHScheme:
         self.weights = initial_weights(self.labels.signs, sample_weight, self.init,
                                        total_weight)
         self.example_weights = sample_weight / total_weight
-        self.pair_weights = self.weights.copy()
+        # D_1, the multi-label loss's weights (single-label: the examples' weights instead)
+        self.pair_weights = None if self.single_label else self.weights.copy()
         self.scores = np.zeros(self.weights.shape, dtype=np.float64)
         if self.single_label:
             self._loss_kind = LOSS_ARGMAX
