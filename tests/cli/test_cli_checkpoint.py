@@ -2,8 +2,11 @@
 
 import json
 
+import numpy as np
 import pytest
 
+from confboost.cli import main
+from confboost.training.checkpoint import _checksum
 from tests.helpers import ROUND, run
 
 
@@ -47,3 +50,80 @@ def test_classify_refuses_the_training_flags(stem, capsys, flag):  # noqa: F811
         run(["classify", "-S", stem, flag], capsys)
     assert exit_info.value.code == 2
     assert f"{flag} (icsiboost) is not supported here" in capsys.readouterr().err
+
+
+def _train(stem, rounds, extra, capsys, name, interrupt_at=None, monkeypatch=None):
+    """``train`` on ``stem`` writing ``name``.json and ``name``.shyp; (stdout, json bytes,
+    shyp bytes). ``interrupt_at``: a KeyboardInterrupt in that round (1-based), before the
+    checkpoint saves it, as a kill there would."""
+    folder = stem.parent
+    argv = ["train", "-S", stem, "-n", rounds, "-o", folder / f"{name}.json",
+            "--model", folder / f"{name}.shyp", *extra]
+    if interrupt_at is None:
+        status, out, _ = run(argv, capsys)
+        assert status == 0
+        return out, (folder / f"{name}.json").read_bytes(), (folder / f"{name}.shyp").read_bytes()
+    from confboost.cli.train_command import WeakObjectives
+
+    original = WeakObjectives.after_iteration
+
+    def killed(self, env):
+        if env.round_index + 1 == interrupt_at:
+            raise KeyboardInterrupt
+        return original(self, env)
+
+    monkeypatch.setattr(WeakObjectives, "after_iteration", killed)
+    with pytest.raises(KeyboardInterrupt):
+        main([str(a) for a in argv])
+    monkeypatch.setattr(WeakObjectives, "after_iteration", original)
+    return capsys.readouterr().out, None, None
+
+
+@pytest.mark.parametrize(("sets", "extra"), [
+    ("dev test", []),
+    ("", []),
+    ("dev test", ["--optimal-iterations"]),
+    ("test", ["--optimal-iterations"]),
+    ("dev test", ["--optimal-iterations", "--max-fmeasure", "urgent"]),
+])
+def test_a_resumed_run_prints_and_writes_the_uninterrupted_run(stem, capsys, monkeypatch,
+                                                               sets, extra):
+    for suffix in (".dev", ".test"):
+        if suffix[1:] not in sets.split():
+            stem.with_name(stem.name + suffix).unlink()
+    rounds = 12
+    straight, model, shyp = _train(stem, rounds, extra, capsys, "straight")
+    # a kill in round 6 (five rounds saved), then a round limit at 9, then the rest
+    first, _, _ = _train(stem, rounds, ["--interruptible", *extra], capsys, "first",
+                         interrupt_at=6, monkeypatch=monkeypatch)
+    second, _, _ = _train(stem, 9, ["--resume", *extra], capsys, "second")
+    third, resumed_model, resumed_shyp = _train(stem, rounds, ["--resume", *extra], capsys,
+                                                "resumed")
+    lines = [line for line in straight.splitlines() if line.startswith("rnd ")]
+    assert len(lines) == rounds
+    pieces = [[line for line in out.splitlines() if line.startswith("rnd ")]
+              for out in (first, second, third)]
+    assert [len(piece) for piece in pieces] == [5, 4, 3]
+    assert pieces[0] + pieces[1] + pieces[2] == lines
+    assert third.splitlines()[3:] == straight.splitlines()[rounds:]  # OPTIMAL ITERATIONS
+    assert resumed_model == model
+    assert resumed_shyp == shyp
+
+
+def test_a_checkpoint_without_the_rounds_wh_err_is_refused_by_name(stem, capsys, tmp_path):
+    run(["train", "-S", stem, "-n", 3, "--interruptible", "-o", tmp_path / "a.json"], capsys)
+    path = tmp_path / "t.checkpoint"
+    with np.load(path) as stored:
+        arrays = {name: stored[name] for name in stored.files}
+    document = json.loads(str(arrays["document"]))
+    del document["extras"]["wh_err"]
+    text = json.dumps(document)
+    arrays["document"] = np.array(text)
+    rest = {k: v for k, v in arrays.items() if k not in ("document", "checksum")}
+    arrays["checksum"] = np.array(_checksum(text, rest))
+    with open(path, "wb") as handle:  # np.savez would add ".npz" to the name
+        np.savez(handle, **arrays)
+    status, _, err = run(["train", "-S", stem, "-n", 5, "--resume"], capsys)
+    assert status == 2
+    assert err.strip().count("\n") == 0
+    assert "t.checkpoint: extras['wh_err']: missing" in err
