@@ -96,7 +96,7 @@ def read_fit_scores(document, n_rounds, best_iteration):
         if scores and best_iteration is None:
             fail("best_score", "must be empty without best_iteration", sorted(scores))
         attributes["best_score_"] = scores
-    for field, attribute in FIELDS.items():
+    for attribute in FIELDS.values():
         if attribute not in attributes:
             unsaved[attribute] = (
                 f"{attribute} is not known for this model: the file it was loaded from does "

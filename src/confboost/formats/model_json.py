@@ -18,9 +18,9 @@ does before writing it, so a file that would be refused is never written. Saves 
 (``write_atomic``): a crash while saving leaves the previous file whole.
 
 Versions: 4 (this release) is version 3 with the fit's scores (``fit_scores.py``); a file
-of version 3 or older loads without them. Version 3 is version 2 with a ``"checksum"``. Version 2 stores every
-hypothesis at table column positions and every tree in the one node layout
-(``learners/tree_hypothesis.py``); it is read without a checksum. Version 1 files
+of version 3 or older loads without them. Version 3 is version 2 with a ``"checksum"``.
+Version 2 stores every hypothesis at table column positions and every tree in the one node
+layout (``learners/tree_hypothesis.py``); it is read without a checksum. Version 1 files
 (confboost before its one data world) still load and predict the same:
 ``upgrade_v1`` rewrites them on load (a stump of a table indexed the table's continuous
 columns only; trees had a numeric layout and a separate mixed one).
