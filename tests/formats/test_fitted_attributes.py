@@ -3,9 +3,11 @@ equal; a file without the fit's scores (an older version) loads without them, an
 one says why (formats/fit_scores.py)."""
 
 import json
+import pickle
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 import confboost
 from confboost import BoostClassifier
@@ -27,6 +29,11 @@ def _cases():
            held_out)
     yield "mo", BoostClassifier(4, scheme="mo", random_state=0), X_NUM, Y_MULTI, {}
     yield "mr-multilabel", BoostClassifier(4, scheme="mr"), X_NUM, Y_LABELS, {}
+    yield "tree", BoostClassifier(3, weak_learner="tree", max_leaves=4), X_NUM, Y_MULTI, {}
+    yield "product", BoostClassifier(3, weak_learner="product"), X_NUM, Y_MULTI > 0, {}
+    yield "discrete-mr", BoostClassifier(4, confidence="discrete", scheme="mr"), X_NUM, Y_MULTI, {}
+    yield ("text-stumps", BoostClassifier(6, feature_types={"text": "text"}), TABLE, Y_TABLE,
+           {})
     yield ("hamming-tree-table", BoostClassifier(3, weak_learner="hamming_tree", max_leaves=4,
                                                  feature_types={"text": "text"}),
            TABLE, Y_TABLE, {})
@@ -108,6 +115,10 @@ def test_a_file_without_the_scores_loads_and_says_why_each_is_absent(tmp_path):
             getattr(loaded, attribute)
     with pytest.raises(AttributeError, match="has no attribute 'no_such_'"):
         loaded.no_such_  # noqa: B018
+    copy = pickle.loads(pickle.dumps(loaded))
+    with pytest.raises(AttributeError, match="train_score_ is not known"):
+        copy.train_score_  # noqa: B018
+    assert clone(loaded).get_params() == loaded.get_params()
     loaded.fit(X_NUM, Y_MULTI)  # a refit has them again
     assert loaded.n_iter_ == 4 and not hasattr(loaded, "_unsaved_")
 
