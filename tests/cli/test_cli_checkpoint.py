@@ -127,3 +127,19 @@ def test_a_checkpoint_without_the_rounds_wh_err_is_refused_by_name(stem, capsys,
     assert status == 2
     assert err.strip().count("\n") == 0
     assert "t.checkpoint: extras['wh_err']: missing" in err
+
+
+def test_resuming_with_fewer_rounds_than_saved_says_so(stem, capsys, tmp_path):
+    run(["train", "-S", stem, "-n", 5, "--interruptible", "-o", tmp_path / "a.json"], capsys)
+    status, _, err = run(["train", "-S", stem, "-n", 3, "--resume"], capsys)
+    assert status == 2 and err.strip().count("\n") == 0
+    assert "t.checkpoint: round: the checkpoint holds 5 rounds, more than the 3 asked" in err
+
+
+def test_resuming_on_other_data_is_refused_naming_the_checkpoint(stem, capsys, tmp_path):
+    run(["train", "-S", stem, "-n", 4, "--interruptible", "-o", tmp_path / "a.json"], capsys)
+    data = stem.with_name("t.data")
+    data.write_text("".join(data.read_text().splitlines(keepends=True)[:-1]))
+    status, _, err = run(["train", "-S", stem, "-n", 6, "--resume"], capsys)
+    assert status == 2 and err.strip().count("\n") == 0
+    assert "t.checkpoint: fingerprint: the checkpoint was made by another run" in err

@@ -37,7 +37,14 @@ from confboost.engine.boosting import HISTORY_KEYS
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.model import MAX_SCORE, BoostedModel
 from confboost.utils.files import write_atomic
-from confboost.utils.untrusted import fail, finite_float, read_float, read_int, require
+from confboost.utils.untrusted import (
+    MAX_ENTRIES,
+    fail,
+    finite_float,
+    read_float,
+    read_int,
+    require,
+)
 
 FORMAT_NAME = "confboost-checkpoint"
 #: Version 2 adds the caller's per-round lists (``per_round``) to ``extras``.
@@ -198,7 +205,10 @@ class Checkpoint(TrainingCallback):
         if document.get("fingerprint") != self._fingerprint:
             raise ValueError("fingerprint: the checkpoint was made by another run (other "
                              "data, labels, weights or parameters)")
-        start = read_int(document.get("round"), "round", 1, n_rounds + 1)
+        start = read_int(document.get("round"), "round", 1, MAX_ENTRIES)
+        if start > n_rounds:
+            raise ValueError(f"round: the checkpoint holds {start} rounds, more than the "
+                             f"{n_rounds} asked for (ask for at least {start})")
         product_z = read_float(document.get("product_z"), "product_z", low=0.0)
         n_labels = scheme.labels.n_labels
         model = BoostedModel.from_dict(require(document, "model", "checkpoint"))
