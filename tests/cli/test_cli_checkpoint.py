@@ -143,3 +143,36 @@ def test_resuming_on_other_data_is_refused_naming_the_checkpoint(stem, capsys, t
     status, _, err = run(["train", "-S", stem, "-n", 6, "--resume"], capsys)
     assert status == 2 and err.strip().count("\n") == 0
     assert "t.checkpoint: fingerprint: the checkpoint was made by another run" in err
+
+
+def test_a_round_killed_while_saving_is_printed_again_not_lost(stem, capsys, monkeypatch):
+    from confboost.training.checkpoint import Checkpoint
+
+    straight, _, _ = _train(stem, 8, [], capsys, "straight")
+    original = Checkpoint.save
+
+    def killed(self, run):
+        if len(run.hypotheses) == 4:
+            raise KeyboardInterrupt
+        return original(self, run)
+
+    monkeypatch.setattr(Checkpoint, "save", killed)
+    with pytest.raises(KeyboardInterrupt):
+        main(["train", "-S", str(stem), "-n", "8", "--interruptible",
+              "-o", str(stem.parent / "first.json")])
+    monkeypatch.setattr(Checkpoint, "save", original)
+    first = capsys.readouterr().out.splitlines()
+    resumed, _, _ = _train(stem, 8, ["--resume"], capsys, "resumed")
+    lines = straight.splitlines()[:8]
+    assert first == lines[:4]  # round 4 printed, then killed before it was saved
+    assert resumed.splitlines()[:5] == lines[3:]  # round 4 again, then the rest
+
+
+def test_resuming_a_finished_run_chooses_its_optimal_round(stem, capsys):
+    extra = ["--optimal-iterations"]
+    straight, model, _ = _train(stem, 7, extra, capsys, "straight")
+    _train(stem, 7, ["--interruptible", *extra], capsys, "first")
+    again, resumed, _ = _train(stem, 7, ["--resume", *extra], capsys, "again")
+    assert "rnd " not in again
+    assert again.splitlines() == straight.splitlines()[7:]  # the OPTIMAL ITERATIONS line
+    assert resumed == model

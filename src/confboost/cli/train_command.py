@@ -71,8 +71,12 @@ class RoundPrinter(TrainingCallback):
 
     A resumed run prints the rounds it runs; the rounds a checkpoint brought back are
     replayed first, silently, so ``th-err``, the scores and the measures
-    ``--optimal-iterations`` chooses from are the uninterrupted run's.
+    ``--optimal-iterations`` chooses from are the uninterrupted run's. It runs before the
+    checkpoint (a lower ``order``): a round's line is printed before the round is saved, so
+    a kill between the two prints the round again on resume rather than never.
     """
+
+    order = -150
 
     def __init__(self, estimator, train, dev, test, single_label, fmeasure_class, stream,
                  objectives):
@@ -87,6 +91,7 @@ class RoundPrinter(TrainingCallback):
         self.product = 1.0
         self.measures = {"dev": [], "test": []}
         self.thresholds = {"dev": [], "test": []}
+        self.n_added = 0  # rounds in the scores and measures
 
     def _measure(self, name, scores):
         labels = self.sets[name].labels
@@ -99,15 +104,22 @@ class RoundPrinter(TrainingCallback):
 
     def before_training(self, env):
         """Read the fit's classes and encoder from the estimator being fitted (a training
-        callback, ``engine/callbacks.py``), and replay the rounds the run already holds."""
+        callback, ``engine/callbacks.py``)."""
         self.estimator = env.estimator
-        run = env.run
-        if len(self.objectives) < len(run.hypotheses):
-            raise ValueError(f"the run holds {len(run.hypotheses)} rounds but their wh-err "
-                             f"is known for {len(self.objectives)}")
-        for index, hypothesis in enumerate(run.hypotheses):
-            self._add_round(index, hypothesis, run.records["alpha"][index], None)
         return False
+
+    def _replay(self, run, n_rounds):
+        """Add, silently, the run's rounds before ``n_rounds`` not added yet: those a
+        checkpoint restored (after this callback's ``before_training``)."""
+        if len(self.objectives) < n_rounds:
+            raise ValueError(f"the run holds {n_rounds} rounds but their wh-err is known "
+                             f"for {len(self.objectives)}")
+        for index in range(self.n_added, n_rounds):
+            self._add_round(index, run.hypotheses[index], run.records["alpha"][index], None)
+
+    def after_training(self, env):
+        """Replay the restored rounds of a run that had no round left to run."""
+        self._replay(env.run, len(env.run.hypotheses))
 
     def _add_round(self, round_index, hypothesis, alpha, train_blocks):
         """Add round ``round_index`` to th-err, the scores and the measures; the parts of
@@ -115,6 +127,7 @@ class RoundPrinter(TrainingCallback):
         blocks when the fit has them (None: computed from the training columns)."""
         values = alpha * hypothesis.values
         self.product *= self.objectives[round_index]
+        self.n_added = round_index + 1
         parts = {}
         for name, data in self.sets.items():
             if data is None:
@@ -141,6 +154,7 @@ class RoundPrinter(TrainingCallback):
     def after_iteration(self, env):
         round_index, record = env.round_index, env.record
         fit = record["fit"]
+        self._replay(env.run, round_index)
         parts = self._add_round(round_index, fit.hypothesis, record["alpha"], fit.train_blocks)
         line = (f"rnd {round_index + 1}: wh-err= {self.objectives[round_index]:f} "
                 f"th-err= {self.product:f}")
