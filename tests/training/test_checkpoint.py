@@ -268,3 +268,26 @@ def test_a_fit_interrupted_while_calibrating_resumes_to_the_same_model(tmp_path,
     clf = BoostClassifier(10, **params).fit(X, Y3, callbacks=[Checkpoint(path, every=1)])
     assert document(clf) == document(whole)
     np.testing.assert_array_equal(clf.predict_proba(X), whole.predict_proba(X))
+
+
+@pytest.mark.parametrize("entries", [[0.5], [True, False, True, False], [0.5] * 5])
+def test_a_per_round_list_of_other_length_or_flags_is_refused(tmp_path, entries):
+    path = tmp_path / "run.ckpt"
+    kept = Objectives()
+    with pytest.raises(Stop):
+        BoostClassifier(8).fit(X, Y3, callbacks=[
+            kept, Checkpoint(path, every=4, per_round={"half_z": kept.values}), stop_at(4)])
+    with np.load(path) as stored:
+        members = {name: stored[name] for name in stored.files}
+    text = json.loads(str(members["document"]))
+    text["extras"]["half_z"] = entries
+    text = json.dumps(text)
+    members["document"] = np.array(text)
+    members["checksum"] = np.array(_checksum(text, members))
+    with open(path, "wb") as handle:
+        np.savez(handle, **members)
+    again = Objectives()
+    wanted = rf"{path}: extras\['half_z'\]: must have 4 (entries|numbers)"
+    with pytest.raises(ValueError, match=wanted):
+        BoostClassifier(8).fit(X, Y3, callbacks=[
+            again, Checkpoint(path, per_round={"half_z": again.values})])

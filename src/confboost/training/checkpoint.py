@@ -233,8 +233,8 @@ class Checkpoint(TrainingCallback):
             if name not in extras:
                 raise ValueError(f"extras[{name!r}]: missing, the run that wrote the checkpoint "
                                  "did not keep it (start over without resuming)")
-            if len(extras[name]) != start:
-                fail(f"extras[{name!r}]", f"must have {start} entries", len(extras[name]))
+            if len(extras[name]) != start or any(isinstance(v, bool) for v in extras[name]):
+                fail(f"extras[{name!r}]", f"must have {start} numbers", extras[name][:4])
         if set(extras) != set(self._extras):
             fail("extras", f"must be {sorted(self._extras)}", sorted(extras))
         wanted = {f"state_{name}" for name in STATE_ARRAYS
