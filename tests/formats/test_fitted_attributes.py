@@ -14,6 +14,9 @@ from confboost import BoostClassifier
 from confboost.formats.fit_scores import FIELDS
 from tests.formats.test_model_files import TABLE, X_NUM, Y_LABELS, Y_MULTI, Y_TABLE, edited
 
+#: ROC AUC on a set of one class warns that it is undefined: that NaN is the point here.
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+
 
 def _cases():
     """(name, estimator, X, y, fit keywords): every scheme, learner kind and way of holding
@@ -27,6 +30,9 @@ def _cases():
                                              n_iter_no_change=2), X_NUM, Y_MULTI, {})
     yield ("eval-set-scorer", BoostClassifier(6, scoring="accuracy"), X_NUM, Y_MULTI,
            held_out)
+    one_class = Y_MULTI == 1  # ROC AUC is NaN on a set of one class
+    yield ("nan-scores", BoostClassifier(4, scoring="roc_auc"), X_NUM, Y_MULTI > 0,
+           {"eval_set": (X_NUM[one_class], Y_MULTI[one_class] > 0)})
     yield "mo", BoostClassifier(4, scheme="mo", random_state=0), X_NUM, Y_MULTI, {}
     yield "mr-multilabel", BoostClassifier(4, scheme="mr"), X_NUM, Y_LABELS, {}
     yield "tree", BoostClassifier(3, weak_learner="tree", max_leaves=4), X_NUM, Y_MULTI, {}
@@ -58,7 +64,9 @@ def _same(a, b, where):
     """Assert ``a`` and ``b`` hold the same data (arrays, containers, model objects)."""
     if isinstance(a, np.ndarray):
         assert isinstance(b, np.ndarray) and a.dtype.kind == b.dtype.kind, where
-        np.testing.assert_array_equal(a, b, err_msg=where)
+        np.testing.assert_array_equal(a, b, err_msg=where)  # NaN equals NaN here
+    elif isinstance(a, float) and np.isnan(a):
+        assert isinstance(b, float) and np.isnan(b), where
     elif isinstance(a, dict):
         assert isinstance(b, dict) and list(a) == list(b), where
         for key in a:
@@ -88,6 +96,26 @@ def test_a_loaded_model_has_every_fitted_attribute_of_the_fitted_one(case, tmp_p
     assert set(_public_fitted(loaded)) == set(fitted)
     for name, value in fitted.items():
         _same(value, getattr(loaded, name), name)
+
+
+def test_scores_that_are_nan_or_infinite_are_saved_and_read_back(tmp_path):
+    _, estimator, X, y, keywords = next(c for c in _cases() if c[0] == "nan-scores")
+    estimator.fit(X, y, **keywords)
+    assert np.isnan(estimator.validation_score_).all()
+    estimator.save(tmp_path / "m.json")  # was: "Out of range float values", no file named
+    document = json.loads((tmp_path / "m.json").read_text())
+    assert document["validation_score"][0] is None
+    loaded = confboost.load(tmp_path / "m.json")
+    assert np.isnan(loaded.history_["validation_score"]).all()
+    edit = edited(tmp_path / "m.json", tmp_path,
+                  lambda d: d["history"].update(validation_score=["inf", "-inf", None, 0.5]))
+    np.testing.assert_array_equal(confboost.load(edit).history_["validation_score"],
+                                  [np.inf, -np.inf, np.nan, 0.5])
+    for bad in (["nan"] * 4, [None, True, 0, 0], ["1e999"] * 4, [None] * 3):
+        edit = edited(tmp_path / "m.json", tmp_path,
+                      lambda d, bad=bad: d["history"].update(validation_score=bad))
+        with pytest.raises(ValueError, match=rf"{edit}: history\['validation_score'\]"):
+            confboost.load(edit)
 
 
 def test_the_scores_of_a_held_out_fit_are_kept(tmp_path):

@@ -3,7 +3,10 @@
 
 Owns their fields of the model document (version 4 of ``model_json``'s format): written for
 each attribute the estimator has, read back checked and bounded by the file (each list one
-entry a round run, each name a bounded string, every number finite). A file without a field
+entry a round run, each name a bounded string). A score may be NaN or infinite (a scorer
+undefined on a set, as ROC AUC on one class): it is written ``null``, ``"inf"`` or
+``"-inf"`` (``write_scores``) and read back as such (``read_scores``); every other number
+is finite. A file without a field
 (older versions, a model imported from ``.shyp``, a fit that records no such score) loads
 without the attribute; reading it then raises an ``AttributeError`` that says why
 (``UNSAVED``, kept by the estimator).
@@ -15,10 +18,10 @@ from confboost.utils.untrusted import (
     MAX_ENTRIES,
     fail,
     read_float,
-    read_floats,
     read_int,
     read_list,
     read_str,
+    write_float,
 )
 
 #: The fitted attributes this module saves, by their field in the document.
@@ -41,15 +44,30 @@ def fit_scores_document(estimator):
         if field == "n_iter":
             fields[field] = int(value)
         elif field == "evals_result":
-            fields[field] = {name: {metric: [float(v) for v in values]
+            fields[field] = {name: {metric: write_scores(values)
                                     for metric, values in metrics.items()}
                              for name, metrics in value.items()}
         elif field == "best_score":
-            fields[field] = {name: {metric: float(v) for metric, v in metrics.items()}
+            fields[field] = {name: {metric: write_scores([v])[0] for metric, v in metrics.items()}
                              for name, metrics in value.items()}
         else:
-            fields[field] = np.asarray(value, dtype=np.float64).tolist()
+            fields[field] = write_scores(value)
     return fields
+
+
+def write_scores(values):
+    """Scores as JSON holds them: finite numbers as they are, NaN as ``null``, ±inf as
+    ``"inf"`` / ``"-inf"``."""
+    return [None if np.isnan(v) else write_float(v)
+            for v in np.asarray(values, dtype=np.float64).tolist()]
+
+
+def read_scores(value, field, length=None):
+    """A list of scores (``write_scores``'s spelling), as float64 of shape (n,)."""
+    entries = read_list(value, field, length)
+    return np.array([np.nan if entry is None else
+                     read_float(entry, f"{field}[{position}]", infinite=True)
+                     for position, entry in enumerate(entries)], dtype=np.float64)
 
 
 def read_fit_scores(document, n_rounds, best_iteration):
@@ -78,19 +96,19 @@ def read_fit_scores(document, n_rounds, best_iteration):
         value = document.get(field)
         if value is None:
             continue
-        length = len(read_list(value, field))
-        if length and (n_iter is None or length != n_iter + 1):
+        scores = read_scores(value, field)
+        if len(scores) and (n_iter is None or len(scores) != n_iter + 1):
             fail(field, "must be empty or hold n_iter + 1 scores (f = 0, then each round)",
-                 length)
-        attributes[f"{field}_"] = read_floats(value, field, (length,))
+                 len(scores))
+        attributes[f"{field}_"] = scores
     if document.get("evals_result") is not None:
         attributes["evals_result_"] = {
-            name: {metric: [float(v) for v in read_floats(values, field, (n_iter,))]
+            name: {metric: read_scores(values, field, n_iter).tolist()
                    for metric, values, field in _named(metrics, where)}
             for name, metrics, where in _named(document["evals_result"], "evals_result",
                                                n_iter)}
     if document.get("best_score") is not None:
-        scores = {name: {metric: read_float(value, field)
+        scores = {name: {metric: float(read_scores([value], field)[0])
                          for metric, value, field in _named(metrics, where)}
                   for name, metrics, where in _named(document["best_score"], "best_score")}
         if scores and best_iteration is None:

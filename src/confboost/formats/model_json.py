@@ -33,7 +33,12 @@ from pathlib import Path
 import numpy as np
 
 from confboost.engine.learners import LEARNERS
-from confboost.formats.fit_scores import fit_scores_document, read_fit_scores
+from confboost.formats.fit_scores import (
+    fit_scores_document,
+    read_fit_scores,
+    read_scores,
+    write_scores,
+)
 from confboost.utils.files import write_atomic
 from confboost.utils.untrusted import (
     MAX_ENTRIES,
@@ -55,6 +60,8 @@ FORMAT_NAME = "confboost-model"
 FORMAT_VERSION = 4
 #: The versions ``load_document`` reads.
 READ_VERSIONS = (1, 2, 3, 4)
+#: The history's lists of scores, which may hold NaN or ±inf (``fit_scores.write_scores``).
+SCORE_HISTORY = ("validation_score",)
 #: Largest model file read (bytes).
 MAX_FILE_BYTES = 2**31
 
@@ -207,7 +214,8 @@ def model_document(estimator):
         "code": estimator.code_.tolist() if hasattr(estimator, "code_") else None,
         "thresholds": (estimator.thresholds_.tolist()
                        if hasattr(estimator, "thresholds_") else None),
-        "history": {key: np.asarray(value).tolist()
+        "history": {key: (write_scores(value) if key in SCORE_HISTORY
+                          else np.asarray(value).tolist())
                     for key, value in estimator.history_.items()},
         "best_iteration": getattr(estimator, "best_iteration_", None),
         "weak_learner": estimator.weak_learner_,
@@ -244,8 +252,8 @@ def save_estimator(estimator, path, extra=None):
         raise ValueError(f"{path}: cannot save the sections {unknown}: a model file has the "
                          f"sections {list(EXTRA_SECTIONS)} only")
     # what is written is what the reader takes: read the document back as load will
-    copy = json.loads(json.dumps(document, allow_nan=False), parse_float=finite_float)
     try:
+        copy = json.loads(json.dumps(document, allow_nan=False), parse_float=finite_float)
         estimator_from_document(copy, type(estimator))
         read_sections(copy)
     except ValueError as error:
@@ -574,7 +582,9 @@ def _read_history(value, n_rounds):
             length = len(entries)
             if length < n_rounds:
                 fail(field, f"must have at least the model's {n_rounds} rounds", length)
-        if all(isinstance(entry, bool) for entry in entries) and entries:
+        if key in SCORE_HISTORY:
+            history[key] = read_scores(entries, field)
+        elif all(isinstance(entry, bool) for entry in entries) and entries:
             history[key] = np.asarray(entries, dtype=bool)
         else:
             history[key] = read_floats(entries, field, (length,))
