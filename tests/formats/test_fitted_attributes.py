@@ -183,3 +183,13 @@ def test_the_cli_model_keeps_its_scores(tmp_path):
     loaded = confboost.load(tmp_path / "t.model.json")
     assert loaded.n_iter_ == document["n_iter"] == 6
     assert len(loaded.model_) <= 6
+
+
+def test_a_model_json_cannot_hold_is_refused_at_save_naming_the_file(tmp_path):
+    estimator = BoostClassifier(3).fit(X_NUM, Y_MULTI)
+    estimator.history_["z"] = estimator.history_["z"].copy()
+    estimator.history_["z"][0] = np.nan
+    path = tmp_path / "m.json"
+    with pytest.raises(ValueError, match=f"{path}: cannot save this model"):
+        estimator.save(path)
+    assert not path.exists()
