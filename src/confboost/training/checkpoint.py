@@ -36,7 +36,7 @@ import numpy as np
 from confboost.engine.boosting import HISTORY_KEYS
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.model import MAX_SCORE, BoostedModel
-from confboost.utils.files import write_atomic
+from confboost.utils.files import check_regular_file, write_atomic
 from confboost.utils.untrusted import (
     MAX_ENTRIES,
     fail,
@@ -178,6 +178,7 @@ class Checkpoint(TrainingCallback):
         """
         if not self.path.exists():
             return None
+        check_regular_file(self.path)  # a device or a pipe has no size to bound the read
         try:
             document, arrays = _read_file(self.path)
             columns = None if dataset is None else column_kinds(dataset)
