@@ -4,7 +4,8 @@ Owns ``train_command`` and what only training needs: the per-round printer (``wh
 icsiboost's unsmoothed objective of the weak learner, ``weak_objective``; ``th-err`` the
 running product), the confidence and learner options, AdaBoost.MO's one-class-per-example
 check, and icsiboost's ``--interruptible`` / ``--resume`` (a ``Checkpoint`` at
-``STEM.checkpoint``). See ``cli_boostexter.py`` for the format of the lines.
+``STEM.checkpoint``, which keeps each round's ``wh-err``: a resumed run prints and chooses
+as the uninterrupted one). See ``cli_boostexter.py`` for the format of the lines.
 """
 
 import sys
@@ -111,9 +112,6 @@ class RoundPrinter(TrainingCallback):
     def _replay(self, run, n_rounds):
         """Add, silently, the run's rounds before ``n_rounds`` not added yet: those a
         checkpoint restored (after this callback's ``before_training``)."""
-        if len(self.objectives) < n_rounds:
-            raise ValueError(f"the run holds {n_rounds} rounds but their wh-err is known "
-                             f"for {len(self.objectives)}")
         for index in range(self.n_added, n_rounds):
             self._add_round(index, run.hypotheses[index], run.records["alpha"][index], None)
 

@@ -6,10 +6,9 @@ each attribute the estimator has, read back checked and bounded by the file (eac
 entry a round run, each name a bounded string). A score may be NaN or infinite (a scorer
 undefined on a set, as ROC AUC on one class): it is written ``null``, ``"inf"`` or
 ``"-inf"`` (``write_scores``) and read back as such (``read_scores``); every other number
-is finite. A file without a field
-(older versions, a model imported from ``.shyp``, a fit that records no such score) loads
-without the attribute; reading it then raises an ``AttributeError`` that says why
-(``UNSAVED``, kept by the estimator).
+is finite. A file without a field (older versions, a model imported from ``.shyp``, a fit
+that records no such score) loads without the attribute; reading it then raises an
+``AttributeError`` that says why (``UNSAVED``, kept by the estimator).
 """
 
 import numpy as np
