@@ -193,3 +193,12 @@ def test_a_model_json_cannot_hold_is_refused_at_save_naming_the_file(tmp_path):
     with pytest.raises(ValueError, match=f"{path}: cannot save this model"):
         estimator.save(path)
     assert not path.exists()
+
+
+def test_a_property_that_raises_keeps_its_own_message_on_a_loaded_model(tmp_path):
+    estimator = BoostClassifier(3).fit(X_NUM, Y_MULTI)
+    estimator.save(tmp_path / "m.json")
+    loaded = confboost.load(tmp_path / "m.json")
+    del loaded.history_["z"]  # as a model read from .shyp: no Z_t
+    with pytest.raises(AttributeError, match="this model has no Z_t"):
+        loaded.feature_importances_  # noqa: B018

@@ -285,6 +285,9 @@ class Booster:
         unsaved = self.__dict__.get(UNSAVED) or {}
         if name in unsaved:
             raise AttributeError(unsaved[name], name=name, obj=self)
+        descriptor = getattr(type(self), name, None)
+        if hasattr(descriptor, "__get__"):  # a property that raised: raise its own error
+            return descriptor.__get__(self, type(self))
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}",
                              name=name, obj=self)
 
