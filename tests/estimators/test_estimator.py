@@ -100,7 +100,7 @@ def test_save_load_round_trip(tmp_path, cancer):
     np.testing.assert_array_equal(loaded.history_["z"], clf.history_["z"])
     assert loaded.get_params() == clf.get_params()
     document = json.loads(path.read_text())
-    assert document["format"] == "confboost-model" and document["version"] == 3
+    assert document["format"] == "confboost-model" and document["version"] == 4
 
 
 def test_load_rejects_unknown_hypothesis_types_and_versions(tmp_path, cancer):

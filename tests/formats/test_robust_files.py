@@ -15,7 +15,7 @@ import confboost
 from confboost import BoostClassifier
 from confboost.formats.model_json import read_model, save_document, save_estimator
 from confboost.training.checkpoint import Checkpoint
-from confboost.utils.files import write_atomic
+from confboost.utils.files import check_regular_file, write_atomic
 from confboost.utils.untrusted import MAX_STRING
 
 RNG = np.random.default_rng(3)
@@ -335,3 +335,82 @@ def test_a_valid_checkpoint_still_resumes_to_the_uninterrupted_model(tmp_path):
     resumed = _resume(path)
     whole = BoostClassifier(6).fit(X, Y_MULTI)
     assert np.array_equal(resumed.decision_function(X), whole.decision_function(X))
+
+
+_SPECIALS = """
+import os, sys
+import numpy as np
+from confboost import BoostClassifier, load
+from confboost.cli import main
+from confboost.training.checkpoint import Checkpoint
+special, folder = sys.argv[1], sys.argv[2]
+X = np.arange(40.0).reshape(20, 2); y = np.arange(20) % 2
+stem = os.path.join(folder, "s")
+with open(stem + ".names", "w") as names:
+    names.write("yes, no.\\nsize: continuous.\\nother: continuous.\\n")
+with open(stem + ".data", "w") as data:
+    data.write("".join(f"{i}, {i % 3}, {'yes' if i % 2 else 'no'}.\\n" for i in range(20)))
+def attempt(what, call):
+    try:
+        call()
+        print(what, "accepted")
+    except ValueError as error:
+        print(what, "refused:", error)
+attempt("load", lambda: load(special))
+attempt("checkpoint", lambda: BoostClassifier(2).fit(X, y, callbacks=[Checkpoint(special)]))
+for suffix, argv in ((".names", ["train", "-n", "2"]), (".data", ["train", "-n", "2"]),
+                     (".shyp", ["import-shyp"])):
+    path = stem + suffix
+    saved = open(path).read() if os.path.exists(path) else None
+    os.replace(path, path + ".kept") if saved is not None else None
+    os.symlink(special, path)
+    print(suffix, "exit", main([argv[0], "-S", stem, *argv[1:]]))
+    os.remove(path)
+    os.replace(path + ".kept", path) if saved is not None else None
+"""
+
+
+POSIX_SPECIALS = pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
+                                    reason="needs /dev/zero and named pipes (POSIX)")
+
+
+@POSIX_SPECIALS
+def test_only_a_regular_file_passes_the_check_before_reading(tmp_path):
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for special in ("/dev/zero", pipe):
+        with pytest.raises(ValueError, match=f"{special}: not a regular file"):
+            check_regular_file(special)
+    with pytest.raises(ValueError, match=f"{tmp_path}: is a folder, not a file"):
+        check_regular_file(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        check_regular_file(tmp_path / "missing")
+    (tmp_path / "plain").write_text("x")
+    os.symlink(tmp_path / "plain", tmp_path / "link")
+    check_regular_file(tmp_path / "link")
+
+
+@pytest.mark.slow
+@POSIX_SPECIALS
+@pytest.mark.parametrize("kind", ["device", "pipe"])
+def test_a_device_or_a_pipe_is_refused_before_it_is_read(tmp_path, kind):
+    """/dev/zero has no end and a named pipe blocks: each reader refuses them by name at
+    once (a child process, so that a regression fails by its timeout, not by a hang)."""
+    import subprocess
+    import sys
+
+    from tests.helpers import child_env
+
+    special = "/dev/zero" if kind == "device" else str(tmp_path / "pipe")
+    if kind == "pipe":
+        os.mkfifo(special)
+    result = subprocess.run([sys.executable, "-c", _SPECIALS, special, str(tmp_path)],
+                            capture_output=True, text=True, timeout=120, env=child_env())
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.splitlines()
+    for what in ("load", "checkpoint"):
+        wanted = f"{what} refused: {special}: not a regular file (a device, a pipe"
+        assert any(line.startswith(wanted) for line in lines), lines
+    for suffix in (".names", ".data", ".shyp"):
+        assert f"{suffix} exit 2" in lines, lines
+    assert result.stderr.count("not a regular file (a device, a pipe or a socket)") == 3

@@ -92,9 +92,30 @@ def _mutated(raw, rng):
     return _pack(members, resign=rng.random() < 0.8)
 
 
+class Kept:
+    """A caller's per-round list (as the command line's wh-err), saved in the checkpoint."""
+
+    order = -200
+
+    def __init__(self):
+        self.values = []
+
+    def after_iteration(self, env):
+        self.values.append(float(env.record["z"]))
+        return False
+
+
+def _fit(path, n_rounds):
+    kept = Kept()
+    clf = BoostClassifier(n_rounds).fit(X, Y, callbacks=[
+        kept, Checkpoint(path, every=2, per_round={"kept": kept.values})])
+    return clf, kept.values
+
+
 def _case(path):
-    clf = BoostClassifier(6).fit(X, Y, callbacks=[Checkpoint(path, every=2)])
+    clf, kept = _fit(path, 6)
     assert np.isfinite(clf.decision_function(X)).all()
+    assert len(kept) == clf.n_iter_ and np.isfinite(kept).all()
     return clf
 
 
@@ -102,7 +123,7 @@ def test_fuzzed_checkpoints(tmp_path):
     rng = generator("checkpoint")
     tally = Tally("checkpoint")
     base = tmp_path / "base.ckpt"
-    BoostClassifier(4).fit(X, Y, callbacks=[Checkpoint(base, every=2)])
+    _fit(base, 4)
     raw = base.read_bytes()
     for number in range(cases(30)):
         path = tmp_path / f"case{number % 20}.ckpt"

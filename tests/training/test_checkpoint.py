@@ -13,7 +13,7 @@ import pytest
 
 from confboost import BoostClassifier
 from confboost.formats.model_json import model_document
-from confboost.training.checkpoint import Checkpoint
+from confboost.training.checkpoint import Checkpoint, _checksum
 from tests.helpers import child_env
 
 RNG = np.random.default_rng(5)
@@ -180,3 +180,114 @@ def test_a_run_that_had_stopped_resumes_to_no_more_rounds(tmp_path):
         X, Y3, callbacks=[Checkpoint(path), lambda i, r: rounds.append(i)], **fit)
     assert rounds == [] and again.n_iter_ == whole.n_iter_
     assert document(again) == document(whole)
+
+
+class Objectives:
+    """A caller's per-round list, appended before the checkpoint's turn."""
+
+    order = -200
+
+    def __init__(self):
+        self.values = []
+
+    def after_iteration(self, env):
+        self.values.append(float(env.record["z"]) / 2)
+        return False
+
+
+def _rewrite_version(path, version, drop=()):
+    with np.load(path) as stored:
+        members = {name: stored[name] for name in stored.files}
+    text = json.loads(str(members["document"]))
+    text["version"] = version
+    for key in drop:
+        del text["extras"][key]
+    text = json.dumps(text)
+    members["document"] = np.array(text)
+    members["checksum"] = np.array(_checksum(text, members))
+    with open(path, "wb") as handle:
+        np.savez(handle, **members)
+
+
+def test_a_callers_per_round_list_is_saved_and_put_back_in_place(tmp_path):
+    path = tmp_path / "run.ckpt"
+    whole = Objectives()
+    BoostClassifier(9).fit(X, Y3, callbacks=[whole])
+    first = Objectives()
+    with pytest.raises(Stop):
+        BoostClassifier(9).fit(X, Y3, callbacks=[
+            first, Checkpoint(path, every=2, per_round={"half_z": first.values}),
+            stop_at(5)])
+    again = Objectives()
+    keep = again.values
+    BoostClassifier(9).fit(X, Y3, callbacks=[
+        again, Checkpoint(path, every=2, per_round={"half_z": again.values})])
+    assert again.values is keep and again.values == whole.values
+
+
+def test_a_per_round_list_that_lags_is_refused_when_saving(tmp_path):
+    lagging = []
+    with pytest.raises(ValueError, match=r"per_round\['late'\] holds 0 entries after 1 "):
+        BoostClassifier(3).fit(X, Y3, callbacks=[
+            Checkpoint(tmp_path / "a.ckpt", every=1, per_round={"late": lagging})])
+    with pytest.raises(ValueError, match="per_round: 'thresholds' must name a list"):
+        Checkpoint(tmp_path / "a.ckpt", per_round={"thresholds": []})
+
+
+def test_version_1_checkpoints_resume_a_run_that_keeps_no_list(tmp_path):
+    path = tmp_path / "run.ckpt"
+    whole = BoostClassifier(8).fit(X, Y3)
+    with pytest.raises(Stop):
+        BoostClassifier(8).fit(X, Y3, callbacks=[Checkpoint(path, every=2), stop_at(5)])
+    _rewrite_version(path, 1)
+    clf = BoostClassifier(8).fit(X, Y3, callbacks=[Checkpoint(path, every=2)])
+    assert document(clf) == document(whole)
+    _rewrite_version(path, 1)
+    with pytest.raises(ValueError, match=rf"{path}: extras\['wh_err'\]: missing, the run"):
+        BoostClassifier(8).fit(X, Y3, callbacks=[Checkpoint(path, per_round={"wh_err": []})])
+    for version in (3, 1.0, True, "2"):
+        _rewrite_version(path, version)
+        with pytest.raises(ValueError, match=rf"{path}: version: must be one of \(1, 2\)"):
+            BoostClassifier(8).fit(X, Y3, callbacks=[Checkpoint(path)])
+
+
+def test_a_fit_interrupted_while_calibrating_resumes_to_the_same_model(tmp_path, monkeypatch):
+    from confboost.training import fit_runs
+
+    params = {"early_stopping": True, "validation_fraction": 0.25, "n_iter_no_change": 3}
+    whole = BoostClassifier(10, **params).fit(X, Y3)
+    path = tmp_path / "run.ckpt"
+
+    def killed(*args, **kwargs):
+        raise Stop
+
+    with monkeypatch.context() as patch:
+        patch.setattr(fit_runs.Fit, "calibrate", killed)
+        with pytest.raises(Stop):
+            BoostClassifier(10, **params).fit(X, Y3, callbacks=[Checkpoint(path, every=1)])
+    clf = BoostClassifier(10, **params).fit(X, Y3, callbacks=[Checkpoint(path, every=1)])
+    assert document(clf) == document(whole)
+    np.testing.assert_array_equal(clf.predict_proba(X), whole.predict_proba(X))
+
+
+@pytest.mark.parametrize("entries", [[0.5], [True, False, True, False], [0.5] * 5])
+def test_a_per_round_list_of_other_length_or_flags_is_refused(tmp_path, entries):
+    path = tmp_path / "run.ckpt"
+    kept = Objectives()
+    with pytest.raises(Stop):
+        BoostClassifier(8).fit(X, Y3, callbacks=[
+            kept, Checkpoint(path, every=4, per_round={"half_z": kept.values}), stop_at(4)])
+    with np.load(path) as stored:
+        members = {name: stored[name] for name in stored.files}
+    text = json.loads(str(members["document"]))
+    text["extras"]["half_z"] = entries
+    text = json.dumps(text)
+    members["document"] = np.array(text)
+    members["checksum"] = np.array(_checksum(text, members))
+    with open(path, "wb") as handle:
+        np.savez(handle, **members)
+    again = Objectives()
+    wanted = rf"{path}: extras\['half_z'\]: must have 4 (entries|numbers)"
+    with pytest.raises(ValueError, match=wanted):
+        BoostClassifier(8).fit(X, Y3, callbacks=[
+            again, Checkpoint(path, per_round={"half_z": again.values})])

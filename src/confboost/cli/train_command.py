@@ -4,7 +4,8 @@ Owns ``train_command`` and what only training needs: the per-round printer (``wh
 icsiboost's unsmoothed objective of the weak learner, ``weak_objective``; ``th-err`` the
 running product), the confidence and learner options, AdaBoost.MO's one-class-per-example
 check, and icsiboost's ``--interruptible`` / ``--resume`` (a ``Checkpoint`` at
-``STEM.checkpoint``). See ``cli_boostexter.py`` for the format of the lines.
+``STEM.checkpoint``, which keeps each round's ``wh-err``: a resumed run prints and chooses
+as the uninterrupted one). See ``cli_boostexter.py`` for the format of the lines.
 """
 
 import sys
@@ -27,6 +28,7 @@ from confboost.cli.stems import (
     icsiboost_error,
 )
 from confboost.engine.boosting import best_round
+from confboost.engine.callbacks import TrainingCallback
 from confboost.formats.boostexter import read_data
 from confboost.training.params import MIN_SMOOTHING
 from confboost.utils.files import check_writable
@@ -48,20 +50,49 @@ def weak_objective(fit):
     return float(value / total) if total > 0 else 1.0
 
 
-class RoundPrinter:
-    """The per-round line of icsiboost, following the model on train, dev and test."""
+class WeakObjectives(TrainingCallback):
+    """Each round's ``wh-err`` (``weak_objective``), kept beside the run.
 
-    def __init__(self, estimator, train, dev, test, single_label, fmeasure_class, stream):
+    It runs before the checkpoint (a lower ``order``), so a checkpoint saves the round's
+    value with the round (``Checkpoint(per_round=...)``) and a resume puts the list back.
+    """
+
+    order = -200
+
+    def __init__(self):
+        self.values = []
+
+    def after_iteration(self, env):
+        self.values.append(weak_objective(env.record["fit"]))
+        return False
+
+
+class RoundPrinter(TrainingCallback):
+    """The per-round line of icsiboost, following the model on train, dev and test.
+
+    A resumed run prints the rounds it runs; the rounds a checkpoint brought back are
+    replayed first, silently, so ``th-err``, the scores and the measures
+    ``--optimal-iterations`` chooses from are the uninterrupted run's. It runs before the
+    checkpoint (a lower ``order``): a round's line is printed before the round is saved, so
+    a kill between the two prints the round again on resume rather than never.
+    """
+
+    order = -150
+
+    def __init__(self, estimator, train, dev, test, single_label, fmeasure_class, stream,
+                 objectives):
         self.estimator = estimator
         self.sets = {"train": train, "dev": dev, "test": test}
         self.single_label = single_label
         self.fmeasure_class = fmeasure_class
         self.stream = stream
+        self.objectives = objectives
         self.frames = {}
         self.scores = {}
         self.product = 1.0
         self.measures = {"dev": [], "test": []}
         self.thresholds = {"dev": [], "test": []}
+        self.n_added = 0  # rounds in the scores and measures
 
     def _measure(self, name, scores):
         labels = self.sets[name].labels
@@ -78,26 +109,37 @@ class RoundPrinter:
         self.estimator = env.estimator
         return False
 
-    def after_iteration(self, env):
-        round_index, record = env.round_index, env.record
-        fit, alpha = record["fit"], record["alpha"]
-        values = alpha * fit.hypothesis.values
-        k = values.shape[1]
-        objective = weak_objective(fit)
-        self.product *= objective
+    def _replay(self, run, n_rounds):
+        """Add, silently, the run's rounds before ``n_rounds`` not added yet: those a
+        checkpoint restored (after this callback's ``before_training``)."""
+        for index in range(self.n_added, n_rounds):
+            self._add_round(index, run.hypotheses[index], run.records["alpha"][index], None)
+
+    def after_training(self, env):
+        """Replay the restored rounds of a run that had no round left to run."""
+        self._replay(env.run, len(env.run.hypotheses))
+
+    def _add_round(self, round_index, hypothesis, alpha, train_blocks):
+        """Add round ``round_index`` to th-err, the scores and the measures; the parts of
+        its line by set (None for a set not given). ``train_blocks``: the training rows'
+        blocks when the fit has them (None: computed from the training columns)."""
+        values = alpha * hypothesis.values
+        self.product *= self.objectives[round_index]
+        self.n_added = round_index + 1
         parts = {}
         for name, data in self.sets.items():
             if data is None:
                 parts[name] = None
                 continue
             if name not in self.scores:
-                self.scores[name] = np.zeros((len(data.line_numbers), k))
-                if name != "train":
-                    self.frames[name] = self.estimator.encoder_.transform(data.columns)
-            if name == "train":
-                self.scores[name] += values[fit.train_blocks]
+                self.scores[name] = np.zeros((len(data.line_numbers), values.shape[1]))
+            if name == "train" and train_blocks is not None:
+                blocks = train_blocks
             else:
-                self.scores[name] += values[fit.hypothesis.blocks(self.frames[name])]
+                if name not in self.frames:
+                    self.frames[name] = self.estimator.encoder_.transform(data.columns)
+                blocks = hypothesis.blocks(self.frames[name])
+            self.scores[name] += values[blocks]
             parts[name] = self._measure(name, self.scores[name])[0]
         for name in ("dev", "test"):
             if parts[name] is not None:
@@ -105,7 +147,15 @@ class RoundPrinter:
                 threshold = None if self.fmeasure_class is None else parts[name][1]
                 self.measures[name].append(value)
                 self.thresholds[name].append(threshold)
-        line = f"rnd {round_index + 1}: wh-err= {objective:f} th-err= {self.product:f}"
+        return parts
+
+    def after_iteration(self, env):
+        round_index, record = env.round_index, env.record
+        fit = record["fit"]
+        self._replay(env.run, round_index)
+        parts = self._add_round(round_index, fit.hypothesis, record["alpha"], fit.train_blocks)
+        line = (f"rnd {round_index + 1}: wh-err= {self.objectives[round_index]:f} "
+                f"th-err= {self.product:f}")
         for name in ("dev", "test", "train"):
             part = parts[name]
             if self.fmeasure_class is None:
@@ -115,6 +165,7 @@ class RoundPrinter:
             else:
                 line += f" {name}= {part[0]:f} (R={part[2]:.3f}, P={part[3]:.3f})"
         print(line, file=self.stream, flush=True)
+        return False
 
 
 def _confidence(arguments, spec, train):
@@ -172,10 +223,11 @@ def _one_class_each(data, spec, path):
     return classes
 
 
-def _checkpoint(arguments):
+def _checkpoint(arguments, objectives):
     """icsiboost's --interruptible / --resume: a ``Checkpoint`` at STEM.checkpoint saved every
-    round, or None. Without --resume a run starts over (an old checkpoint is removed); with
-    it, the run continues from the checkpoint, which must exist."""
+    round with each round's ``wh-err`` (``objectives``), or None. Without --resume a run
+    starts over (an old checkpoint is removed); with it, the run continues from the
+    checkpoint, which must exist."""
     interruptible = getattr(arguments, "interruptible", False)
     resume = getattr(arguments, "resume", False)
     if not (interruptible or resume):
@@ -188,7 +240,7 @@ def _checkpoint(arguments):
                          "writes it)")
     if not resume:
         path.unlink(missing_ok=True)
-    return Checkpoint(path, every=1)
+    return Checkpoint(path, every=1, per_round={"wh_err": objectives})
 
 
 def train_command(arguments):
@@ -223,7 +275,8 @@ def train_command(arguments):
         text_expert=experts or None, calibration=None, early_stopping=False,
         **_learner_options(arguments))
     output = arguments.output or str(arguments.stem) + MODEL_SUFFIX
-    checkpoint = _checkpoint(arguments)
+    objectives = WeakObjectives()
+    checkpoint = _checkpoint(arguments, objectives.values)
     for path in (output, arguments.model, checkpoint and checkpoint.path):
         if path:
             check_writable(path)  # before training, not after
@@ -232,9 +285,9 @@ def train_command(arguments):
     if arguments.scheme == "mo":
         targets = _one_class_each(train, spec, train_path)
     printer = RoundPrinter(estimator, train, dev, test, single_label, fmeasure_class,
-                           sys.stdout)
+                           sys.stdout, objectives.values)
     estimator.fit(train.columns, targets,
-                  callbacks=[printer] + ([checkpoint] if checkpoint else []))
+                  callbacks=[objectives, printer] + ([checkpoint] if checkpoint else []))
     every_round = estimator.model_
     best = None
     if arguments.optimal_iterations:

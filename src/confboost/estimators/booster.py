@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from confboost.engine.schemes import scheme_outputs
+from confboost.formats.fit_scores import UNSAVED
 from confboost.formats.model_json import save_estimator
 from confboost.kernels.criterion_numpy import MODES
 from confboost.training.fit_runs import Fit, is_fitted_attribute
@@ -277,6 +278,18 @@ class Booster:
         fitted = self._fitted()
         return fitted._outputs().predict_proba(fitted._scores(X),
                                                getattr(fitted, "calibrator_", None))
+
+    def __getattr__(self, name):
+        # only for an attribute not found: a fitted score a loaded model file did not hold
+        # says why it is absent (``formats/fit_scores.py``)
+        unsaved = self.__dict__.get(UNSAVED) or {}
+        if name in unsaved:
+            raise AttributeError(unsaved[name], name=name, obj=self)
+        descriptor = getattr(type(self), name, None)
+        if hasattr(descriptor, "__get__"):  # a property that raised: raise its own error
+            return descriptor.__get__(self, type(self))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}",
+                             name=name, obj=self)
 
     def __getstate__(self):
         # the run state of warm_start (its datasets, schemes and records) is not pickled: a

@@ -8,6 +8,8 @@ format itself is described in ``confboost.formats.boostexter``.
 
 from pathlib import Path
 
+from confboost.utils.files import check_regular_file
+
 #: Field values that read as missing.
 MISSING = ("", "?")
 
@@ -51,6 +53,7 @@ def read_lines(path):
     A generator: the file is decoded at once (a bad byte is reported before any line), then
     its lines are cut one at a time, so no list of every line is held.
     """
+    check_regular_file(path)
     raw = Path(path).read_bytes()
     try:
         text = raw.decode("utf-8-sig")

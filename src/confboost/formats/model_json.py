@@ -17,9 +17,10 @@ before it builds a table). ``save_estimator`` reads the document back as ``read_
 does before writing it, so a file that would be refused is never written. Saves are atomic
 (``write_atomic``): a crash while saving leaves the previous file whole.
 
-Versions: 3 (this release) is version 2 with a ``"checksum"``. Version 2 stores every
-hypothesis at table column positions and every tree in the one node layout
-(``learners/tree_hypothesis.py``); it is read without a checksum. Version 1 files
+Versions: 4 (this release) is version 3 with the fit's scores (``fit_scores.py``); a file
+of version 3 or older loads without them. Version 3 is version 2 with a ``"checksum"``.
+Version 2 stores every hypothesis at table column positions and every tree in the one node
+layout (``learners/tree_hypothesis.py``); it is read without a checksum. Version 1 files
 (confboost before its one data world) still load and predict the same:
 ``upgrade_v1`` rewrites them on load (a stump of a table indexed the table's continuous
 columns only; trees had a numeric layout and a separate mixed one).
@@ -32,6 +33,12 @@ from pathlib import Path
 import numpy as np
 
 from confboost.engine.learners import LEARNERS
+from confboost.formats.fit_scores import (
+    fit_scores_document,
+    read_fit_scores,
+    read_scores,
+    write_scores,
+)
 from confboost.utils.files import write_atomic
 from confboost.utils.untrusted import (
     MAX_ENTRIES,
@@ -49,10 +56,12 @@ from confboost.utils.untrusted import (
 )
 
 FORMAT_NAME = "confboost-model"
-#: Version 3 adds the content checksum to version 2.
-FORMAT_VERSION = 3
+#: Version 3 adds the content checksum to version 2, version 4 the fit's scores.
+FORMAT_VERSION = 4
 #: The versions ``load_document`` reads.
-READ_VERSIONS = (1, 2, 3)
+READ_VERSIONS = (1, 2, 3, 4)
+#: The history's lists of scores, which may hold NaN or ±inf (``fit_scores.write_scores``).
+SCORE_HISTORY = ("validation_score",)
 #: Largest model file read (bytes).
 MAX_FILE_BYTES = 2**31
 
@@ -83,7 +92,7 @@ def load_document(path):
 
     Refused: files over ``MAX_FILE_BYTES``, text that is not UTF-8 JSON, JSON nested
     deeper than the interpreter allows, ``NaN``/``Infinity`` literals and numbers beyond
-    float64 (``1e999``), a missing header, an unknown version, and (version 3) a checksum
+    float64 (``1e999``), a missing header, an unknown version, and (version 3 on) a checksum
     that does not match the content. Memory follows the file's size.
     """
     path = Path(path)
@@ -107,7 +116,7 @@ def load_document(path):
     if version not in READ_VERSIONS or isinstance(version, bool):
         raise ValueError(f"{path}: model format version {version!r} is not supported (this "
                          f"confboost reads versions {list(READ_VERSIONS)})")
-    if version == 3:
+    if version >= 3:
         stored = payload.pop("checksum", None)
         if stored != _checksum(payload):
             raise ValueError(f"{path}: checksum: the content does not match the checksum "
@@ -205,7 +214,8 @@ def model_document(estimator):
         "code": estimator.code_.tolist() if hasattr(estimator, "code_") else None,
         "thresholds": (estimator.thresholds_.tolist()
                        if hasattr(estimator, "thresholds_") else None),
-        "history": {key: np.asarray(value).tolist()
+        "history": {key: (write_scores(value) if key in SCORE_HISTORY
+                          else np.asarray(value).tolist())
                     for key, value in estimator.history_.items()},
         "best_iteration": getattr(estimator, "best_iteration_", None),
         "weak_learner": estimator.weak_learner_,
@@ -214,6 +224,7 @@ def model_document(estimator):
                           if hasattr(estimator, "feature_kinds_") else None),
         "model": estimator.model_.to_dict(),
         **({"frame": frame} if frame is not None else {}),
+        **fit_scores_document(estimator),
     }
 
 
@@ -241,8 +252,8 @@ def save_estimator(estimator, path, extra=None):
         raise ValueError(f"{path}: cannot save the sections {unknown}: a model file has the "
                          f"sections {list(EXTRA_SECTIONS)} only")
     # what is written is what the reader takes: read the document back as load will
-    copy = json.loads(json.dumps(document, allow_nan=False), parse_float=finite_float)
     try:
+        copy = json.loads(json.dumps(document, allow_nan=False), parse_float=finite_float)
         estimator_from_document(copy, type(estimator))
         read_sections(copy)
     except ValueError as error:
@@ -364,6 +375,7 @@ def estimator_from_document(document, estimator_class):
     if best is not None:
         best = read_int(best, "best_iteration", 1, n_run + 1)
     calibration = _read_calibration(document.get("calibration"), multilabel, model.n_labels)
+    scores = read_fit_scores(document, n_rounds, best)
     # the learner weak_learner="auto" chose (files from before "auto" name it in params)
     learner = read_str(document.get("weak_learner", estimator.weak_learner), "weak_learner")
     if learner not in LEARNERS:
@@ -421,6 +433,7 @@ def estimator_from_document(document, estimator_class):
         kinds if kinds is not None else (encoder.kinds if encoder is not None
                                          else ["continuous"] * n_features), dtype=object)
     estimator.n_estimators_ = n_rounds
+    estimator.__dict__.update(scores)
     return estimator
 
 
@@ -569,7 +582,9 @@ def _read_history(value, n_rounds):
             length = len(entries)
             if length < n_rounds:
                 fail(field, f"must have at least the model's {n_rounds} rounds", length)
-        if all(isinstance(entry, bool) for entry in entries) and entries:
+        if key in SCORE_HISTORY:
+            history[key] = read_scores(entries, field)
+        elif all(isinstance(entry, bool) for entry in entries) and entries:
             history[key] = np.asarray(entries, dtype=bool)
         else:
             history[key] = read_floats(entries, field, (length,))

@@ -65,7 +65,7 @@ import numpy as np
 from confboost.data.text_experts import ICSIBOOST
 from confboost.engine.learners import CategoricalHypothesis, StumpHypothesis, TermHypothesis
 from confboost.engine.model import BoostedModel
-from confboost.utils.files import write_atomic
+from confboost.utils.files import check_regular_file, write_atomic
 
 _HEADER = re.compile(r" *([^ ]+) Text:(SGRAM|THRESHOLD):([^:]+):(.*)")
 _DBL_MAX = np.finfo(np.float64).max
@@ -248,6 +248,7 @@ def import_shyp(path, encoder, spec, rounds=None):
     k = len(spec.classes)
     position = {name: c for c, name in enumerate(encoder.names)}
     declared = {column.name: column.values for column in spec.columns}
+    check_regular_file(path)
     try:
         raw_lines = Path(path).read_text(encoding="utf-8").split("\n")
     except UnicodeDecodeError as error:

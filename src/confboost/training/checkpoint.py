@@ -17,6 +17,12 @@ model file (``restore``: every member, the
 history against the model, the state arrays' shapes and signs, the columns the saved
 hypotheses read against the run's data; a zip member may not claim more bytes than the
 file holds), and a bad file is one ``ValueError`` naming it.
+
+A caller may keep per-round lists of its own beside the run (``per_round``: the command
+line's ``wh-err`` of each round, whose running product it prints): they are saved with the
+rounds and put back in place on resume, so what the caller derives from past rounds is the
+uninterrupted run's too. Version 2 of the file holds them under ``extras``; version 1 (no
+such lists) is still read by a run that keeps none.
 """
 
 import hashlib
@@ -31,14 +37,26 @@ import numpy as np
 from confboost.engine.boosting import HISTORY_KEYS
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.model import MAX_SCORE, BoostedModel
-from confboost.utils.files import write_atomic
-from confboost.utils.untrusted import fail, finite_float, read_float, read_int, require
+from confboost.utils.files import check_regular_file, write_atomic
+from confboost.utils.untrusted import (
+    MAX_ENTRIES,
+    fail,
+    finite_float,
+    read_float,
+    read_int,
+    require,
+)
 
 FORMAT_NAME = "confboost-checkpoint"
-FORMAT_VERSION = 1
+#: Version 2 adds the caller's per-round lists (``per_round``) to ``extras``.
+FORMAT_VERSION = 2
+#: The versions ``restore`` reads.
+READ_VERSIONS = (1, 2)
 
 #: The scheme attributes that carry the loop's state from one round to the next.
 STATE_ARRAYS = ("weights", "v", "scores")
+#: The scheme's per-round lists a checkpoint keeps (MR's multi-label thresholds).
+SCHEME_LISTS = ("thresholds",)
 
 
 class Checkpoint(TrainingCallback):
@@ -51,6 +69,11 @@ class Checkpoint(TrainingCallback):
         starts, the fit resumes from it.
     every : int, default=10
         Rounds between two saves.
+    per_round : dict of str to list, optional
+        Lists the caller keeps beside the run, one number a round, appended by a callback
+        of lower ``order`` than the checkpoint's (so each holds the round's entry when the
+        checkpoint saves it). They are saved with the rounds and, on resume, filled back in
+        place; a file without one of them is refused.
 
     Examples
     --------
@@ -68,11 +91,17 @@ class Checkpoint(TrainingCallback):
     #: First among callbacks: the run is restored before the others see it.
     order = -100
 
-    def __init__(self, path, every=10):
+    def __init__(self, path, every=10, per_round=None):
         if not isinstance(every, (int, np.integer)) or isinstance(every, bool) or every < 1:
             raise ValueError(f"every must be an integer >= 1, got {every!r}")
+        per_round = dict(per_round or {})
+        for name, values in per_round.items():
+            if not isinstance(name, str) or name in SCHEME_LISTS or not isinstance(values, list):
+                raise ValueError(f"per_round: {name!r} must name a list, other than "
+                                 f"{SCHEME_LISTS}")
         self.path = Path(path)
         self.every = int(every)
+        self.per_round = per_round
         self._fingerprint = None
         self._extras = {}
 
@@ -83,7 +112,7 @@ class Checkpoint(TrainingCallback):
         self._fingerprint = run_fingerprint(*dataset_parts(run.dataset),
                                             run.scheme.labels.signs, *run.identity,
                                             run.smoothing)
-        self._extras = {"thresholds": getattr(run.scheme, "thresholds", [])}
+        self._extras = {"thresholds": getattr(run.scheme, "thresholds", []), **self.per_round}
         if not run.hypotheses:
             restored = self.restore(run.scheme, env.end_round, run.dataset)
             if restored is not None:
@@ -102,6 +131,11 @@ class Checkpoint(TrainingCallback):
         """Write the state of ``run`` (a ``BoostingRun``) after its rounds so far,
         atomically."""
         scheme, records = run.scheme, run.records
+        for name, values in self.per_round.items():
+            if len(values) != len(run.hypotheses):
+                raise ValueError(f"per_round[{name!r}] holds {len(values)} entries after "
+                                 f"{len(run.hypotheses)} rounds: a callback of lower order "
+                                 "than the checkpoint's must append one each round")
         document = {
             "format": FORMAT_NAME, "version": FORMAT_VERSION,
             "fingerprint": self._fingerprint, "round": len(run.hypotheses),
@@ -145,6 +179,7 @@ class Checkpoint(TrainingCallback):
         """
         if not self.path.exists():
             return None
+        check_regular_file(self.path)  # a device or a pipe has no size to bound the read
         try:
             document, arrays = _read_file(self.path)
             columns = None if dataset is None else column_kinds(dataset)
@@ -167,12 +202,15 @@ class Checkpoint(TrainingCallback):
 
         if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
             raise ValueError(f"format: not a {FORMAT_NAME} file")
-        if document.get("version") != FORMAT_VERSION:
-            fail("version", f"must be {FORMAT_VERSION}", document.get("version"))
+        if type(document.get("version")) is not int or document["version"] not in READ_VERSIONS:
+            fail("version", f"must be one of {READ_VERSIONS}", document.get("version"))
         if document.get("fingerprint") != self._fingerprint:
             raise ValueError("fingerprint: the checkpoint was made by another run (other "
                              "data, labels, weights or parameters)")
-        start = read_int(document.get("round"), "round", 1, n_rounds + 1)
+        start = read_int(document.get("round"), "round", 1, MAX_ENTRIES)
+        if start > n_rounds:
+            raise ValueError(f"round: the checkpoint holds {start} rounds, more than the "
+                             f"{n_rounds} asked for (ask for at least {start})")
         product_z = read_float(document.get("product_z"), "product_z", low=0.0)
         n_labels = scheme.labels.n_labels
         model = BoostedModel.from_dict(require(document, "model", "checkpoint"))
@@ -193,6 +231,12 @@ class Checkpoint(TrainingCallback):
             fail("history['z']", "must hold numbers >= 0", records["z"][:4])
         extras = _read_lists(require(document, "extras", "checkpoint"), "extras", start,
                              empty=True)
+        for name in self.per_round:
+            if name not in extras:
+                raise ValueError(f"extras[{name!r}]: missing, the run that wrote the checkpoint "
+                                 "did not keep it (start over without resuming)")
+            if len(extras[name]) != start or any(isinstance(v, bool) for v in extras[name]):
+                fail(f"extras[{name!r}]", f"must have {start} numbers", extras[name][:4])
         if set(extras) != set(self._extras):
             fail("extras", f"must be {sorted(self._extras)}", sorted(extras))
         wanted = {f"state_{name}" for name in STATE_ARRAYS

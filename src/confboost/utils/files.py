@@ -1,4 +1,5 @@
-"""Files written atomically, and the check that a path can be written before a long job."""
+"""Files written atomically, the check that a path can be written before a long job, and
+the check that a path read as untrusted input is a plain file."""
 
 import contextlib
 import os
@@ -80,3 +81,18 @@ def check_writable(path):
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists()
                                                     and not os.access(path, os.W_OK)):
         raise PermissionError(f"{path}: not writable")
+
+
+def check_regular_file(path):
+    """ValueError naming ``path`` unless it is a regular file (after symbolic links).
+
+    A reader bounds its memory and time by the size of what it reads: a device
+    (``/dev/zero``, ``/dev/urandom``) has no end, and a named pipe blocks its reader until
+    someone writes to it. A missing file raises ``FileNotFoundError`` as ``open`` would.
+    """
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise ValueError(f"{path}: is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{path}: not a regular file (a device, a pipe or a socket): "
+                         "confboost reads files whose size bounds the work")

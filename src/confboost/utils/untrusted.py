@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from confboost.utils.files import check_regular_file
+
 #: Most entries of one list read from a model file (a bound on work and memory per field).
 MAX_ENTRIES = 50_000_000
 #: Longest string read from a model file (a term, a class name, a column name, a value).
@@ -26,8 +28,9 @@ def read_bounded(path, limit):
     beyond that.
 
     Memory follows the file's size, not ``limit`` (a single ``read(limit)`` would reserve
-    ``limit`` bytes for a small file).
+    ``limit`` bytes for a small file); a device or a pipe is refused (``check_regular_file``).
     """
+    check_regular_file(path)
     chunks, total = [], 0
     with open(path, "rb") as stream:
         while chunk := stream.read(_CHUNK):
