@@ -316,9 +316,10 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
     The node's weights and signs are gathered once (in parallel above one chunk: each
     parallel region wakes the threads, a cost on a busy machine), so each task streams
     them; a task takes ``FEATURE_GROUP`` features (one load of an example's weight and sign
-    for four independent adds) over one chunk of ``row_chunk`` rows. Each cell sums its rows in the order of ``rows`` within a chunk, from 0.0, and
-    the chunks' sums are then added in chunk order: a node of at most ``row_chunk`` rows
-    gets ``build_histogram_binary_rows``'s histogram bit for bit, and every node the same
+    for four independent adds) over one chunk of ``row_chunk`` rows. Each cell sums its
+    rows in the order of ``rows`` within a chunk, from 0.0, and the chunks' sums are then
+    added in chunk order: a node of at most ``row_chunk`` rows gets
+    ``build_histogram_binary_rows``'s histogram bit for bit, and every node the same
     histogram on any thread count (``build_node_histogram_binary_naive``).
 
     Parameters
