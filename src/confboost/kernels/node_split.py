@@ -14,15 +14,16 @@ bin with no mass repeats the previous threshold's split, which wins the tie, so 
 and the bins with mass are candidates.
 
 Real confidences take two square roots per (candidate, label), four with missing values:
-``_scan_real`` runs once over a feature's bins, keeping the left child's running W+ and W-
-of every candidate side by side, label-major, and the value bins' totals (the running sums
-after the last bin: the same additions in the same order as a separate pass); then for each
-label it scores every candidate's children in one loop vectorised across the candidates,
-adding each score to its candidate's sum (in label order). Bins are read from the
-histogram flat, by unsigned index. ±1 confidences, whose score is one subtraction, and
-features of few bins and labels keep one scalar loop per (bin, label), which the vector
-loops' bookkeeping would slow down (``_SCAN_MIN_BINS``; birds-like count features of 5
-values: 2x the round). Both give each gain to the bit.
+``_scan_real`` lays out the left child's running W+ and W- of a block of candidates side by
+side, label-major (every candidate of a feature in one pass over its bins when they fit
+``_SIDE_BYTES``; the running sums after the last bin are then the value bins' totals, the
+same additions in the same order as a pass of their own), and for each label scores every
+candidate's children in one loop vectorised across the candidates, adding each score to its
+candidate's sum (in label order). Bins are read from the histogram flat, by unsigned index.
+±1 confidences, whose score is one subtraction, and features of few bins and labels
+(``_SCAN_MIN_CELLS``) keep one scalar loop per (bin, label), which the vector loops'
+bookkeeping would slow down (birds-like count features of 5 values: 2x the round). Both
+give each gain to the bit.
 """
 
 import numpy as np
@@ -32,13 +33,20 @@ from confboost.kernels.criterion_numpy import node_score as node_score_naive
 from confboost.utils.dtypes import MISSING_BIN, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
-#: Features ``_scan_real`` scans (real confidences): those of at least ``_SCAN_MIN_BINS``
-#: value bins, and those of at least ``_SCAN_FEW_BINS`` whose bins hold at least
-#: ``_SCAN_MIN_CELLS`` (bin, label) cells. The scalar loop is faster on the others (against
-#: it: 5 bins x 19 labels 1.3x the time, 16 bins x 1 label 1.3x; 16 x 6 0.73x, 16 x 19 0.5x).
-_SCAN_MIN_BINS = 32
+#: Features ``_scan_real`` scans (real confidences): those of at least ``_SCAN_FEW_BINS``
+#: value bins whose bins hold at least ``_SCAN_MIN_CELLS`` (bin, label) cells. The scalar
+#: loop is as fast or faster on the others (against it: 5 bins x 19 labels 1.3x the time,
+#: 16 bins x 1 label 1.3x, 32-48 x 1 1.05x; 16 x 6 0.73x, 16 x 19 0.5x, 255 x 1 0.77x).
 _SCAN_FEW_BINS = 8
 _SCAN_MIN_CELLS = 64
+
+#: Bytes of the left child's running W+ and W- that ``_scan_real`` lays out at once: the
+#: candidates of a feature go in blocks of ``_SIDE_BYTES // (16 k)``, at least
+#: ``_MIN_BLOCK``; past the L1/L2 cache the side-by-side layout costs more than it saves
+#: (255 bins in one block: 0.66x the time of blocks of 32 at 6 labels, 1.4x at 26, 2.3x at
+#: 101).
+_MIN_BLOCK = 32
+_SIDE_BYTES = 1 << 16
 
 #: Features a task of ``best_node_splits`` scans with one work space (an allocation per
 #: feature cost a third of a small node's search).
@@ -89,26 +97,21 @@ def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain,
     all_neg = np.empty(k, dtype=WEIGHT_DTYPE)
     left_pos = np.empty(k, dtype=WEIGHT_DTYPE)
     left_neg = np.empty(k, dtype=WEIGHT_DTYPE)
-    side_pos = np.empty((k, n_hist_bins), dtype=WEIGHT_DTYPE)
-    side_neg = np.empty((k, n_hist_bins), dtype=WEIGHT_DTYPE)
-    sums = np.empty((4, n_hist_bins), dtype=WEIGHT_DTYPE)
-    candidate_mass = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
-    candidate_bin = np.empty(n_hist_bins, dtype=np.intp)
+    block = min(n_hist_bins, max(_MIN_BLOCK, _SIDE_BYTES // (16 * k)))
+    side_pos = np.empty((k, block), dtype=WEIGHT_DTYPE)
+    side_neg = np.empty((k, block), dtype=WEIGHT_DTYPE)
+    sums = np.empty((4, block), dtype=WEIGHT_DTYPE)
+    candidate_mass = np.empty(block, dtype=WEIGHT_DTYPE)
+    candidate_bin = np.empty(block, dtype=np.intp)
     for feature in range(first, stop):
         n_value_bins = n_bins[feature]
-        if real and (n_value_bins >= _SCAN_MIN_BINS or (
-                n_value_bins >= _SCAN_FEW_BINS and n_value_bins * k >= _SCAN_MIN_CELLS)):
+        if real and n_value_bins >= _SCAN_FEW_BINS and n_value_bins * k >= _SCAN_MIN_CELLS:
             best_gain[feature], best_bin[feature], best_missing_left[feature] = (
                 _scan_real(hist[feature], n_bins[feature], min_leaf_weight, all_pos, all_neg,
                            left_pos, left_neg, side_pos, side_neg, sums, candidate_mass,
                            candidate_bin))
             continue
-        all_pos[:] = 0.0
-        all_neg[:] = 0.0
-        for b in range(n_bins[feature]):  # the value bins' totals (``value_totals``)
-            for l in range(k):
-                all_pos[l] += hist[feature, b, l, 0]
-                all_neg[l] += hist[feature, b, l, 1]
+        _value_totals(hist[feature], n_value_bins, all_pos, all_neg)
         node_score, missing_mass, value_mass, least_mass = _node_terms(
             hist[feature], all_pos, all_neg, mode, min_leaf_weight)
         missing_bin = n_hist_bins - 1
@@ -165,6 +168,18 @@ def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain,
 
 
 @njit(cache=True, nogil=True)
+def _value_totals(feature_hist, n_value_bins, all_pos, all_neg):
+    """A feature's W+ and W- per label over its value bins (``value_totals``), each summed
+    in bin order from 0.0."""
+    all_pos[:] = 0.0
+    all_neg[:] = 0.0
+    for b in range(n_value_bins):
+        for l in range(feature_hist.shape[1]):
+            all_pos[l] += feature_hist[b, l, 0]
+            all_neg[l] += feature_hist[b, l, 1]
+
+
+@njit(cache=True, nogil=True)
 def _node_terms(feature_hist, all_pos, all_neg, mode, min_leaf_weight):
     """A feature's node score (its value bins' totals ``all_pos``, ``all_neg`` and its
     missing bin), missing mass, value mass and least child mass, each summed in label
@@ -190,88 +205,102 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
     scalar loop of ``best_node_splits`` finds it to the bit (module docstring; real
     confidences only).
 
-    One pass over the value bins lays out the left child's running W+ and W- of every
-    candidate label-major; the running sums after the last bin are the value bins' totals
-    (each the sum of its bins in bin order from 0.0, as ``value_totals`` adds them). Then
-    for each label one loop over the candidates scores both children (and both with the
-    missing bin) and adds each score to its candidate's sum: a loop LLVM vectorises across
-    candidates, whose sums still run over the labels in order, from 0.0. The work space
-    comes from the caller: ``all_pos``, ``all_neg``, ``left_pos``, ``left_neg`` of shape
-    (k,); ``side_pos``, ``side_neg`` of shape (k, n_hist_bins); ``sums`` of shape (4,
-    n_hist_bins), each candidate's score sums: left, right (missing values right), left,
-    right (missing values left); ``candidate_mass`` and ``candidate_bin``, (n_hist_bins,).
+    The left child's running W+ and W- of a block of candidates (every candidate of the
+    feature when they fit ``side_pos``: one pass over the bins) are laid out label-major;
+    then for each label one loop over the block's candidates scores both children (and
+    both with the missing bin) and adds each score to its candidate's sum: a loop LLVM
+    vectorises across candidates, whose sums still run over the labels in order, from 0.0.
+    The value bins' totals the right child needs are, for one block, its running sums after
+    the last bin (the same additions in the same order), and for several a pass of their
+    own first. The work space comes from the caller: ``all_pos``, ``all_neg``,
+    ``left_pos``, ``left_neg`` of shape (k,); ``side_pos``, ``side_neg`` of shape (k,
+    block); ``sums`` of shape (4, block), each candidate's score sums: left, right (missing
+    values right), left, right (missing values left); ``candidate_mass`` and
+    ``candidate_bin``, (block,).
     """
     k = feature_hist.shape[1]
     cells = feature_hist.reshape(-1)
     width = np.uintp(2 * k)
-    row = np.uintp(side_pos.shape[1])
+    block = side_pos.shape[1]
+    row = np.uintp(block)
     side_pos_flat = side_pos.reshape(-1)
     side_neg_flat = side_neg.reshape(-1)
+    missing_bin = feature_hist.shape[0] - 1
+    one_block = n_value_bins <= block
+    node_score, missing_mass, value_mass, least_mass = 0.0, 0.0, 0.0, 0.0
+    if not one_block:
+        _value_totals(feature_hist, n_value_bins, all_pos, all_neg)
+        node_score, missing_mass, value_mass, least_mass = _node_terms(
+            feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
     left_pos[:] = 0.0
     left_neg[:] = 0.0
     left_mass = 0.0
-    n_candidates = 0
-    for b in range(n_value_bins):
-        # an empty bin adds 0.0 to every running sum (no change: the masses are >= 0) and
-        # is no candidate; its sides, written in the next candidate's place, are overwritten
-        bin_mass = 0.0
-        base = np.uintp(b) * width
-        at = np.uintp(n_candidates)
-        for l in range(np.uintp(k)):
-            cell_pos = cells[base + np.uintp(2) * l]
-            cell_neg = cells[base + np.uintp(2) * l + np.uintp(1)]
-            cell_mass = cell_pos + cell_neg
-            left_pos[l] += cell_pos
-            left_neg[l] += cell_neg
-            left_mass += cell_mass
-            bin_mass += cell_mass
-            side_pos_flat[l * row + at] = left_pos[l]
-            side_neg_flat[l * row + at] = left_neg[l]
-        if b == 0 or bin_mass != 0.0:
-            candidate_mass[n_candidates] = left_mass
-            candidate_bin[n_candidates] = b
-            n_candidates += 1
-    all_pos[:] = left_pos
-    all_neg[:] = left_neg
-    node_score, missing_mass, value_mass, least_mass = _node_terms(
-        feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
-    missing_bin = feature_hist.shape[0] - 1
-    with_missing = missing_mass > 0.0
-    sums[:, :n_candidates] = 0.0
-    sum_left, sum_right, sum_left_miss, sum_right_miss = sums[0], sums[1], sums[2], sums[3]
-    for l in range(k):
-        total_pos, total_neg = all_pos[l], all_neg[l]
-        pos, neg = side_pos[l], side_neg[l]
-        for c in range(n_candidates):
-            sum_left[c] += _score(pos[c], neg[c], REAL)
-            sum_right[c] += _score(max(total_pos - pos[c], 0.0),
-                                   max(total_neg - neg[c], 0.0), REAL)
-        if with_missing:
-            miss_pos = feature_hist[missing_bin, l, 0]
-            miss_neg = feature_hist[missing_bin, l, 1]
-            for c in range(n_candidates):
-                sum_left_miss[c] += _score(pos[c] + miss_pos, neg[c] + miss_neg, REAL)
-                sum_right_miss[c] += _score(max(total_pos - pos[c], 0.0) + miss_pos,
-                                            max(total_neg - neg[c], 0.0) + miss_neg, REAL)
     best_gain, best_missing_left, best_bin = -np.inf, True, -1
-    for c in range(n_candidates):
-        score_left = sums[0, c]  # missing values right
-        score_right = sums[1, c]
-        score_left_miss = score_left  # missing values left
-        score_right_miss = score_right
-        if with_missing:
-            score_left_miss = sums[2, c]
-            score_right_miss = sums[3, c]
-        mass = candidate_mass[c]
-        right_mass = max(value_mass - mass, 0.0)
-        if mass + missing_mass >= least_mass and right_mass >= least_mass:
-            gain = node_score - score_left_miss - score_right
-            if gain > best_gain:
-                best_gain, best_bin, best_missing_left = gain, candidate_bin[c], True
-        if mass >= least_mass and right_mass + missing_mass >= least_mass:
-            gain = node_score - score_left - score_right_miss
-            if gain > best_gain:
-                best_gain, best_bin, best_missing_left = gain, candidate_bin[c], False
+    b = 0
+    while b < n_value_bins:
+        n_candidates = 0
+        while b < n_value_bins and n_candidates < block:
+            # an empty bin adds 0.0 to every running sum (no change: the masses are >= 0)
+            # and is no candidate; its sides, written in the next candidate's place, are
+            # overwritten
+            bin_mass = 0.0
+            base = np.uintp(b) * width
+            at = np.uintp(n_candidates)
+            for l in range(np.uintp(k)):
+                cell_pos = cells[base + np.uintp(2) * l]
+                cell_neg = cells[base + np.uintp(2) * l + np.uintp(1)]
+                cell_mass = cell_pos + cell_neg
+                left_pos[l] += cell_pos
+                left_neg[l] += cell_neg
+                left_mass += cell_mass
+                bin_mass += cell_mass
+                side_pos_flat[l * row + at] = left_pos[l]
+                side_neg_flat[l * row + at] = left_neg[l]
+            if b == 0 or bin_mass != 0.0:
+                candidate_mass[n_candidates] = left_mass
+                candidate_bin[n_candidates] = b
+                n_candidates += 1
+            b += 1
+        if one_block:
+            all_pos[:] = left_pos
+            all_neg[:] = left_neg
+            node_score, missing_mass, value_mass, least_mass = _node_terms(
+                feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
+        with_missing = missing_mass > 0.0
+        sums[:, :n_candidates] = 0.0
+        sum_left, sum_right, sum_left_miss, sum_right_miss = sums[0], sums[1], sums[2], sums[3]
+        for l in range(k):
+            total_pos, total_neg = all_pos[l], all_neg[l]
+            pos, neg = side_pos[l], side_neg[l]
+            for c in range(n_candidates):
+                sum_left[c] += _score(pos[c], neg[c], REAL)
+                sum_right[c] += _score(max(total_pos - pos[c], 0.0),
+                                       max(total_neg - neg[c], 0.0), REAL)
+            if with_missing:
+                miss_pos = feature_hist[missing_bin, l, 0]
+                miss_neg = feature_hist[missing_bin, l, 1]
+                for c in range(n_candidates):
+                    sum_left_miss[c] += _score(pos[c] + miss_pos, neg[c] + miss_neg, REAL)
+                    sum_right_miss[c] += _score(max(total_pos - pos[c], 0.0) + miss_pos,
+                                                max(total_neg - neg[c], 0.0) + miss_neg, REAL)
+        for c in range(n_candidates):
+            score_left = sums[0, c]  # missing values right
+            score_right = sums[1, c]
+            score_left_miss = score_left  # missing values left
+            score_right_miss = score_right
+            if with_missing:
+                score_left_miss = sums[2, c]
+                score_right_miss = sums[3, c]
+            mass = candidate_mass[c]
+            right_mass = max(value_mass - mass, 0.0)
+            if mass + missing_mass >= least_mass and right_mass >= least_mass:
+                gain = node_score - score_left_miss - score_right
+                if gain > best_gain:
+                    best_gain, best_bin, best_missing_left = gain, candidate_bin[c], True
+            if mass >= least_mass and right_mass + missing_mass >= least_mass:
+                gain = node_score - score_left - score_right_miss
+                if gain > best_gain:
+                    best_gain, best_bin, best_missing_left = gain, candidate_bin[c], False
     return best_gain, best_bin, best_missing_left
 
 
