@@ -12,7 +12,11 @@ moment falls on every column alike.
 Run alone: ``python benchmarks/bench_trees.py [--before SRC] [--threads 1 2] [task ...]``.
 ``--before SRC`` adds a column for confboost imported from another source tree (``SRC``
 holds the ``confboost`` package, as ``src/`` of a checkout), timed in the same run,
-alternating with this checkout's: a before/after ratio on a shared machine.
+alternating with this checkout's: a before/after ratio on a shared machine. ``--cpu``
+reports the process's CPU seconds per round instead of wall seconds: on cores shared with
+other work a one-thread process's CPU time hardly moves while its wall time follows the
+load (with more threads it adds the threads' time and any spin-waiting, so it shows no
+speed-up from them).
 """
 
 import argparse
@@ -67,12 +71,15 @@ def load_task(task):
 
 
 def median_round(function, rounds):
-    times = []
+    """Median wall and CPU seconds per round of ``REPEATS`` runs of ``function``."""
+    wall, cpu = [], []
     for _ in range(REPEATS):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) / rounds
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return {"seconds": statistics.median(wall) / rounds,
+            "cpu": statistics.median(cpu) / rounds}
 
 
 def time_confboost(task, threads):
@@ -126,11 +133,12 @@ def child(library, task, threads):
     """The timing of one (library, task, threads) in this process, printed as JSON."""
     sys.path.insert(0, str(HERE))
     timer = time_lightgbm if library == "lightgbm" else time_confboost
-    print(json.dumps({"seconds": timer(task, threads)}))
+    print(json.dumps(timer(task, threads)))
 
 
-def fresh(library, task, threads, source=None):
-    """Seconds per round measured in a fresh process; ``source``: confboost's package root."""
+def fresh(library, task, threads, source=None, measure="seconds"):
+    """Seconds per round measured in a fresh process (``measure``: "seconds", wall, or
+    "cpu"); ``source``: confboost's package root."""
     env = dict(os.environ)
     if source is not None:
         env["PYTHONPATH"] = str(source) + os.pathsep + env.get("PYTHONPATH", "")
@@ -138,7 +146,7 @@ def fresh(library, task, threads, source=None):
                          env=env, capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(f"{library} on {task} failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+    return json.loads(out.stdout.strip().splitlines()[-1])[measure]
 
 
 def main():
@@ -147,6 +155,8 @@ def main():
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--before", help="source tree of the confboost to compare against")
     parser.add_argument("--alternations", type=int, default=2)
+    parser.add_argument("--cpu", action="store_true",
+                        help="CPU seconds per round instead of wall seconds")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -160,8 +170,10 @@ def main():
     header = ["task", "threads", *(name for name, _ in columns), "confboost / LightGBM"]
     if args.before:
         header.insert(-1, "after / before")
+    measure = "cpu" if args.cpu else "seconds"
     print(f"# load average at start: {load_before[0]:.2f}; {REPEATS} timed runs a process, "
-          f"median of {args.alternations} processes; seconds per round", flush=True)
+          f"median of {args.alternations} processes; "
+          f"{'CPU' if args.cpu else 'wall'} seconds per round", flush=True)
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header), flush=True)
     for task in args.tasks:
@@ -170,7 +182,7 @@ def main():
             for _ in range(args.alternations):
                 for name, source in columns:
                     library = "lightgbm" if name == "lightgbm" else "confboost"
-                    times[name].append(fresh(library, task, threads, source))
+                    times[name].append(fresh(library, task, threads, source, measure))
             medians = {name: statistics.median(values) for name, values in times.items()}
             cells = [task, str(threads), *(f"{medians[name]:.4f}" for name, _ in columns)]
             if args.before:

@@ -607,21 +607,27 @@ def sum_in_order(cells):
     return total
 
 
-@pytest.mark.parametrize("k", [1, 3, 10])
+@pytest.mark.parametrize("k", [1, 3, 10, 20])
 @pytest.mark.parametrize("missing", [0.0, 0.1])
 def test_node_splits_equal_the_scalar_loop_bit_for_bit(rng, k, missing):
-    """best_node_splits (real modes on features of many bins: candidates scored in blocks,
-    vectorised) finds each feature's gain, bin and missing side of one scalar loop per
-    (bin, label), to the bit: several blocks, empty bins, missing values, a feature of one
-    value, a feature of few bins, every mode, two least masses."""
-    from confboost.kernels.node_split import _SPLIT_BLOCK
+    """best_node_splits (real modes on features of many (bin, label) cells: candidates laid
+    out side by side, in one block or several, scores vectorised across candidates) finds
+    each feature's gain, bin and missing side of one scalar loop per (bin, label), to the
+    bit: a feature of 255 bins (several blocks at 20 labels), empty bins, missing values, a
+    feature of one value, of few bins, of 12 bins (vectorised with 10 and 20 labels, by the
+    scalar loop with fewer), every mode, two least masses."""
+    from confboost.kernels.node_split import _SCAN_FEW_BINS, _SCAN_MIN_CELLS, _SIDE_BYTES
 
     X, _, _, _, pos, neg = _problem(rng, k, missing=missing, n_samples=600, n_features=5,
                                     distinct=40)
+    X[:, 0] = np.where(np.isnan(X[:, 0]), np.nan, rng.normal(size=600))
     X[:, 4] = 1.0
-    X[:, 3] = np.round(X[:, 3])
+    X[:, 3] = np.round(X[:, 3] / 3)
+    X[:, 2] = rng.integers(0, 12, 600)
     dataset = Dataset.from_array(X, 255)
-    assert dataset.n_bins.max() > 2 * _SPLIT_BLOCK > dataset.n_bins[3]
+    assert dataset.n_bins[0] > max(_SCAN_MIN_CELLS, _SIDE_BYTES // (16 * 20))
+    assert 12 * 10 >= _SCAN_MIN_CELLS > 12 * 3 and dataset.n_bins[2] == 12 >= _SCAN_FEW_BINS
+    assert _SCAN_FEW_BINS > dataset.n_bins[3]
     rows = np.sort(rng.choice(600, 400, replace=False)).astype(np.intp)
     hist = np.empty((5, N_HIST_BINS, k, 2))
     node_histogram(dataset.codes, rows, pos, neg, hist)

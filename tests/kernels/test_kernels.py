@@ -340,7 +340,7 @@ def test_block_masses_are_bincounts_bit_for_bit(rng, dtype):
     assert not found[0][6].any()
 
 
-@pytest.mark.parametrize("n_features", [4, 5])  # features go in pairs
+@pytest.mark.parametrize("n_features", [4, 5, 7])  # features go in groups of 4
 @pytest.mark.parametrize("compact", [False, True])  # the codes of learners/tree.compact_codes
 def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng, n_features,
                                                                             compact):

@@ -255,8 +255,9 @@ def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
 
 
 #: Rows of a chunk of a tree node's histogram (``build_node_histogram_binary``): each
-#: (feature pair, chunk) is one task with a histogram of its own, and the chunks' histograms
-#: are added in chunk order, so a node's histogram is the same on any number of threads.
+#: (group of features, chunk) is one task with a histogram of its own, and the chunks'
+#: histograms are added in chunk order, so a node's histogram is the same on any number of
+#: threads.
 ROW_CHUNK = 1 << 16
 
 
@@ -268,27 +269,44 @@ def _gather(rows, weights, sign_index, node_weights, node_signs, first, stop):
         node_signs[p] = sign_index[rows[p]]
 
 
+#: Features a task of ``build_node_histogram_binary`` fills together: each example's weight
+#: and sign are loaded once for that many independent adds (4 against 2: 0.6-0.85x the time
+#: of a node's histogram on binary 400k x 50, 48 features; 8 gained nothing more).
+FEATURE_GROUP = 4
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pair_histograms(first_codes, second_codes, rows, node_weights, node_signs, start, stop,
-                     first_hist, second_hist, single):
-    """Two features' histograms over positions ``start:stop`` of a node (one if
-    ``single``: ``second_*`` is then the first feature again and left alone). Indices are
-    unsigned: a signed one costs a negative-index test per access (2x the loop's time)."""
+def _group_histograms(codes, first, count, rows, node_weights, node_signs, start, stop,
+                      chunk_flat):
+    """The histograms of features ``first:first + count`` (``count`` of 1 to
+    ``FEATURE_GROUP``) over positions ``start:stop`` of a node, in ``chunk_flat[feature]``,
+    each cell summed from 0.0 in row order. Four features take one loop, fewer one loop
+    each. Indices are unsigned: a signed one costs a negative-index test per access (2x
+    the loop's time)."""
     one = np.uintp(1)
-    first_hist[:] = 0.0
-    if single:
+    for feature in range(first, first + count):
+        chunk_flat[feature, :] = 0.0
+    if count == FEATURE_GROUP:
+        codes_0, codes_1 = codes[first], codes[first + 1]
+        codes_2, codes_3 = codes[first + 2], codes[first + 3]
+        hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
+        hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
         for p in range(np.uintp(start), np.uintp(stop)):
             row = p if rows is None else np.uintp(rows[p])
-            first_hist[(np.uintp(first_codes[row]) << one) | np.uintp(node_signs[p])] += (
-                node_weights[p])
+            weight = node_weights[p]
+            sign = np.uintp(node_signs[p])
+            hist_0[(np.uintp(codes_0[row]) << one) | sign] += weight
+            hist_1[(np.uintp(codes_1[row]) << one) | sign] += weight
+            hist_2[(np.uintp(codes_2[row]) << one) | sign] += weight
+            hist_3[(np.uintp(codes_3[row]) << one) | sign] += weight
         return
-    second_hist[:] = 0.0
-    for p in range(np.uintp(start), np.uintp(stop)):
-        row = p if rows is None else np.uintp(rows[p])
-        weight = node_weights[p]
-        sign = np.uintp(node_signs[p])
-        first_hist[(np.uintp(first_codes[row]) << one) | sign] += weight
-        second_hist[(np.uintp(second_codes[row]) << one) | sign] += weight
+    for feature in range(first, first + count):
+        feature_codes = codes[feature]
+        feature_hist = chunk_flat[feature]
+        for p in range(np.uintp(start), np.uintp(stop)):
+            row = p if rows is None else np.uintp(rows[p])
+            feature_hist[(np.uintp(feature_codes[row]) << one) | np.uintp(node_signs[p])] += (
+                node_weights[p])
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
@@ -297,11 +315,11 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
 
     The node's weights and signs are gathered once (in parallel above one chunk: each
     parallel region wakes the threads, a cost on a busy machine), so each task streams
-    them; a task takes two features (one load of an example's weight and sign for two
-    independent adds, as in ``build_histogram_binary``) over one chunk of ``row_chunk``
-    rows. Each cell sums its rows in the order of ``rows`` within a chunk, from 0.0, and
-    the chunks' sums are then added in chunk order: a node of at most ``row_chunk`` rows
-    gets ``build_histogram_binary_rows``'s histogram bit for bit, and every node the same
+    them; a task takes ``FEATURE_GROUP`` features (one load of an example's weight and sign
+    for four independent adds) over one chunk of ``row_chunk`` rows. Each cell sums its
+    rows in the order of ``rows`` within a chunk, from 0.0, and the chunks' sums are then
+    added in chunk order: a node of at most ``row_chunk`` rows gets
+    ``build_histogram_binary_rows``'s histogram bit for bit, and every node the same
     histogram on any thread count (``build_node_histogram_binary_naive``).
 
     Parameters
@@ -339,16 +357,14 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
         partial = flat.reshape((1, n_features, cells))
     else:
         partial = np.empty((n_chunks, n_features, cells), dtype=hist.dtype)
-    n_pairs = (n_features + 1) // 2
-    for task in prange(n_pairs * n_chunks):
-        first = 2 * (task // n_chunks)
+    n_groups = (n_features + FEATURE_GROUP - 1) // FEATURE_GROUP
+    for task in prange(n_groups * n_chunks):
+        first = FEATURE_GROUP * (task // n_chunks)
         chunk = task % n_chunks
         start = chunk * row_chunk
-        stop = min(start + row_chunk, n_rows)
-        second = min(first + 1, n_features - 1)
-        _pair_histograms(codes[first], codes[second], rows, node_weights, node_signs, start,
-                         stop, partial[chunk, first], partial[chunk, second],
-                         second == first)
+        _group_histograms(codes, first, min(FEATURE_GROUP, n_features - first), rows,
+                          node_weights, node_signs, start, min(start + row_chunk, n_rows),
+                          partial[chunk])
     if n_chunks > 1:
         for feature in prange(n_features):
             for cell in range(cells):
