@@ -11,10 +11,11 @@ estimator. Its stages, each a method that can run alone on the previous stage's 
 3. ``build``: the main ``BoostingRun`` with its callbacks (the training cover, the score
    records of ``round_scores.py``) and one short run per calibration fold, on the main
    run's bins: a ``FitState``;
-4. ``run``: the main run to ``n_estimators`` rounds and the calibration runs to a tenth of
-   them (a warm start calls it again on the same state, which continues every run bit for
-   bit), with the user's callbacks, one progress display over all the runs and the thread
-   tuner, all through the protocol of ``engine/callbacks.py``;
+4. ``run``: the main run to ``n_estimators`` rounds and the calibration runs to a tenth or
+   a twentieth of them (``calibration.calibration_rounds``; a warm start calls it again on
+   the same state, which continues every run bit for bit), with the user's callbacks,
+   one progress display over all the runs and the thread tuner, all through the protocol
+   of ``engine/callbacks.py``;
 5. ``result``: the model built by the run (cut at the best round under early stopping),
    the probability temperature fitted on held-out f (``calibration.py``: on the eval set,
    or on the short runs' held-out f and carried to the kept rounds) and every fitted
@@ -38,7 +39,12 @@ from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.explain.contributions import record_cover
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
-from confboost.training.calibration import calibration_rounds, carry_slope, dataset_rows
+from confboost.training.calibration import (
+    calibration_rounds,
+    carry_exponent,
+    carry_slope,
+    dataset_rows,
+)
 from confboost.training.fit_state import (
     FitParams,
     FitResult,
@@ -58,7 +64,7 @@ from confboost.training.holdout import (
 from confboost.training.inputs import input_adapter
 from confboost.training.round_scores import EstimatorMeasure, EvalSet, LossMeasure, ScoreRecord
 from confboost.training.targets import encode_targets, label_vector, starting_weights
-from confboost.utils.threads import numba_threads
+from confboost.utils.threads import numba_threads, serial_below
 
 #: Parameters a warm start may change: the round count and how the rounds are run.
 WARM_FREE = ("n_estimators", "n_jobs", "verbose", "warm_start")
@@ -336,10 +342,10 @@ class Fit:
     # -- stage 4 ------------------------------------------------------------------------
     def run(self, state, callbacks=(), tuner=None):
         """Run the main run of ``state`` to ``n_estimators`` rounds and each calibration run
-        to ``calibration_rounds(n_estimators)`` (each, or until it stops); one progress
+        to ``calibration_rounds(n_estimators, K)`` (each, or until it stops); one progress
         display counts the rounds of all of them."""
         p, main = self.params, state.main
-        short = calibration_rounds(p.n_estimators)
+        short = calibration_rounds(p.n_estimators, len(state.folds))
         todo = (max(p.n_estimators - len(main.run.hypotheses), 0)
                 + sum(max(short - len(fold.run.hypotheses), 0) for fold in state.folds))
         printer = ProgressPrinter(todo, p.verbose)
@@ -441,7 +447,7 @@ class Fit:
         for part, eval_set in parts:
             rounds = min(n_rounds, len(part.run.hypotheses))
             f = (scores if scores is not None and len(parts) == 1
-                 else part.run.model(rounds).decision_function(eval_set.X))
+                 else _held_out_scores(part.run.model(rounds), eval_set.X))
             g, kind = self.outputs(part, rounds).logits(f)
             logits.append(g)
             targets.append(eval_set.encoded if kind == "softmax" else eval_set.signs > 0)
@@ -457,13 +463,17 @@ class Fit:
         if calibrator is None:
             return None
         short = min(short, n_rounds)
-        # the main run's logits on the held-out examples, after T' rounds and after T
+        # the main run's logits on the held-out examples, after T' rounds and after T: the
+        # folds' rows in one array where they are arrays (one pass of each model)
+        sets = [fold.eval_set.X for fold in folds]
+        if all(isinstance(each, np.ndarray) for each in sets):
+            sets = [np.concatenate(sets)]
         logits = []
         for rounds in (short, n_rounds):
             model, outputs = main.run.model(rounds), self.outputs(main, rounds)
-            logits.append(np.concatenate([
-                outputs.logits(model.decision_function(fold.eval_set.X))[0] for fold in folds]))
-        return carry_slope(calibrator, *logits)
+            logits.append(outputs.logits(np.concatenate(
+                [_held_out_scores(model, each) for each in sets]))[0])
+        return carry_slope(calibrator, *logits, carry_exponent(self.known["weak_learner_"]))
 
     # -- warm start's checks --------------------------------------------------------------
     def _check_same_params(self, state):
@@ -501,6 +511,15 @@ def _same(a, b):
         return bool(a == b)
     except ValueError:  # values whose == is not a bool
         return repr(a) == repr(b)
+
+
+def _held_out_scores(model, X):
+    """f of ``model`` on held-out rows ``X`` (an array or a Frame), on one thread when the
+    work is small (``threads.serial_below``: calibration scores a few hundred rows, where
+    waking the kernel's threads would cost more than the rows)."""
+    n_rows = X.shape[0] if hasattr(X, "shape") else X.n_samples
+    with serial_below(n_rows * model.n_labels * max(len(model), 1)):
+        return model.decision_function(X)
 
 
 def _scores_with_initial(record):
