@@ -166,7 +166,7 @@ def pooled_scores(truths, probas):
             float(accuracy_score(y, p.argmax(axis=1))))
 
 
-def compare_calibration(sets, repeats=7, before=None):
+def compare_calibration(sets, repeats=7, before=None, labels=None):
     """The ``CALIBRATION`` table: per candidate and set, log loss, accuracy and the CPU
     cost of the default fit over ``calibration=None`` (``calibration_cpu`` in fresh
     processes, ``repeats`` of each, alternated; the ratio of the medians).
@@ -177,13 +177,16 @@ def compare_calibration(sets, repeats=7, before=None):
     repeats : int
     before : str or None
         Another checkout's ``src`` folder, measured first as "before".
+    labels : list of str or None
+        The ``CALIBRATION`` candidates to measure (None: all).
     """
     from common import fresh
 
     lines = ["| set | candidate | log loss | accuracy | cost / calibration=None (CPU s) |",
              "|---|---|---|---|---|"]
     candidates = ([("before", {}, {"CONFBOOST_SRC": before})] if before else []) + [
-        (label, knobs, None) for label, knobs in CALIBRATION.items()]
+        (label, knobs, None) for label, knobs in CALIBRATION.items()
+        if labels is None or label in labels]
     for name in sets:
         for label, knobs, env in candidates:
             ours, bases = [], []
@@ -269,12 +272,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=7,
                         help="fresh processes per candidate and set (--calibration)")
     parser.add_argument("--before", help="another checkout's src folder (--calibration)")
+    parser.add_argument("--candidates", nargs="*", help="CALIBRATION labels (--calibration)")
     parser.add_argument("--carry", action="store_true", help="only the table of β")
     args = parser.parse_args()
     if args.calibration:
         X, y = load_wine(return_X_y=True)
         BoostClassifier(2).fit(X, y)  # compile the kernels before any timing
-        compare_calibration(args.sets, args.repeats, args.before)
+        compare_calibration(args.sets, args.repeats, args.before, args.candidates)
         return
     if args.carry:
         carry_table(args.sets)

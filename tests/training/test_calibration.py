@@ -10,7 +10,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from confboost import BoostClassifier, load
 from confboost.data.dataset import Dataset
 from confboost.datasets import load as load_dataset
-from confboost.training import calibration
+from confboost.training import calibration, fit_runs
 from confboost.training.calibration import (
     SLOPE_BOUNDS,
     Calibrator,
@@ -233,3 +233,12 @@ def test_warm_start_continues_the_calibration_runs():
     twice = BoostClassifier(20, random_state=0, warm_start=True).fit(X, y)
     twice.set_params(n_estimators=40).fit(X, y)
     assert twice.calibrator_.slope == pytest.approx(once.calibrator_.slope, rel=1e-12)
+
+
+def test_the_kept_training_f_gives_the_slope_scoring_the_rows_again(monkeypatch):
+    X, y = load_wine(return_X_y=True)
+    kept = BoostClassifier(40, random_state=0).fit(X, y).calibrator_.slope
+    # without the copy after T' rounds the main run's model scores the held-out rows
+    monkeypatch.setattr(fit_runs.ScoresAt, "after_iteration", lambda self, env: False)
+    scored = BoostClassifier(40, random_state=0).fit(X, y).calibrator_.slope
+    assert scored == pytest.approx(kept, rel=1e-12)

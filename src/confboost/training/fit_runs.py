@@ -105,6 +105,29 @@ class CoverRecord(TrainingCallback):
         return False
 
 
+class ScoresAt(TrainingCallback):
+    """A training callback: a copy of the run's f on its training rows (``scheme.scores``)
+    after round ``rounds``, the main run's logits after T' rounds that the carried
+    calibration reads (``Fit.carried_calibration``) without scoring the rows again.
+
+    Attributes
+    ----------
+    rounds : int or None
+        The round to copy f after (set by ``Fit.run``).
+    taken : int or None
+        The round ``scores`` were copied after.
+    scores : ndarray of shape (n_samples, k) or None
+    """
+
+    def __init__(self):
+        self.rounds = self.taken = self.scores = None
+
+    def after_iteration(self, env):
+        if env.round_index + 1 == self.rounds:
+            self.scores, self.taken = env.run.scheme.scores.copy(), self.rounds
+        return False
+
+
 class Fit:
     """One fit of ``estimator`` (see the module docstring), which it never changes.
 
@@ -258,6 +281,8 @@ class Fit:
             training = self._record(inputs, main, self._training_set(inputs, split), False)
             main.callbacks.append(training)
         folds = []
+        if len(split.folds) > 1:  # cross-fitted: the held-out rows are all the training rows
+            main.callbacks.append(ScoresAt())
         for rows, eval_set in split.folds:  # short runs on the main run's bins
             fold = self._part(inputs, rows, dataset_rows(main.run.dataset, rows))
             fold.callbacks, fold.eval_set = [], eval_set  # only their held-out f is read
@@ -349,6 +374,9 @@ class Fit:
         todo = (max(p.n_estimators - len(main.run.hypotheses), 0)
                 + sum(max(short - len(fold.run.hypotheses), 0) for fold in state.folds))
         printer = ProgressPrinter(todo, p.verbose)
+        for callback in main.callbacks:
+            if isinstance(callback, ScoresAt):
+                callback.rounds = short
         main.run.estimator = self.estimator_view()
         main.run.run(p.n_estimators, [printer, *callbacks, *main.callbacks])
         for number, fold in enumerate(state.folds, 1):  # on the fit's threads
@@ -463,16 +491,22 @@ class Fit:
         if calibrator is None:
             return None
         short = min(short, n_rounds)
-        # the main run's logits on the held-out examples, after T' rounds and after T: the
-        # folds' rows in one array where they are arrays (one pass of each model)
+        # the main run's logits on the held-out examples, after T' rounds and after T. The
+        # cross-fitted folds hold out every training row once, and s is a mean over the
+        # rows: the main run's own f on its training rows serves, where it was kept.
+        snapshot = next((each for each in main.callbacks if isinstance(each, ScoresAt)), None)
+        kept = {} if snapshot is None else {snapshot.taken: snapshot.scores,
+                                            len(main.run.hypotheses): main.run.scheme.scores}
         sets = [fold.eval_set.X for fold in folds]
-        if all(isinstance(each, np.ndarray) for each in sets):
+        if all(isinstance(each, np.ndarray) for each in sets):  # one pass of each model
             sets = [np.concatenate(sets)]
         logits = []
         for rounds in (short, n_rounds):
-            model, outputs = main.run.model(rounds), self.outputs(main, rounds)
-            logits.append(outputs.logits(np.concatenate(
-                [_held_out_scores(model, each) for each in sets]))[0])
+            f = kept.get(rounds)
+            if f is None:
+                model = main.run.model(rounds)
+                f = np.concatenate([_held_out_scores(model, each) for each in sets])
+            logits.append(self.outputs(main, rounds).logits(f)[0])
         return carry_slope(calibrator, *logits, carry_exponent(self.known["weak_learner_"]))
 
     # -- warm start's checks --------------------------------------------------------------

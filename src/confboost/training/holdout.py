@@ -102,7 +102,7 @@ def calibration_folds(n_samples, encoded, fraction, random_state, n_folds=None):
         if n_folds < 2:
             return None
     rng = (random_state if isinstance(random_state, np.random.RandomState)
-           else np.random.RandomState(random_state))
+           else np.random.default_rng(random_state))
     order = rng.permutation(n_samples)
     if encoded is not None:  # class by class, each class's rows in the drawn order
         order = order[np.argsort(np.asarray(encoded)[order], kind="stable")]
