@@ -25,15 +25,25 @@ defaults ``weak_learner="auto"`` was chosen among (``GRID``).
 
 ``--calibration`` compares ways of finding the temperature (``CALIBRATION``) without an
 eval_set: log loss, accuracy and the cost of each default fit over the same fit with
-``calibration=None`` (process CPU seconds, the two fits alternated, summed over the set's
-folds). The cross-fitted candidates set ``holdout.CALIBRATION_FOLDS`` (folds up to 2,500
-examples; one 10% split above) and ``calibration.ROUNDS_SHARE`` (the share of the rounds
-each calibration run trains); "held-out slice" trains the main run on 90% of the examples
-and fits the temperature on the other 10% (an ``eval_set`` with ``early_stopping=False``).
+``calibration=None``. The cost is process CPU seconds measured in fresh processes, the
+candidate and ``calibration=None`` alternated, ``--repeats`` processes of each: every
+process fits each of the set's folds once (loading the kernels and warming the caches),
+then times a second fit of each, summed over the folds; the cost is the ratio of the two
+medians. A candidate sets ``calibration.py``'s constants (``FOLD_ROUNDS_SHARE``, the share
+of the rounds each cross-fitted run trains up to 2,500 examples, and ``CARRY_EXPONENTS``,
+β of the carried slope); ``--before SRC`` adds the ``BoostClassifier()`` of another
+checkout's ``src`` folder, timed the same way.
+
+``--carry`` prints, per set, the test log loss of the slope carried from the calibration
+runs' ⌈T/10⌉ rounds to T = 100 with β from 0.7 to 1, and of the slope fitted on the same
+runs' held-out f after T rounds ("full length"): how ``calibration.CARRY_EXPONENTS`` was
+chosen.
 """
 
 import argparse
 import json
+import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -45,7 +55,9 @@ from sklearn.metrics import accuracy_score, log_loss
 from sklearn.model_selection import StratifiedKFold
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+#: The package measured: this checkout's, or the folder CONFBOOST_SRC names (``--before``).
+sys.path.insert(0, os.environ.get("CONFBOOST_SRC", str(ROOT / "src")))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from confboost import BoostClassifier  # noqa: E402
 from confboost.datasets import load  # noqa: E402
@@ -62,16 +74,15 @@ GRID = {
     "tree 16, lr 0.3": {"weak_learner": "tree", "max_leaves": 16, "learning_rate": 0.3},
 }
 
-#: Calibration candidates (``--calibration``): (folds, share of the rounds) of the
-#: cross-fitted runs, or "slice" for a held-out 10% of the main run's examples.
+#: Calibration candidates (``--calibration``): the constants of ``calibration.py`` each sets.
 CALIBRATION = {
-    "5 folds, all rounds (before)": (5, 1.0),
-    "3 folds, 1/10 of the rounds (default)": (3, 0.1),
-    "2 folds, 1/10 of the rounds": (2, 0.1),
-    "3 folds, 1/15 of the rounds": (3, 1 / 15),
-    "5 folds, 1/10 of the rounds": (5, 0.1),
-    "held-out slice": "slice",
+    "default": {},
+    "3 folds, 1/10 of the rounds, β = 1": {"FOLD_ROUNDS_SHARE": 0.1, "CARRY_EXPONENTS": {}},
+    "3 folds, 1/10 of the rounds, β = 0.8": {"FOLD_ROUNDS_SHARE": 0.1},
+    "3 folds, 1/20 of the rounds, β = 1": {"CARRY_EXPONENTS": {}},
 }
+#: β compared by ``--carry``.
+EXPONENTS = (0.7, 0.8, 0.9, 1.0)
 
 
 def splits(name):
@@ -108,20 +119,41 @@ def evaluate(name, make):
             float(accuracy_score(y, p.argmax(axis=1))))
 
 
-def calibrated_fit(candidate, X, y):
-    """A default ``BoostClassifier`` fitted on (X, y) with the ``CALIBRATION`` candidate."""
-    if candidate == "slice":
-        encoded = None if np.ndim(y) == 2 else np.unique(y, return_inverse=True)[1]
-        train, held = holdout.validation_split(len(y), encoded, 0.1, 0)
-        return BoostClassifier(early_stopping=False).fit(X[train], y[train],
-                                                         eval_set=[(X[held], y[held])])
-    folds, share = candidate
-    saved = holdout.CALIBRATION_FOLDS, calibration.ROUNDS_SHARE
-    holdout.CALIBRATION_FOLDS, calibration.ROUNDS_SHARE = folds, share
-    try:
-        return BoostClassifier().fit(X, y)
-    finally:
-        holdout.CALIBRATION_FOLDS, calibration.ROUNDS_SHARE = saved
+def calibration_cpu(name, knobs, calibrated):
+    """In this process: each fold of set ``name`` fitted twice, the second fits timed.
+
+    Parameters
+    ----------
+    name : str
+    knobs : dict
+        Constants of ``calibration.py`` to set (a ``CALIBRATION`` candidate).
+    calibrated : bool
+        ``BoostClassifier()`` when True, ``BoostClassifier(calibration=None)`` when False.
+
+    Returns
+    -------
+    dict
+        ``cpu``: process CPU seconds of the timed fits, summed over the folds; ``loss``,
+        ``accuracy``: their pooled test scores (``pooled_scores``).
+    """
+    for key, value in knobs.items():
+        setattr(calibration, key, value)
+    folds = list(splits(name))
+    make = (lambda: BoostClassifier()) if calibrated else (
+        lambda: BoostClassifier(calibration=None))
+    for X_train, y_train, _, _ in folds:  # the kernels loaded, the caches warm
+        make().fit(X_train, y_train)
+    truths, probas, cpu = [], [], 0.0
+    for X_train, y_train, X_test, y_test in folds:
+        start = time.process_time()
+        model = make().fit(X_train, y_train)
+        cpu += time.process_time() - start
+        if np.ndim(y_test) == 1:
+            y_test = np.searchsorted(model.classes_, y_test)
+        truths.append(y_test)
+        probas.append(model.predict_proba(X_test))
+    loss, accuracy = pooled_scores(truths, probas)
+    return {"cpu": cpu, "loss": loss, "accuracy": accuracy}
 
 
 def pooled_scores(truths, probas):
@@ -134,36 +166,98 @@ def pooled_scores(truths, probas):
             float(accuracy_score(y, p.argmax(axis=1))))
 
 
-def compare_calibration(sets, repeats=3):
+def compare_calibration(sets, repeats=7, before=None, labels=None):
     """The ``CALIBRATION`` table: per candidate and set, log loss, accuracy and the CPU
-    cost of the default fit over ``calibration=None`` (medians of ``repeats`` alternated
-    pairs, summed over the folds)."""
-    lines = ["| set | candidate | log loss | accuracy | cost / calibration=None |",
+    cost of the default fit over ``calibration=None`` (``calibration_cpu`` in fresh
+    processes, ``repeats`` of each, alternated; the ratio of the medians).
+
+    Parameters
+    ----------
+    sets : list of str
+    repeats : int
+    before : str or None
+        Another checkout's ``src`` folder, measured first as "before".
+    labels : list of str or None
+        The ``CALIBRATION`` candidates to measure (None: all).
+    """
+    from common import fresh
+
+    lines = ["| set | candidate | log loss | accuracy | cost / calibration=None (CPU s) |",
              "|---|---|---|---|---|"]
+    candidates = ([("before", {}, {"CONFBOOST_SRC": before})] if before else []) + [
+        (label, knobs, None) for label, knobs in CALIBRATION.items()
+        if labels is None or label in labels]
     for name in sets:
-        for label, candidate in CALIBRATION.items():
-            truths, probas, costs, bases = [], [], [], []
-            for X_train, y_train, X_test, y_test in splits(name):
-                pairs = []
-                for _ in range(repeats):
-                    start = time.process_time()
-                    model = calibrated_fit(candidate, X_train, y_train)
-                    middle = time.process_time()
-                    BoostClassifier(calibration=None).fit(X_train, y_train)
-                    pairs.append((middle - start, time.process_time() - middle))
-                costs.append(np.median([a for a, _ in pairs]))
-                bases.append(np.median([b for _, b in pairs]))
-                proba = model.predict_proba(X_test)
-                if np.ndim(y_test) == 1:
-                    y_test = np.searchsorted(model.classes_, y_test)
-                truths.append(y_test)
-                probas.append(proba)
-            loss, acc = pooled_scores(truths, probas)
-            line = (f"| {name} | {label} | {loss:.4f} | {acc:.4f} | "
-                    f"{sum(costs) / sum(bases):.2f} ({sum(bases):.2f} s) |")
+        for label, knobs, env in candidates:
+            ours, bases = [], []
+            for _ in range(repeats):
+                ours.append(fresh("probabilities", "calibration_cpu", name, knobs, True,
+                                  env=env))
+                bases.append(fresh("probabilities", "calibration_cpu", name, knobs, False,
+                                   env=env)["cpu"])
+            cpu = statistics.median(r["cpu"] for r in ours)
+            base = statistics.median(bases)
+            line = (f"| {name} | {label} | {ours[0]['loss']:.4f} | {ours[0]['accuracy']:.4f} "
+                    f"| {cpu / base:.2f} ({cpu:.3f} / {base:.3f}) |")
             lines.append(line)
             print(line, flush=True)
     return lines
+
+
+def carry_table(sets, n_rounds=100):
+    """``--carry``: per set, the test log loss of each β (``EXPONENTS``) and of the
+    full-length runs' slope. The calibration runs are ``BoostClassifier(n_rounds,
+    calibration=None)`` fits on the folds' training rows (``holdout.calibration_folds``);
+    the main run's logits on the held-out rows after ⌈n_rounds/10⌉ and n_rounds rounds
+    give the carry (``calibration.carry_slope``)."""
+    from confboost.engine.model import BoostedModel
+
+    short = int(np.ceil(n_rounds / 10))
+
+    def logits(model, rounds, X, kind):
+        f = BoostedModel(model.hypotheses[:rounds], model.alphas[:rounds],
+                         model.n_labels).decision_function(X)
+        return 2.0 * f  # MH: binary, single-label (softmax) and multi-label (threshold 0)
+
+    print("| set | " + " | ".join(f"β = {b}" for b in EXPONENTS) + " | full length |")
+    print("|---" * (len(EXPONENTS) + 2) + "|")
+    for name in sets:
+        columns = (*EXPONENTS, "full")
+        truths, probas = {b: [] for b in columns}, {b: [] for b in columns}
+        for X, y, X_test, y_test in splits(name):
+            multilabel = np.ndim(y) == 2
+            classes = None if multilabel else np.unique(y)
+            if not multilabel:
+                y, y_test = np.searchsorted(classes, y), np.searchsorted(classes, y_test)
+            kind = "sigmoid" if multilabel or len(classes) == 2 else "softmax"
+            main = BoostClassifier(n_rounds, calibration=None).fit(X, y).model_
+            folds = holdout.calibration_folds(len(y), None if multilabel else y, 0.1, 0)
+            held, short_main, long_main, full, targets = [], [], [], [], []
+            for train, rows in folds:
+                model = BoostClassifier(n_rounds, calibration=None).fit(X[train], y[train]).model_
+                held.append(logits(model, short, X[rows], kind))
+                full.append(logits(model, n_rounds, X[rows], kind))
+                short_main.append(logits(main, short, X[rows], kind))
+                long_main.append(logits(main, n_rounds, X[rows], kind))
+                targets.append(y[rows] if kind == "softmax" else y[rows].reshape(len(rows), -1) > 0)
+            target = np.concatenate(targets)
+            fitted = calibration.fit_calibrator(np.concatenate(held), target, kind)
+            slopes = {b: calibration.carry_slope(fitted, np.concatenate(short_main),
+                                                 np.concatenate(long_main), b)
+                      for b in EXPONENTS}
+            slopes["full"] = calibration.fit_calibrator(np.concatenate(full), target, kind)
+            test = logits(main, n_rounds, X_test, kind)
+            for b, calibrator in slopes.items():
+                truths[b].append(y_test)
+                proba = calibrator(test)
+                probas[b].append(proba[:, 0] if kind == "sigmoid" and not multilabel else proba)
+        cells = []
+        for b in columns:
+            y_all, p_all = np.concatenate(truths[b]), np.concatenate(probas[b])
+            if p_all.ndim == 1:
+                p_all = np.column_stack([1 - p_all, p_all])
+            cells.append(f"{pooled_scores([y_all], [p_all])[0]:.4f}")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
 def main():
@@ -175,11 +269,19 @@ def main():
     parser.add_argument("--grid", action="store_true", help="the candidate defaults too")
     parser.add_argument("--calibration", action="store_true",
                         help="only the table of calibration candidates")
+    parser.add_argument("--repeats", type=int, default=7,
+                        help="fresh processes per candidate and set (--calibration)")
+    parser.add_argument("--before", help="another checkout's src folder (--calibration)")
+    parser.add_argument("--candidates", nargs="*", help="CALIBRATION labels (--calibration)")
+    parser.add_argument("--carry", action="store_true", help="only the table of β")
     args = parser.parse_args()
     if args.calibration:
         X, y = load_wine(return_X_y=True)
         BoostClassifier(2).fit(X, y)  # compile the kernels before any timing
-        compare_calibration(args.sets)
+        compare_calibration(args.sets, args.repeats, args.before, args.candidates)
+        return
+    if args.carry:
+        carry_table(args.sets)
         return
     makers = {"after": BoostClassifier}
     if not args.only_default:

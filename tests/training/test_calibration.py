@@ -10,14 +10,17 @@ from sklearn.utils.class_weight import compute_sample_weight
 from confboost import BoostClassifier, load
 from confboost.data.dataset import Dataset
 from confboost.datasets import load as load_dataset
+from confboost.training import calibration, fit_runs
 from confboost.training.calibration import (
     SLOPE_BOUNDS,
     Calibrator,
     calibration_rounds,
+    carry_exponent,
     carry_slope,
     dataset_rows,
     fit_calibrator,
 )
+from confboost.training.holdout import calibration_folds
 
 
 @pytest.mark.parametrize("kind", ["softmax", "sigmoid"])
@@ -141,14 +144,63 @@ def test_a_carried_slope_keeps_the_calibrated_scale():
         assert (shifted.slope == pytest.approx(0.15)) == (kind == "softmax")
     # no scale to compare: the slope stays as it was
     assert carry_slope(Calibrator("sigmoid", 0.6), short, 0 * short).slope == 0.6
+    # β carries that power of the growth: (1/4)^0.5 = 1/2
+    assert carry_slope(Calibrator("sigmoid", 0.6), short, 4.0 * short,
+                       0.5).slope == pytest.approx(0.3)
+    assert 0 < carry_exponent("stump") < 1 and carry_exponent("tree") == 1.0
+
+
+def test_a_stump_fit_carries_its_slope_with_the_stumps_exponent(monkeypatch):
+    X, y = load_wine(return_X_y=True)
+    stump = carry_exponent("stump")
+    slopes = {}
+    for beta in (1.0, 0.5, stump):
+        monkeypatch.setattr(calibration, "CARRY_EXPONENTS", {"stump": beta})
+        slopes[beta] = BoostClassifier(40, random_state=0).fit(X, y).calibrator_.slope
+    # a_β = a' r^β with one r: log(a_β / a_1) is proportional to β - 1
+    ratio = np.log(slopes[stump] / slopes[1.0]) / np.log(slopes[0.5] / slopes[1.0])
+    assert slopes[0.5] > slopes[1.0]
+    assert ratio == pytest.approx((1 - stump) / 0.5, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 7, np.random.RandomState(3)])
+def test_calibration_folds_hold_out_each_example_once_stratified(seed):
+    rng = np.random.default_rng(5)
+    encoded = rng.integers(0, 4, 500)
+    encoded[:7] = 3  # every class present, the rarest with at least 3 examples
+    folds = calibration_folds(500, encoded, 0.1, seed)
+    assert len(folds) == 3
+    held = np.concatenate([rows for _, rows in folds])
+    np.testing.assert_array_equal(np.sort(held), np.arange(500))
+    for train, rows in folds:
+        np.testing.assert_array_equal(np.sort(np.concatenate([train, rows])), np.arange(500))
+        assert np.all(np.diff(rows) > 0) and np.all(np.diff(train) > 0)
+    for label in range(4):  # each class spread over the folds within one example
+        counts = [np.sum(encoded[rows] == label) for _, rows in folds]
+        assert max(counts) - min(counts) <= 1
+    # fewer folds when the rarest class is rarer; none with a class of one example
+    encoded[encoded == 2] = 0
+    encoded[:2] = 2
+    assert len(calibration_folds(500, encoded, 0.1, 0)) == 2
+    encoded[1] = 0
+    assert calibration_folds(500, encoded, 0.1, 0) is None
+
+
+def test_calibration_folds_are_drawn_from_the_seed():
+    first = calibration_folds(300, None, 0.1, 0)
+    again = calibration_folds(300, None, 0.1, 0)
+    other = calibration_folds(300, None, 0.1, 1)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(first, again, strict=True))
+    assert not all(np.array_equal(a[1], b[1]) for a, b in zip(first, other, strict=True))
+    assert sorted(rows.size for _, rows in first) == [100, 100, 100]
 
 
 def test_calibration_runs_train_a_tenth_of_the_rounds_on_the_main_runs_bins(capsys):
     X, y = load_wine(return_X_y=True)
     clf = BoostClassifier(25, verbose=2, random_state=0).fit(X, y)
     err = capsys.readouterr().err
-    short = calibration_rounds(25)
-    assert short == 3 and err.count("rnd ") == 25
+    short = calibration_rounds(25, 3)
+    assert short == 2 and calibration_rounds(25) == 3 and err.count("rnd ") == 25
     for number in (1, 2, 3):
         assert err.count(f"calibration {number}/3 round") == short
     assert 0 < clf.calibrator_.slope < 1
@@ -164,7 +216,7 @@ def test_the_progress_bar_ends_with_the_whole_fit(capsys):
     X, y = load_wine(return_X_y=True)
     BoostClassifier(20, verbose=1).fit(X, y)
     err = capsys.readouterr().err
-    total = 20 + 3 * calibration_rounds(20)
+    total = 20 + 3 * calibration_rounds(20, 3)
     assert f"{total}/{total} rounds" in err and err.endswith("\n")
     assert f"{total - 1}/{total}" not in err.splitlines()[-1].split("\r")[-1]
     # a run that stops early (no edge left) still ends the bar's line
@@ -181,3 +233,12 @@ def test_warm_start_continues_the_calibration_runs():
     twice = BoostClassifier(20, random_state=0, warm_start=True).fit(X, y)
     twice.set_params(n_estimators=40).fit(X, y)
     assert twice.calibrator_.slope == pytest.approx(once.calibrator_.slope, rel=1e-12)
+
+
+def test_the_kept_training_f_gives_the_slope_scoring_the_rows_again(monkeypatch):
+    X, y = load_wine(return_X_y=True)
+    kept = BoostClassifier(40, random_state=0).fit(X, y).calibrator_.slope
+    # without the copy after T' rounds the main run's model scores the held-out rows
+    monkeypatch.setattr(fit_runs.ScoresAt, "after_iteration", lambda self, env: False)
+    scored = BoostClassifier(40, random_state=0).fit(X, y).calibrator_.slope
+    assert scored == pytest.approx(kept, rel=1e-12)

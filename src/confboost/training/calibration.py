@@ -26,15 +26,24 @@ map would.
 
 Where no held-out data comes with the fit (no ``eval_set``, no early stopping), the held-out
 f comes from short calibration runs, so that a default fit costs little more than one with
-``calibration=None``: each trains ``calibration_rounds(T)`` = ⌈T/10⌉ rounds (not T) on its
+``calibration=None``: each trains ``calibration_rounds(T, K)`` rounds (not T): ⌈T/10⌉ for
+the one held-out split of a large set, ⌈T/20⌉ for each of the K = 3 cross-fitted runs of a
+small one (whose rounds cost what the main run's do: on a few hundred examples a round's
+price is its fixed work, not its rows), on its
 training part of the main run's binned data (``dataset_rows``: no second binning), and the
 slope a' fitted on their held-out f is carried to the main run's T rounds by the growth of
-f's scale between the two (``carry_slope``): a = a' · s(g_T') / s(g_T), s the root mean
-square of the main run's logits on the same examples. Past its first rounds a run's
+f's scale between the two (``carry_slope``): a = a' · (s(g_T') / s(g_T))^β, s the root
+mean square of the main run's logits on the same examples. Past its first rounds a run's
 calibrated logits a·g keep about the same scale while g itself grows with every round (the
-margins of §5), which is what the ratio follows. How this compares with full-length runs,
-in log loss and in cost, is measured by ``benchmarks/probabilities.py --calibration``
-(the table in ``benchmarks/results.md``).
+margins of §5), which is what the ratio follows. s is measured on examples the main run
+trains on. With stumps their margins grow faster than those of examples the run does not
+see (held-out f grows less, in the right direction, than training f), so the whole ratio
+carries too small a slope: β = ``CARRY_EXPONENTS["stump"]`` < 1 is the held-out share of
+the growth. A tree of many leaves also fits its training examples' noise, and held-out f
+grows about as fast as training f, partly in the wrong direction: β = 1 for every other
+learner. Both were measured once (``benchmarks/probabilities.py --carry``). How this
+compares with full-length runs, in log loss and in cost, is measured by
+``benchmarks/probabilities.py --calibration`` (the tables in ``benchmarks/results.md``).
 """
 
 from dataclasses import replace
@@ -43,8 +52,14 @@ import numpy as np
 
 #: Smallest and largest slope a (a > 0 keeps every ranking).
 SLOPE_BOUNDS = (1e-4, 1e3)
-#: Each calibration run trains this share of the fit's rounds (``calibration_rounds``).
+#: The one calibration run of a held-out split trains this share of the fit's rounds
+#: (``calibration_rounds``)...
 ROUNDS_SHARE = 0.1
+#: ...and each of the cross-fitted runs this share.
+FOLD_ROUNDS_SHARE = 0.05
+#: β of ``carry_slope`` by weak learner (``carry_exponent``): the share of the training
+#: logits' growth that held-out f follows.
+CARRY_EXPONENTS = {"stump": 0.8}
 
 
 class Calibrator:
@@ -158,10 +173,18 @@ def _convex_minimum(derivatives, start, tolerance=1e-7, max_steps=200):
     return slope
 
 
-def calibration_rounds(n_rounds):
-    """Rounds each calibration run trains for a fit of ``n_rounds``: ⌈n_rounds / 10⌉ (at
-    least 1)."""
-    return max(1, int(np.ceil(ROUNDS_SHARE * n_rounds)))
+def calibration_rounds(n_rounds, n_runs=1):
+    """Rounds each calibration run trains for a fit of ``n_rounds``: ⌈n_rounds ×
+    ``ROUNDS_SHARE``⌉ for one run, ⌈n_rounds × ``FOLD_ROUNDS_SHARE``⌉ for each of
+    ``n_runs`` > 1 cross-fitted runs (at least 1).
+
+    Parameters
+    ----------
+    n_rounds : int
+    n_runs : int, default=1
+    """
+    share = ROUNDS_SHARE if n_runs <= 1 else FOLD_ROUNDS_SHARE
+    return max(1, int(np.ceil(share * n_rounds)))
 
 
 def logit_scale(logits, kind):
@@ -179,12 +202,19 @@ def logit_scale(logits, kind):
     return float(np.sqrt(np.mean(g * g))) if g.size else 0.0
 
 
-def carry_slope(calibrator, short_logits, long_logits):
+def carry_exponent(weak_learner):
+    """β of ``carry_slope`` for a fit of ``weak_learner`` (``CARRY_EXPONENTS``, 1 where
+    none is given)."""
+    return CARRY_EXPONENTS.get(weak_learner, 1.0)
+
+
+def carry_slope(calibrator, short_logits, long_logits, exponent=1.0):
     """The slope a' fitted after T' rounds, carried to the same run after T rounds.
 
-    a = a' · s(g_T') / s(g_T) (``logit_scale``), clipped to ``SLOPE_BOUNDS``: the calibrated
-    logits a·g keep the scale they had after T' rounds. Without a scale to compare (every
-    logit 0) the slope is kept as it is.
+    a = a' · (s(g_T') / s(g_T))^β (``logit_scale``, β = ``exponent``), clipped to
+    ``SLOPE_BOUNDS``: the calibrated logits a·g keep the scale they had after T' rounds, as
+    far as held-out f follows the growth of the training logits (module docstring). Without
+    a scale to compare (every logit 0) the slope is kept as it is.
 
     Parameters
     ----------
@@ -192,6 +222,8 @@ def carry_slope(calibrator, short_logits, long_logits):
         Fitted on held-out f of runs of T' rounds.
     short_logits, long_logits : ndarray of shape (n_samples, n_columns)
         The main run's logits after T' and after T rounds, on the same examples.
+    exponent : float, default=1.0
+        β (``carry_exponent``).
 
     Returns
     -------
@@ -201,7 +233,8 @@ def carry_slope(calibrator, short_logits, long_logits):
     long = logit_scale(long_logits, calibrator.kind)
     if not (short > 0 and long > 0):
         return calibrator
-    slope = float(np.clip(calibrator.slope * short / long, *SLOPE_BOUNDS))
+    slope = float(np.clip(calibrator.slope * (short / long) ** float(exponent),
+                          *SLOPE_BOUNDS))
     return Calibrator(calibrator.kind, slope)
 
 

@@ -11,10 +11,11 @@ estimator. Its stages, each a method that can run alone on the previous stage's 
 3. ``build``: the main ``BoostingRun`` with its callbacks (the training cover, the score
    records of ``round_scores.py``) and one short run per calibration fold, on the main
    run's bins: a ``FitState``;
-4. ``run``: the main run to ``n_estimators`` rounds and the calibration runs to a tenth of
-   them (a warm start calls it again on the same state, which continues every run bit for
-   bit), with the user's callbacks, one progress display over all the runs and the thread
-   tuner, all through the protocol of ``engine/callbacks.py``;
+4. ``run``: the main run to ``n_estimators`` rounds and the calibration runs to a tenth or
+   a twentieth of them (``calibration.calibration_rounds``; a warm start calls it again on
+   the same state, which continues every run bit for bit), with the user's callbacks,
+   one progress display over all the runs and the thread tuner, all through the protocol
+   of ``engine/callbacks.py``;
 5. ``result``: the model built by the run (cut at the best round under early stopping),
    the probability temperature fitted on held-out f (``calibration.py``: on the eval set,
    or on the short runs' held-out f and carried to the kept rounds) and every fitted
@@ -38,7 +39,12 @@ from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
 from confboost.explain.contributions import record_cover
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
-from confboost.training.calibration import calibration_rounds, carry_slope, dataset_rows
+from confboost.training.calibration import (
+    calibration_rounds,
+    carry_exponent,
+    carry_slope,
+    dataset_rows,
+)
 from confboost.training.fit_state import (
     FitParams,
     FitResult,
@@ -58,7 +64,7 @@ from confboost.training.holdout import (
 from confboost.training.inputs import input_adapter
 from confboost.training.round_scores import EstimatorMeasure, EvalSet, LossMeasure, ScoreRecord
 from confboost.training.targets import encode_targets, label_vector, starting_weights
-from confboost.utils.threads import numba_threads
+from confboost.utils.threads import numba_threads, serial_below
 
 #: Parameters a warm start may change: the round count and how the rounds are run.
 WARM_FREE = ("n_estimators", "n_jobs", "verbose", "warm_start")
@@ -96,6 +102,29 @@ class CoverRecord(TrainingCallback):
 
     def after_iteration(self, env):
         record_cover(env.record["fit"], self.weight, self.unit)
+        return False
+
+
+class ScoresAt(TrainingCallback):
+    """A training callback: a copy of the run's f on its training rows (``scheme.scores``)
+    after round ``rounds``, the main run's logits after T' rounds that the carried
+    calibration reads (``Fit.carried_calibration``) without scoring the rows again.
+
+    Attributes
+    ----------
+    rounds : int or None
+        The round to copy f after (set by ``Fit.run``).
+    taken : int or None
+        The round ``scores`` were copied after.
+    scores : ndarray of shape (n_samples, k) or None
+    """
+
+    def __init__(self):
+        self.rounds = self.taken = self.scores = None
+
+    def after_iteration(self, env):
+        if env.round_index + 1 == self.rounds:
+            self.scores, self.taken = env.run.scheme.scores.copy(), self.rounds
         return False
 
 
@@ -252,6 +281,8 @@ class Fit:
             training = self._record(inputs, main, self._training_set(inputs, split), False)
             main.callbacks.append(training)
         folds = []
+        if len(split.folds) > 1:  # cross-fitted: the held-out rows are all the training rows
+            main.callbacks.append(ScoresAt())
         for rows, eval_set in split.folds:  # short runs on the main run's bins
             fold = self._part(inputs, rows, dataset_rows(main.run.dataset, rows))
             fold.callbacks, fold.eval_set = [], eval_set  # only their held-out f is read
@@ -336,13 +367,16 @@ class Fit:
     # -- stage 4 ------------------------------------------------------------------------
     def run(self, state, callbacks=(), tuner=None):
         """Run the main run of ``state`` to ``n_estimators`` rounds and each calibration run
-        to ``calibration_rounds(n_estimators)`` (each, or until it stops); one progress
+        to ``calibration_rounds(n_estimators, K)`` (each, or until it stops); one progress
         display counts the rounds of all of them."""
         p, main = self.params, state.main
-        short = calibration_rounds(p.n_estimators)
+        short = calibration_rounds(p.n_estimators, len(state.folds))
         todo = (max(p.n_estimators - len(main.run.hypotheses), 0)
                 + sum(max(short - len(fold.run.hypotheses), 0) for fold in state.folds))
         printer = ProgressPrinter(todo, p.verbose)
+        for callback in main.callbacks:
+            if isinstance(callback, ScoresAt):
+                callback.rounds = short
         main.run.estimator = self.estimator_view()
         main.run.run(p.n_estimators, [printer, *callbacks, *main.callbacks])
         for number, fold in enumerate(state.folds, 1):  # on the fit's threads
@@ -441,7 +475,7 @@ class Fit:
         for part, eval_set in parts:
             rounds = min(n_rounds, len(part.run.hypotheses))
             f = (scores if scores is not None and len(parts) == 1
-                 else part.run.model(rounds).decision_function(eval_set.X))
+                 else _held_out_scores(part.run.model(rounds), eval_set.X))
             g, kind = self.outputs(part, rounds).logits(f)
             logits.append(g)
             targets.append(eval_set.encoded if kind == "softmax" else eval_set.signs > 0)
@@ -457,13 +491,23 @@ class Fit:
         if calibrator is None:
             return None
         short = min(short, n_rounds)
-        # the main run's logits on the held-out examples, after T' rounds and after T
+        # the main run's logits on the held-out examples, after T' rounds and after T. The
+        # cross-fitted folds hold out every training row once, and s is a mean over the
+        # rows: the main run's own f on its training rows serves, where it was kept.
+        snapshot = next((each for each in main.callbacks if isinstance(each, ScoresAt)), None)
+        kept = {} if snapshot is None else {snapshot.taken: snapshot.scores,
+                                            len(main.run.hypotheses): main.run.scheme.scores}
+        sets = [fold.eval_set.X for fold in folds]
+        if all(isinstance(each, np.ndarray) for each in sets):  # one pass of each model
+            sets = [np.concatenate(sets)]
         logits = []
         for rounds in (short, n_rounds):
-            model, outputs = main.run.model(rounds), self.outputs(main, rounds)
-            logits.append(np.concatenate([
-                outputs.logits(model.decision_function(fold.eval_set.X))[0] for fold in folds]))
-        return carry_slope(calibrator, *logits)
+            f = kept.get(rounds)
+            if f is None:
+                model = main.run.model(rounds)
+                f = np.concatenate([_held_out_scores(model, each) for each in sets])
+            logits.append(self.outputs(main, rounds).logits(f)[0])
+        return carry_slope(calibrator, *logits, carry_exponent(self.known["weak_learner_"]))
 
     # -- warm start's checks --------------------------------------------------------------
     def _check_same_params(self, state):
@@ -501,6 +545,15 @@ def _same(a, b):
         return bool(a == b)
     except ValueError:  # values whose == is not a bool
         return repr(a) == repr(b)
+
+
+def _held_out_scores(model, X):
+    """f of ``model`` on held-out rows ``X`` (an array or a Frame), on one thread when the
+    work is small (``threads.serial_below``: calibration scores a few hundred rows, where
+    waking the kernel's threads would cost more than the rows)."""
+    n_rows = X.shape[0] if hasattr(X, "shape") else X.n_samples
+    with serial_below(n_rows * model.n_labels * max(len(model), 1)):
+        return model.decision_function(X)
 
 
 def _scores_with_initial(record):
