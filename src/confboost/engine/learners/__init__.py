@@ -18,6 +18,7 @@ from confboost.engine.learners.tree_hypothesis import (
     HammingTreeHypothesis,
     TreeHypothesis,
 )
+from confboost.engine.reduction import LOCAL
 
 HYPOTHESIS_TYPES = {
     hypothesis.type_name: hypothesis
@@ -51,7 +52,7 @@ def choose_learner(name, n_samples, trim=0.0):
 
 
 def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_leaves=8,
-                 max_depth=None, min_leaf_weight=0.0):
+                 max_depth=None, min_leaf_weight=0.0, reducer=LOCAL):
     """The weak learner ``name`` for ``dataset``, with its parameters.
 
     ``"stump"`` on a Dataset with categorical or text columns is the best of the stump,
@@ -67,6 +68,8 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
     smoothing : float
     trim, n_terms, max_leaves, max_depth, min_leaf_weight
         The parameters of the stump, product and tree learners.
+    reducer : Reducer, default=LOCAL
+        Where the stump learners' sums are taken (``engine/reduction.py``).
     """
     mixed = bool(dataset.categorical or dataset.text)
     if name in TREE_LEARNERS:
@@ -78,11 +81,12 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
                              "categorical or text columns is boosted with stumps or trees")
         return ProductLearner(mode, smoothing, n_terms=n_terms)
     if not mixed:
-        return StumpLearner(mode, smoothing, trim=trim)
+        return StumpLearner(mode, smoothing, trim=trim, reducer=reducer)
     if trim > 0:
         raise ValueError("trim applies to numeric features only; a table with categorical "
                          "or text columns is boosted without trimming (trim=0)")
-    return BestOfLearner([StumpLearner(mode, smoothing), CategoricalLearner(mode, smoothing),
+    return BestOfLearner([StumpLearner(mode, smoothing, reducer=reducer),
+                          CategoricalLearner(mode, smoothing, reducer),
                           TermLearner(mode, smoothing)])
 
 

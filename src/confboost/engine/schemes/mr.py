@@ -261,6 +261,9 @@ class MRScheme:
     """
 
     name = "mr"
+    #: The arrays ``update`` changes (a copy of the scheme with copies of them is a new
+    #: state).
+    state_arrays = ("v", "scores", "_d")
 
     def __init__(self, signs, sample_weight, multilabel=False, total_weight=None):
         self.labels = LabelSigns.from_signs(signs)
