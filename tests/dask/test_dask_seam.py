@@ -22,6 +22,7 @@ from confboost.engine.learners import make_learner  # noqa: E402
 from confboost.engine.reduction import LOCAL  # noqa: E402
 from confboost.engine.schemes.mh import MHScheme  # noqa: E402
 from confboost.engine.schemes.mo import MOScheme, build_code  # noqa: E402
+from confboost.engine.schemes.mr import MRScheme  # noqa: E402
 from confboost.explain.contributions import record_cover  # noqa: E402
 from confboost.kernels.criterion_numpy import MODES  # noqa: E402
 
@@ -69,12 +70,16 @@ def _schemes(name, y, weight, reducer):
                 MOScheme(np.empty(0, dtype=np.intp), code, "loss", np.empty(0),
                          weight.sum(), reducer))
     signs = np.where(y[:, None] == np.arange(k), 1, -1).astype(np.int8)
+    if name == "mr":
+        return (MRScheme(signs, weight),
+                MRScheme(np.empty((0, k), dtype=np.int8), np.empty(0),
+                         total_weight=weight.sum(), reducer=reducer))
     return (MHScheme(signs, weight, True, "balanced"),
             MHScheme(np.empty((0, k), dtype=np.int8), np.empty(0), True, "balanced",
                      weight.sum(), reducer))
 
 
-@pytest.mark.parametrize("scheme", ["mh", "mo"])
+@pytest.mark.parametrize("scheme", ["mh", "mo", "mr"])
 @pytest.mark.parametrize("confidence", ["real", "discrete"])
 def test_local_and_one_shard_give_the_same_model_bit_for_bit(scheme, confidence):
     dataset, y = _table(3)

@@ -7,10 +7,10 @@ vocabularies (a ``Dataset``) and the local scheme over those rows, its weights n
 by the whole training set's total, so that every shard's D, training loss and Z_t are its
 share of the whole set's. The boosting loop is ``boosting.run_boosting`` itself, on the
 client, with the local learner (``learners.make_learner``) and the local scheme
-(``MHScheme``, ``MOScheme``) given a Dataset and a scheme of no rows (the bins,
+(``MHScheme``, ``MOScheme``, ``MRScheme``) given a Dataset and a scheme of no rows (the bins,
 vocabularies and label count) and the shards' reducer (``shards.ClusterReducer``, the
 ``engine/reduction.py`` seam): every sum they take over examples (the W+/W- histograms,
-the categorical value masses, Z_t and the loss shares) is each shard's, added by a
+the categorical value masses, Z_t and the loss shares, MR's pair masses) is each shard's, added by a
 reduction tree of pairwise additions on the workers. Only sums travel. The training
 cover of every round comes from the shards in one round trip after the last round
 (``ClusterCover``).
@@ -26,8 +26,8 @@ local encoder's.
 Supported: binary data, AdaBoost.MH (multiclass and multi-label) and AdaBoost.MO (each
 shard's ``MOScheme``: MH on its code-relabelled signs, its share of the decoded training
 error; the code from ``schemes.mo.build_code`` on the client), AdaBoost.MR on
-single-label data (``sharded_mr.py``: each shard's ``MRScheme``, the pair masses of α
-summed, v normalised by the whole set's Z_t), stumps, trees and Hamming trees
+single-label data (each shard's ``MRScheme``, the pair masses of α summed, v normalised by
+the whole set's Z_t), stumps, trees and Hamming trees
 (``sharded_trees.py``: the local grower over the shards), numeric and categorical columns.
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
@@ -62,10 +62,9 @@ from confboost.dask.partitions import (
     partitions,
     table_columns,
 )
-from confboost.dask.sharded_mr import ShardedMRScheme
 from confboost.dask.sharded_trees import ShardedHammingTreeLearner, ShardedTreeLearner
 from confboost.dask.shards import ClusterReducer, Shards, build_shards
-from confboost.data.dataset import CategoricalColumn, Dataset, LabelSigns
+from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.engine.boosting import ProgressPrinter, run_boosting
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import smoothing_from_totals
@@ -75,7 +74,7 @@ from confboost.engine.schemes import BINARY_CODE
 from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mh import MHScheme
 from confboost.engine.schemes.mo import MOScheme, build_code
-from confboost.engine.schemes.mr import pair_smoothing
+from confboost.engine.schemes.mr import MRScheme, pair_smoothing
 from confboost.estimators.classifier import BoostClassifier
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
 from confboost.training.fit_runs import is_fitted_attribute
@@ -253,8 +252,8 @@ class DaskBoostClassifier(BoostClassifier):
             # the scheme and the learner of one machine, over no rows: the shards hold them
             no_rows = np.empty(0)
             if mr:
-                scheme = ShardedMRScheme(shards, reducer, LabelSigns.from_signs(
-                    np.empty((0, k), dtype=np.int8)))
+                scheme = MRScheme(np.empty((0, k), dtype=np.int8), no_rows,
+                                  total_weight=total_weight, reducer=reducer)
             elif code is not None and code.shape[1] > 1:
                 scheme = MOScheme(np.empty(0, dtype=np.intp), code, self.decoding, no_rows,
                                   total_weight, reducer)
