@@ -374,6 +374,37 @@ def test_same_model_on_a_table(client, kind, params):
                                    theirs.decision_function(rows), atol=1e-12)
 
 
+def test_categorical_values_compare_by_the_local_rule(client):
+    """202, 202.0 and "202" in one object column, spread over the partitions, are one value
+    on the cluster as on one machine (``category_values.value_text``), and the fitted
+    encoder reads values at prediction as the local one does."""
+    pd = pytest.importorskip("pandas")
+    dask = pytest.importorskip("dask")
+    from confboost.dask.partitions import table_columns
+
+    frame, y = _table("binary")
+    rows = np.arange(len(frame))
+    code = np.array([202, 202.0, "202", 7, 7.5, "x"], dtype=object)[rows % 6]
+    y = np.where(rows % 6 < 3, 1, y)  # the class of every 202, however spelled
+    frame = frame.assign(code=code)
+    with dask.config.set({"dataframe.convert-string": False}):  # keep the objects
+        Xd, yd, _ = _dask_table(frame, y)
+    params = {"n_estimators": 8, "weak_learner": "stump",
+              "feature_types": {"code": "categorical"}}
+    encoder, vocabularies = table_columns(client, Xd, params["feature_types"])
+    assert vocabularies[4] == ["202", "7", "7.5", "x"]
+    mine = DaskBoostClassifier(client=client, **params).fit(Xd, yd)
+    theirs = BoostClassifier(calibration=None, **params).fit(frame, y)
+    assert encoder.values == theirs.encoder_.values == mine.encoder_.values
+    _assert_same_model(mine, theirs)
+    assert "202" in {h.to_dict().get("value") for h in mine.model_.hypotheses}
+    new = pd.DataFrame({"size": [0.1, 0.1], "city": ["rome", "rome"],
+                        "grade": pd.Categorical(["lo", "lo"]), "count": [1, 1],
+                        "code": ["202", 202.0]})
+    np.testing.assert_allclose(mine.to_local().decision_function(new),
+                               theirs.decision_function(new), atol=1e-12)
+
+
 def test_table_to_local_save_and_load(client, tmp_path):
     frame, y = _table("multiclass")
     Xd, yd, _ = _dask_table(frame, y)
