@@ -11,8 +11,9 @@ A dask DataFrame with categorical columns (a ``category`` dtype, or strings that
 column's kind and each categorical column's vocabulary from one pass in which every
 partition returns its distinct values (``partition_values``; the client merges these sets,
 never rows; values compare by the local rule, ``category_values.value_text``: 202, 202.0
-and "202" are one value), and ``encode_partition`` turns a partition into the continuous matrix and the
-value codes of the local ``FrameEncoder.fit_dataset``. Text columns are refused by name.
+and "202" are one value), and ``encode_partition`` turns a partition into the continuous
+matrix and the value codes of the local ``FrameEncoder.fit_dataset``. Text columns are
+refused by name.
 """
 
 import sys
