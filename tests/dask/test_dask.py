@@ -85,6 +85,10 @@ def _assert_same_model(distributed_fit, local_fit, atol=1e-12):
         assert _tests(mine) == _tests(theirs)
         np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=atol)
         np.testing.assert_allclose(mine.cover, theirs.cover, rtol=1e-12)
+        if getattr(theirs, "pattern_cover", None) is not None:  # a product's sign patterns
+            np.testing.assert_array_equal(mine.pattern_cover[0], theirs.pattern_cover[0])
+            np.testing.assert_allclose(mine.pattern_cover[1], theirs.pattern_cover[1],
+                                       rtol=1e-12)
     for key in ("alpha", "z", "train_loss", "bound"):
         np.testing.assert_allclose(distributed_fit.history_[key], local_fit.history_[key],
                                    rtol=1e-12, atol=1e-12)
@@ -103,6 +107,9 @@ def _assert_same_model(distributed_fit, local_fit, atol=1e-12):
     ("multiclass", {"scheme": "mr", "confidence": "discrete"}),
     ("multiclass", {"scheme": "mr", "alpha": "exact", "confidence": "real-abstain"}),
     ("binary", {"scheme": "mr"}),
+    ("binary", {"weak_learner": "product"}),
+    ("multiclass", {"weak_learner": "product", "product_terms": 2, "confidence": "discrete"}),
+    ("multiclass", {"weak_learner": "product", "scheme": "mr"}),
 ])
 def test_same_hypotheses_as_one_machine(client, kind, params):
     X, y = _data(kind)
@@ -200,9 +207,8 @@ def test_dataframe_columns_by_name(client):
         DaskBoostClassifier(client=client).fit(dd.from_pandas(frame, npartitions=2), yd)
 
 
-@pytest.mark.parametrize("params, named", [({"weak_learner": "product"},
-                                            "weak_learner='product'"),
-                                           ({"trim": 0.1}, "trim=0.1")])
+@pytest.mark.parametrize("params, named", [({"trim": 0.1}, "trim=0.1"),
+                                           ({"warm_start": True}, "warm_start=True")])
 def test_unsupported_settings_are_named(client, params, named):
     X, y = _data("binary")
     Xd, yd, _ = _dask(X, y)

@@ -1,5 +1,6 @@
 """Local = one shard: the engine's learners and schemes over the reducer of the Dask layer,
-with one shard held in this process (no cluster), give the local model bit for bit.
+with one shard held in this process (no cluster), give the local model bit for bit:
+stumps on a table and products, under MH, MO and MR.
 
 The shards stand-in below runs the Dask layer's own shard functions (``shard_sum``,
 ``shard_apply``, ``shard_covers``, ``OnShards``) and its pairwise sum (``_add``) where
@@ -41,7 +42,9 @@ class InProcessShards:
         return _add(*[shard.result for shard in self.shards])
 
 
-def _table(n_classes):
+def _table(n_classes, with_values):
+    """A table of 300 rows: five continuous columns, and a categorical one
+    (``with_values``)."""
     X, y = make_classification(300, 5, n_informative=4, n_redundant=0, n_classes=n_classes,
                                random_state=3)
     X[::7, 2] = np.nan
@@ -49,8 +52,9 @@ def _table(n_classes):
     noisy = np.where(np.random.default_rng(0).random(300) < 0.8, y, (y + 1) % n_classes)
     city = np.array(["paris", "oslo", "rome", "lima"], dtype=object)[noisy]
     city[::11] = None
-    columns = {f"x{j}": X[:, j] for j in range(5)} | {"city": city}
-    dataset = FrameEncoder.from_table(columns, {"city": "categorical"}).fit_dataset(columns, 64)
+    columns = {f"x{j}": X[:, j] for j in range(5)} | ({"city": city} if with_values else {})
+    kinds = {"city": "categorical"} if with_values else None
+    dataset = FrameEncoder.from_table(columns, kinds).fit_dataset(columns, 64)
     return dataset, y
 
 
@@ -79,22 +83,23 @@ def _schemes(name, y, weight, reducer):
                      weight.sum(), reducer))
 
 
+@pytest.mark.parametrize("learner", ["stump", "product"])
 @pytest.mark.parametrize("scheme", ["mh", "mo", "mr"])
 @pytest.mark.parametrize("confidence", ["real", "discrete"])
-def test_local_and_one_shard_give_the_same_model_bit_for_bit(scheme, confidence):
-    dataset, y = _table(3)
+def test_local_and_one_shard_give_the_same_model_bit_for_bit(learner, scheme, confidence):
+    dataset, y = _table(3, learner == "stump")
     weight = np.linspace(0.5, 2.0, y.size)
     mode = MODES[confidence]
     local, _ = _schemes(scheme, y, weight, LOCAL)
-    runs = [BoostingRun(dataset, local, make_learner("stump", dataset, mode, 0.01), "auto",
+    runs = [BoostingRun(dataset, local, make_learner(learner, dataset, mode, 0.01), "auto",
                         mode, 0.01)]
     shard_scheme, _ = _schemes(scheme, y, weight, LOCAL)
     reducer = ClusterReducer(InProcessShards([Shard(dataset, shard_scheme, weight)]))
     _, header_scheme = _schemes(scheme, y, weight, reducer)
     header = _header(dataset)
     runs.append(BoostingRun(header, header_scheme,
-                            make_learner("stump", header, mode, 0.01, reducer=reducer), "auto",
-                            mode, 0.01))
+                            make_learner(learner, header, mode, 0.01, reducer=reducer),
+                            "auto", mode, 0.01))
     runs[0].run(12, [lambda env: record_cover(env.record["fit"], weight)])
     runs[1].run(12, [ClusterCover(reducer)])
     local_run, shard_run = runs
@@ -103,8 +108,11 @@ def test_local_and_one_shard_give_the_same_model_bit_for_bit(scheme, confidence)
         assert mine.to_dict() == theirs.to_dict()
         assert np.array_equal(mine.values, theirs.values)
         assert np.array_equal(mine.cover, theirs.cover)
-    # both kinds of stump were chosen
-    assert {type(h).__name__ for h in local_run.hypotheses} == {"StumpHypothesis",
-                                                                 "CategoricalHypothesis"}
+        if learner == "product":
+            assert all(np.array_equal(a, b)
+                       for a, b in zip(mine.pattern_cover, theirs.pattern_cover, strict=True))
+    kinds = {type(h).__name__ for h in local_run.hypotheses}
+    assert kinds == ({"StumpHypothesis", "CategoricalHypothesis"} if learner == "stump"
+                     else {"ProductHypothesis"})  # both kinds of stump were chosen
     for key, values in local_run.history.items():
         assert np.array_equal(shard_run.history[key], values), key

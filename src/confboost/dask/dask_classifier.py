@@ -27,8 +27,9 @@ Supported: binary data, AdaBoost.MH (multiclass and multi-label) and AdaBoost.MO
 shard's ``MOScheme``: MH on its code-relabelled signs, its share of the decoded training
 error; the code from ``schemes.mo.build_code`` on the client), AdaBoost.MR on
 single-label data (each shard's ``MRScheme``, the pair masses of α summed, v normalised by
-the whole set's Z_t), stumps, trees and Hamming trees
-(``sharded_trees.py``: the local grower over the shards), numeric and categorical columns.
+the whole set's Z_t), stumps and products (the local learners over the reducer), trees and
+Hamming trees (``sharded_trees.py``: the local grower over the shards), numeric and
+categorical columns.
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
@@ -88,9 +89,10 @@ SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeL
 
 
 class ClusterCover(TrainingCallback):
-    """The training cover of every round's hypothesis (``explain.record_cover``'s), from
-    the shards in one round trip after the last round: the blocks of a round are kept on
-    the shards (``OnShards``) and the sample weights never change.
+    """The training cover of every round's hypothesis (``explain.record_cover``'s, a
+    product's sign patterns included), from the shards in one round trip after the last
+    round: the blocks of a round are kept on the shards (``OnShards``) and the sample
+    weights never change.
 
     Parameters
     ----------
@@ -107,10 +109,19 @@ class ClusterCover(TrainingCallback):
 
     def after_training(self, env):
         if self.fits:
-            covers = self.reducer.covers([fit.train_blocks for fit in self.fits],
-                                         [fit.hypothesis.values.shape[0] for fit in self.fits])
-            for fit, cover in zip(self.fits, covers, strict=True):
+            fits = self.fits
+            covers = self.reducer.covers(
+                [fit.train_blocks for fit in fits],
+                [fit.hypothesis.values.shape[0] for fit in fits],
+                [fit.train_patterns for fit in fits],
+                [0 if fit.train_patterns is None else 1 << len(fit.hypothesis.test_columns())
+                 for fit in fits])
+            for fit, (cover, pattern_masses) in zip(fits, covers, strict=True):
                 fit.hypothesis.cover = cover
+                if fit.train_patterns is not None:  # a product's (as ``record_cover``)
+                    seen = np.flatnonzero(pattern_masses > 0)
+                    fit.hypothesis.pattern_cover = (seen.astype(np.int64),
+                                                    pattern_masses[seen])
         self.fits = []
 
 
@@ -133,12 +144,16 @@ class DaskBoostClassifier(BoostClassifier):
         leaves) where a stump costs one. "auto" is resolved as ``BoostClassifier`` does, on
         the total row count.
 
+    The bins come from a sample of at most 200,000 rows drawn from the partitions (see the
+    module docstring): on larger data they differ from ``BoostClassifier``'s, which draws
+    its own sample, so the models agree exactly only up to that size.
+
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
-    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``
-    and ``"auto"``, numeric and categorical columns (a dask array, or a dask DataFrame;
+    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``,
+    ``"product"`` and ``"auto"``, numeric and categorical columns (a dask array, or a dask DataFrame;
     column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
-    refused), ``trim=0``; no ``eval_set``,
-    ``early_stopping=True``, ``warm_start`` or ``class_weight`` yet. Anything else is
+    refused), ``trim=0``; no ``eval_set``, ``early_stopping=True``, ``warm_start`` or
+    ``class_weight`` yet. Anything else is
     refused at ``fit`` with a ValueError naming it. ``predict_proba`` is the uncalibrated
     σ(2 f) (the temperature of ``calibration.py`` needs held-out runs, not on the cluster
     yet): ``calibration`` is not applied.
@@ -265,7 +280,7 @@ class DaskBoostClassifier(BoostClassifier):
                                                         **self._tree_params())
                        if self.weak_learner_ in SHARDED_TREES else
                        make_learner(self.weak_learner_, header, mode, smoothing,
-                                    reducer=reducer))
+                                    n_terms=int(self.product_terms), reducer=reducer))
             callbacks = [*(callbacks or ()), ClusterCover(reducer)]
             if self.verbose:
                 callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
@@ -323,19 +338,17 @@ class DaskBoostClassifier(BoostClassifier):
         return build_code(self.code, classes.size, self.code_length, self.random_state)
 
     def _check_supported(self):
-        unsupported = [(self.weak_learner not in ("auto", "stump", *SHARDED_TREES),
-                        f"weak_learner={self.weak_learner!r}"),
-                       (self.trim != 0, f"trim={self.trim!r}"),
+        unsupported = [(self.trim != 0, f"trim={self.trim!r}"),
                        (self.early_stopping is True, "early_stopping=True"),
                        (self.warm_start, "warm_start=True"),
                        (self.class_weight is not None, f"class_weight={self.class_weight!r}")]
         named = [text for bad, text in unsupported if bad]
         if named:
             raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
-                             "it trains weak_learner='stump', 'tree' or 'hamming_tree' with "
-                             "scheme='mh' (binary, multiclass and multi-label data), 'mo' or "
-                             "'mr' (single-label data) and trim=0; train the others "
-                             "with BoostClassifier on gathered data")
+                             "it trains every weak_learner with scheme='mh' (binary, "
+                             "multiclass and multi-label data), 'mo' or 'mr' (single-label "
+                             "data) and trim=0; train the others with BoostClassifier on "
+                             "gathered data")
 
     def to_local(self):
         """The fitted model as a plain ``BoostClassifier`` (same parameters and model)."""

@@ -66,20 +66,20 @@ class OnShards:
         self.args = args
 
     def on(self, dataset):
-        """This shard's part."""
-        return self.function(dataset, *self.args)
+        """This shard's part (an ``OnShards`` among the arguments: its part too)."""
+        return self.function(dataset, *_resolved(self.args, dataset))
 
 
-def _resolved(args, shard):
-    """``args`` with each ``OnShards`` replaced by the shard's part."""
-    return [arg.on(shard.dataset) if isinstance(arg, OnShards) else arg for arg in args]
+def _resolved(args, dataset):
+    """``args`` with each ``OnShards`` replaced by its part on the shard's ``dataset``."""
+    return [arg.on(dataset) if isinstance(arg, OnShards) else arg for arg in args]
 
 
 def shard_sum(shard, function, args):
     """``function`` of the shard's rows, weights and label signs (``ClusterReducer.sum``)."""
     scheme = shard.scheme
     return function(shard.dataset, np.ascontiguousarray(scheme.learner_weights),
-                    scheme.labels, *_resolved(args, shard))
+                    scheme.labels, *_resolved(args, shard.dataset))
 
 
 def shard_apply(shard, function, args):
@@ -89,7 +89,7 @@ def shard_apply(shard, function, args):
     scheme = copy.copy(shard.scheme)
     for name in scheme.state_arrays:
         setattr(scheme, name, getattr(scheme, name).copy())
-    result = function(scheme, *_resolved(args, shard))
+    result = function(scheme, *_resolved(args, shard.dataset))
     return Shard(shard.dataset, scheme, shard.sample_weight, result)
 
 
@@ -98,12 +98,17 @@ def shard_result(shard):
     return shard.result
 
 
-def shard_covers(shard, blocks, sizes):
-    """The sample weight of the shard's rows in each block of each round's hypothesis:
-    one array of shape (n_blocks,) per round."""
-    return [np.bincount(each.on(shard.dataset) if isinstance(each, OnShards) else each,
-                        weights=shard.sample_weight, minlength=size)
-            for each, size in zip(blocks, sizes, strict=True)]
+def shard_covers(shard, blocks, sizes, patterns, n_patterns):
+    """The sample weight of the shard's rows in each block of each round's hypothesis, and
+    (a product's) in each sign pattern of its terms: per round, an array of shape
+    (sizes[t],) and one of shape (n_patterns[t],) (empty for the other kinds)."""
+    weight = shard.sample_weight
+    blocks, patterns = _resolved(blocks, shard.dataset), _resolved(patterns, shard.dataset)
+    return [(np.bincount(each, weights=weight, minlength=size),
+             np.zeros(0) if pattern is None else
+             np.bincount(pattern, weights=weight, minlength=n_pattern))
+            for each, size, pattern, n_pattern in zip(blocks, sizes, patterns, n_patterns,
+                                                      strict=True)]
 
 
 class ClusterReducer:
@@ -130,9 +135,10 @@ class ClusterReducer:
     def apply(self, function, scheme, *args):
         return self.shards.run(shard_apply, function, args)
 
-    def covers(self, blocks, sizes):
-        """The training cover of each round's hypothesis (``shard_covers``), summed."""
-        return self.shards.reduce(shard_covers, blocks, sizes)
+    def covers(self, blocks, sizes, patterns, n_patterns):
+        """The training cover of each round's hypothesis and of a product's sign patterns
+        (``shard_covers``), summed."""
+        return self.shards.reduce(shard_covers, blocks, sizes, patterns, n_patterns)
 
 
 def _piece(*part):

@@ -69,7 +69,7 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
     trim, n_terms, max_leaves, max_depth, min_leaf_weight
         The parameters of the stump, product and tree learners.
     reducer : Reducer, default=LOCAL
-        Where the stump learners' sums are taken (``engine/reduction.py``).
+        Where the stump and product learners' sums are taken (``engine/reduction.py``).
     """
     mixed = bool(dataset.categorical or dataset.text)
     if name in TREE_LEARNERS:
@@ -79,7 +79,7 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
         if mixed:
             raise ValueError("weak_learner='product' needs numeric features; a table with "
                              "categorical or text columns is boosted with stumps or trees")
-        return ProductLearner(mode, smoothing, n_terms=n_terms)
+        return ProductLearner(mode, smoothing, n_terms=n_terms, reducer=reducer)
     if not mixed:
         return StumpLearner(mode, smoothing, trim=trim, reducer=reducer)
     if trim > 0:
