@@ -150,8 +150,8 @@ class DaskBoostClassifier(BoostClassifier):
 
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
     ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``,
-    ``"product"`` and ``"auto"``, numeric and categorical columns (a dask array, or a dask DataFrame;
-    column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
+    ``"product"`` and ``"auto"``, numeric and categorical columns (a dask array, or a dask
+    DataFrame; column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
     refused), ``trim=0``; no ``eval_set``, ``early_stopping=True``, ``warm_start`` or
     ``class_weight`` yet. Anything else is
     refused at ``fit`` with a ValueError naming it. ``predict_proba`` is the uncalibrated
