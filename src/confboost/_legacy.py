@@ -75,7 +75,7 @@ MOVED = {
     "confboost.booster": "confboost.estimators.booster",
     "confboost.interpret": "confboost.estimators.inspection",
     "confboost.dask_input": "confboost.dask.partitions",
-    "confboost.dask_mr": "confboost.dask.sharded_mr",
+    "confboost.dask_mr": "confboost.dask.shards",
     "confboost.dask_shards": "confboost.dask.shards",
     "confboost.dask_trees": "confboost.dask.sharded_trees",
     "confboost.cli_boostexter": "confboost.cli.boostexter_commands",

@@ -85,6 +85,10 @@ def _assert_same_model(distributed_fit, local_fit, atol=1e-12):
         assert _tests(mine) == _tests(theirs)
         np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=atol)
         np.testing.assert_allclose(mine.cover, theirs.cover, rtol=1e-12)
+        if getattr(theirs, "pattern_cover", None) is not None:  # a product's sign patterns
+            np.testing.assert_array_equal(mine.pattern_cover[0], theirs.pattern_cover[0])
+            np.testing.assert_allclose(mine.pattern_cover[1], theirs.pattern_cover[1],
+                                       rtol=1e-12)
     for key in ("alpha", "z", "train_loss", "bound"):
         np.testing.assert_allclose(distributed_fit.history_[key], local_fit.history_[key],
                                    rtol=1e-12, atol=1e-12)
@@ -103,6 +107,9 @@ def _assert_same_model(distributed_fit, local_fit, atol=1e-12):
     ("multiclass", {"scheme": "mr", "confidence": "discrete"}),
     ("multiclass", {"scheme": "mr", "alpha": "exact", "confidence": "real-abstain"}),
     ("binary", {"scheme": "mr"}),
+    ("binary", {"weak_learner": "product"}),
+    ("multiclass", {"weak_learner": "product", "product_terms": 2, "confidence": "discrete"}),
+    ("multiclass", {"weak_learner": "product", "scheme": "mr"}),
 ])
 def test_same_hypotheses_as_one_machine(client, kind, params):
     X, y = _data(kind)
@@ -200,9 +207,8 @@ def test_dataframe_columns_by_name(client):
         DaskBoostClassifier(client=client).fit(dd.from_pandas(frame, npartitions=2), yd)
 
 
-@pytest.mark.parametrize("params, named", [({"weak_learner": "product"},
-                                            "weak_learner='product'"),
-                                           ({"trim": 0.1}, "trim=0.1")])
+@pytest.mark.parametrize("params, named", [({"trim": 0.1}, "trim=0.1"),
+                                           ({"warm_start": True}, "warm_start=True")])
 def test_unsupported_settings_are_named(client, params, named):
     X, y = _data("binary")
     Xd, yd, _ = _dask(X, y)
@@ -374,6 +380,37 @@ def test_same_model_on_a_table(client, kind, params):
                                    theirs.decision_function(rows), atol=1e-12)
 
 
+def test_categorical_values_compare_by_the_local_rule(client):
+    """202, 202.0 and "202" in one object column, spread over the partitions, are one value
+    on the cluster as on one machine (``category_values.value_text``), and the fitted
+    encoder reads values at prediction as the local one does."""
+    pd = pytest.importorskip("pandas")
+    dask = pytest.importorskip("dask")
+    from confboost.dask.partitions import table_columns
+
+    frame, y = _table("binary")
+    rows = np.arange(len(frame))
+    code = np.array([202, 202.0, "202", 7, 7.5, "x"], dtype=object)[rows % 6]
+    y = np.where(rows % 6 < 3, 1, y)  # the class of every 202, however spelled
+    frame = frame.assign(code=code)
+    with dask.config.set({"dataframe.convert-string": False}):  # keep the objects
+        Xd, yd, _ = _dask_table(frame, y)
+    params = {"n_estimators": 8, "weak_learner": "stump",
+              "feature_types": {"code": "categorical"}}
+    encoder, vocabularies = table_columns(client, Xd, params["feature_types"])
+    assert vocabularies[4] == ["202", "7", "7.5", "x"]
+    mine = DaskBoostClassifier(client=client, **params).fit(Xd, yd)
+    theirs = BoostClassifier(calibration=None, **params).fit(frame, y)
+    assert encoder.values == theirs.encoder_.values == mine.encoder_.values
+    _assert_same_model(mine, theirs)
+    assert "202" in {h.to_dict().get("value") for h in mine.model_.hypotheses}
+    new = pd.DataFrame({"size": [0.1, 0.1], "city": ["rome", "rome"],
+                        "grade": pd.Categorical(["lo", "lo"]), "count": [1, 1],
+                        "code": ["202", 202.0]})
+    np.testing.assert_allclose(mine.to_local().decision_function(new),
+                               theirs.decision_function(new), atol=1e-12)
+
+
 def test_table_to_local_save_and_load(client, tmp_path):
     frame, y = _table("multiclass")
     Xd, yd, _ = _dask_table(frame, y)
@@ -407,7 +444,8 @@ def test_table_input_is_refused_clearly(client):
 def test_a_tree_costs_one_round_trip_per_split(client, monkeypatch):
     """Growing a tree of L leaves on numeric columns sums the shards' results L - 1 times
     (one task per shard and split: the partition, both children's counts, masses and
-    histograms); the leaves' W+/W- come with the splits."""
+    histograms); the leaves' W+/W- come with the splits. A round adds the root histogram
+    and the update; the fit, the training covers of all its rounds."""
     from confboost.dask.shards import Shards
 
     calls = []
@@ -419,7 +457,7 @@ def test_a_tree_costs_one_round_trip_per_split(client, monkeypatch):
     model = DaskBoostClassifier(n_estimators=3, client=client, weak_learner="tree",
                                 max_leaves=6).fit(Xd, yd)
     assert [h.values.shape[0] for h in model.model_.hypotheses] == [6, 6, 6]
-    assert len(calls) == 3 * 5
+    assert len(calls) == 3 * (5 + 2) + 1
 
 
 def test_a_worker_without_partitions_changes_nothing():

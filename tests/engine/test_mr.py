@@ -146,13 +146,20 @@ def test_pair_kernels_equal_naive(rng, k):
                                _fill(pair_learner_weights, v, signs), rtol=1e-13)
     blocks = rng.integers(0, 3, 97).astype(np.uint8)
     values = rng.normal(size=(3, k))
-    v_fast, v_slow = v.copy(), v.copy()
-    s_fast, s_slow = np.zeros((97, k)), np.zeros((97, k))
-    z_fast = update_pair_weights(v_fast, signs, blocks, values, 0.7, s_fast)
-    z_slow = update_pair_weights_naive(v_slow, signs, blocks, values, 0.7, s_slow)
-    assert z_fast == pytest.approx(z_slow, rel=1e-12)
-    np.testing.assert_allclose(v_fast, v_slow, rtol=1e-12)
-    np.testing.assert_allclose(s_fast, s_slow, rtol=1e-12)
+    kept = {}
+    for normalise in (True, False):  # a shard's step leaves v unnormalised
+        v_fast, v_slow = v.copy(), v.copy()
+        s_fast, s_slow = np.zeros((97, k)), np.zeros((97, k))
+        z_fast = update_pair_weights(v_fast, signs, blocks, values, 0.7, s_fast, normalise)
+        z_slow = update_pair_weights_naive(v_slow, signs, blocks, values, 0.7, s_slow,
+                                           normalise)
+        assert z_fast == pytest.approx(z_slow, rel=1e-12)
+        np.testing.assert_allclose(v_fast, v_slow, rtol=1e-12)
+        np.testing.assert_allclose(s_fast, s_slow, rtol=1e-12)
+        kept[normalise] = v_fast, z_fast
+    (normalised, z), (left, _) = kept[True], kept[False]
+    np.testing.assert_allclose(left / np.sqrt(z), normalised, rtol=1e-12)
+    assert not np.allclose(left, normalised)
     masses = np.empty((3, k, k))
     pair_block_masses(v, signs, blocks, 3, masses)
     np.testing.assert_allclose(masses, pair_block_masses_naive(v, signs, blocks, 3),

@@ -13,6 +13,7 @@ from confboost.engine.learners.product import ProductLearner
 from confboost.engine.learners.stump import StumpLearner
 from confboost.engine.learners.term import TermLearner
 from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner
+from confboost.engine.reduction import LocalReducer
 from confboost.engine.schemes.mh import MHOutputs, MHScheme
 from confboost.engine.schemes.mo import MOOutputs, MOScheme
 from confboost.engine.schemes.mr import MROutputs, MRScheme
@@ -23,12 +24,15 @@ IMPLEMENTATIONS = [
     (protocols.Scheme, [MHScheme, MRScheme, MOScheme]),
     (protocols.SchemeOutputs, [MHOutputs, MROutputs, MOOutputs]),
     (protocols.RowSets, [LocalRows]),
+    (protocols.Reducer, [LocalReducer]),
 ]
 try:
     from confboost.dask.sharded_trees import ShardedRows, ShardedTreeLearner
+    from confboost.dask.shards import ClusterReducer
 
     IMPLEMENTATIONS[0][1].append(ShardedTreeLearner)
     IMPLEMENTATIONS[3][1].append(ShardedRows)
+    IMPLEMENTATIONS[4][1].append(ClusterReducer)
 except ImportError:  # the dask extra is not installed
     pass
 

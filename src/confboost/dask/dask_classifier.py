@@ -1,38 +1,35 @@
-"""Distributed training on Dask: the local engine run on each worker's rows, histograms summed.
+"""Distributed training on Dask: the engine's own learners and schemes over the shards.
 
 A thin layer in the shape of LightGBM's ``dask.py``: it never re-implements the algorithm.
 The partitions of the training data that a worker holds become one *shard* on it
-(``dask_shards.py``): their rows binned with the common bins and coded with the common
-vocabularies (a ``Dataset``) and an ``MHScheme`` over those rows whose weights are
-normalised by the whole training set's total, so that every shard's D, training loss and
-Z_t are its share of the whole set's. The boosting loop is ``boosting.run_boosting``
-itself, on the client, with stand-ins for the learner and the scheme:
-
-- ``ShardedStumpLearner``: every shard builds the W+/W- histograms of its rows with the
-  local kernel (``StumpLearner.histogram``); the histograms are summed by a reduction tree
-  of pairwise additions on the workers; the client picks the stump from the sum with the
-  local split search (``StumpLearner.best_split``). Only histograms travel.
-- ``ShardedCategoricalLearner``: the same with each categorical column's value histogram
-  (``CategoricalLearner.histograms`` / ``best_split``); on a table the stump is the better
-  of the two by the local ``BestOfLearner``.
-- ``ShardedMHScheme``: α is chosen on the client from the block statistics (§3); every shard
-  applies α h_t to its own weights with the local ``MHScheme.update`` and returns its share
-  of Z_t, of the training loss and of the round's training cover, which the client adds up.
+(``shards.py``): their rows binned with the common bins and coded with the common
+vocabularies (a ``Dataset``) and the local scheme over those rows, its weights normalised
+by the whole training set's total, so that every shard's D, training loss and Z_t are its
+share of the whole set's. The boosting loop is ``boosting.run_boosting`` itself, on the
+client, with the local learner (``learners.make_learner``) and the local scheme
+(``MHScheme``, ``MOScheme``, ``MRScheme``) given a Dataset and a scheme of no rows (the bins,
+vocabularies and label count) and the shards' reducer (``shards.ClusterReducer``, the
+``engine/reduction.py`` seam): every sum they take over examples (the W+/W- histograms,
+the categorical value masses, Z_t and the loss shares, MR's pair masses) is each shard's, added by a
+reduction tree of pairwise additions on the workers. Only sums travel. The training
+cover of every round comes from the shards in one round trip after the last round
+(``ClusterCover``).
 
 Bins come from a sample of at most ``BinMapper``'s 200,000 rows drawn from every partition
 in proportion to its size, and fitted on a worker: the client receives the thresholds, never
 rows. On data of at most that many rows the sample is the data, so the bins, and hence the
 hypotheses, are those of ``BoostClassifier`` on the gathered data (equal to rounding: the
 partitions' sums are added in another order). A categorical column's vocabulary is the
-union of the partitions' distinct values (``dask_input.table_columns``), sorted, as the
+union of the partitions' distinct values (``partitions.table_columns``), sorted, as the
 local encoder's.
 
 Supported: binary data, AdaBoost.MH (multiclass and multi-label) and AdaBoost.MO (each
 shard's ``MOScheme``: MH on its code-relabelled signs, its share of the decoded training
 error; the code from ``schemes.mo.build_code`` on the client), AdaBoost.MR on
-single-label data (``dask_mr.py``: each shard's ``MRScheme``, the pair masses of α summed,
-v normalised by the whole set's Z_t), stumps, trees and Hamming trees (``dask_trees.py``:
-the local grower over the shards), numeric and categorical columns.
+single-label data (each shard's ``MRScheme``, the pair masses of α summed, v normalised by
+the whole set's Z_t), stumps and products (the local learners over the reducer), trees and
+Hamming trees (``sharded_trees.py``: the local grower over the shards), numeric and
+categorical columns.
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
@@ -40,8 +37,8 @@ the input partitions and the rounds replayed, and after ``max_retries`` failures
 that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
 
 The input side (aligned partitions, their summaries, the bins' sample, a table's column
-kinds and vocabularies) is ``dask_input.py``; the shards ``dask_shards.py``; trees
-``dask_trees.py``.
+kinds and vocabularies) is ``partitions.py``; the shards and their reducer ``shards.py``;
+trees ``sharded_trees.py``.
 
 Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 """
@@ -66,23 +63,19 @@ from confboost.dask.partitions import (
     partitions,
     table_columns,
 )
-from confboost.dask.sharded_mr import ShardedMRScheme
 from confboost.dask.sharded_trees import ShardedHammingTreeLearner, ShardedTreeLearner
-from confboost.dask.shards import Shards, advance_shard, build_shards
+from confboost.dask.shards import ClusterReducer, Shards, build_shards
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.engine.boosting import ProgressPrinter, run_boosting
+from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import smoothing_from_totals
-from confboost.engine.learners import choose_learner
-from confboost.engine.learners.base import PartitionFit
-from confboost.engine.learners.best_of import BestOfLearner
-from confboost.engine.learners.categorical import CategoricalLearner
-from confboost.engine.learners.stump import StumpLearner
+from confboost.engine.learners import choose_learner, make_learner
 from confboost.engine.model import BoostedModel
 from confboost.engine.schemes import BINARY_CODE
 from confboost.engine.schemes.codes import min_distance
-from confboost.engine.schemes.mh import MHScheme, mh_bound
+from confboost.engine.schemes.mh import MHScheme
 from confboost.engine.schemes.mo import MOScheme, build_code
-from confboost.engine.schemes.mr import pair_smoothing
+from confboost.engine.schemes.mr import MRScheme, pair_smoothing
 from confboost.estimators.classifier import BoostClassifier
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
 from confboost.training.fit_runs import is_fitted_attribute
@@ -95,90 +88,41 @@ __all__ = ["DaskBoostClassifier"]
 SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
 
 
-class ShardedStumpLearner(StumpLearner):
-    """The stump learner over shards: the split search on the shards' summed histogram."""
+class ClusterCover(TrainingCallback):
+    """The training cover of every round's hypothesis (``explain.record_cover``'s, a
+    product's sign patterns included), from the shards in one round trip after the last
+    round: the blocks of a round are kept on the shards (``OnShards``) and the sample
+    weights never change.
 
-    def __init__(self, mode, smoothing, shards):
-        super().__init__(mode, smoothing)
-        self.shards = shards
+    Parameters
+    ----------
+    reducer : ClusterReducer
+    """
 
-    def fit(self, dataset, weights, labels):
-        """``dataset`` is the header (the bins, no rows); weights and labels are the shards'.
-        None when there is no continuous column."""
-        if not dataset.has_numeric:
-            return None
-        split = self.best_split(self.shards.hist, dataset)
-        fit = PartitionFit(split.hypothesis, None, split.weight_pos, split.weight_neg,
-                           split.criterion)
-        fit.split = {"hypothesis": split.hypothesis, "feature_row": split.feature_row,
-                     "threshold_bin": split.threshold_bin, "weight_pos": split.weight_pos,
-                     "weight_neg": split.weight_neg, "criterion": split.criterion}
-        return fit
+    def __init__(self, reducer):
+        self.reducer = reducer
+        self.fits = []
 
+    def after_iteration(self, env):
+        self.fits.append(env.record["fit"])
+        return False
 
-class ShardedCategoricalLearner(CategoricalLearner):
-    """The categorical stump learner over shards: the value test of least Z from the
-    shards' summed value histograms (``CategoricalLearner.best_split``)."""
-
-    def __init__(self, mode, smoothing, shards):
-        super().__init__(mode, smoothing)
-        self.shards = shards
-
-    def fit(self, dataset, weights, labels):
-        """``dataset`` is the header (the vocabularies, no rows); None without a value."""
-        hists = self.shards.value_hists
-        if not hists:
-            return None
-        # every row is in one value of a column, or missing: Σ W
-        split = self.best_split(hists, dataset, float(hists[0].sum()))
-        if split is None:
-            return None
-        fit = PartitionFit(split.hypothesis, None, split.weight_pos, split.weight_neg,
-                           split.criterion)
-        fit.split = {"hypothesis": split.hypothesis, "value": (split.column_index, split.code),
-                     "weight_pos": split.weight_pos, "weight_neg": split.weight_neg,
-                     "criterion": split.criterion}
-        return fit
-
-
-class ShardedMHScheme:
-    """AdaBoost.MH over shards: α on the client, the update on every shard, shares summed."""
-
-    choose_alpha = MHScheme.choose_alpha
-
-    def __init__(self, shards, n_labels, single_label, init):
-        self.shards = shards
-        self.n_labels = n_labels
-        self.single_label = single_label and n_labels > 1
-        self.init = init if self.single_label else "uniform"
-        self.learner_weights = None  # the shards hold them
-        self.labels = None
-        self._loss = None
-
-    def update(self, fit, alpha):
-        shares = self.shards.run(advance_shard, fit.split, alpha)
-        fit.hypothesis.cover = shares[2:]
-        self._loss = float(shares[1])
-        return float(shares[0])
-
-    def train_loss(self):
-        return self._loss
-
-    def bound(self, product_z):
-        return mh_bound(product_z, self.single_label, self.init, self.n_labels)
-
-
-class ShardedMOScheme(ShardedMHScheme):
-    """AdaBoost.MO over shards: MH on the code bits (each shard's ``MOScheme`` returns its
-    share of the decoded training error), Theorem 5's bound."""
-
-    bound = MOScheme.bound
-
-    def __init__(self, shards, code, decoding):
-        super().__init__(shards, code.shape[1], False, "uniform")
-        self.code = code
-        self.decoding = decoding
-        self.distance = min_distance(code)
+    def after_training(self, env):
+        if self.fits:
+            fits = self.fits
+            covers = self.reducer.covers(
+                [fit.train_blocks for fit in fits],
+                [fit.hypothesis.values.shape[0] for fit in fits],
+                [fit.train_patterns for fit in fits],
+                [0 if fit.train_patterns is None else 1 << len(fit.hypothesis.test_columns())
+                 for fit in fits])
+            for fit, (cover, pattern_masses) in zip(fits, covers, strict=True):
+                fit.hypothesis.cover = cover
+                if fit.train_patterns is not None:  # a product's (as ``record_cover``)
+                    seen = np.flatnonzero(pattern_masses > 0)
+                    fit.hypothesis.pattern_cover = (seen.astype(np.int64),
+                                                    pattern_masses[seen])
+        self.fits = []
 
 
 class DaskBoostClassifier(BoostClassifier):
@@ -200,12 +144,16 @@ class DaskBoostClassifier(BoostClassifier):
         leaves) where a stump costs one. "auto" is resolved as ``BoostClassifier`` does, on
         the total row count.
 
+    The bins come from a sample of at most 200,000 rows drawn from the partitions (see the
+    module docstring): on larger data they differ from ``BoostClassifier``'s, which draws
+    its own sample, so the models agree exactly only up to that size.
+
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
-    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``
-    and ``"auto"``, numeric and categorical columns (a dask array, or a dask DataFrame;
-    column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
-    refused), ``trim=0``; no ``eval_set``,
-    ``early_stopping=True``, ``warm_start`` or ``class_weight`` yet. Anything else is
+    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``,
+    ``"product"`` and ``"auto"``, numeric and categorical columns (a dask array, or a dask
+    DataFrame; column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
+    refused), ``trim=0``; no ``eval_set``, ``early_stopping=True``, ``warm_start`` or
+    ``class_weight`` yet. Anything else is
     refused at ``fit`` with a ValueError naming it. ``predict_proba`` is the uncalibrated
     σ(2 f) (the temperature of ``calibration.py`` needs held-out runs, not on the cluster
     yet): ``calibration`` is not applied.
@@ -314,16 +262,26 @@ class DaskBoostClassifier(BoostClassifier):
                                 self.init, total_weight, code, self.decoding, mr)
 
         shards = Shards(client, build, float(self.timeout), int(self.max_retries))
+        reducer = ClusterReducer(shards)
         try:
+            # the scheme and the learner of one machine, over no rows: the shards hold them
+            no_rows = np.empty(0)
             if mr:
-                scheme = ShardedMRScheme(shards)
+                scheme = MRScheme(np.empty((0, k), dtype=np.int8), no_rows,
+                                  total_weight=total_weight, reducer=reducer)
             elif code is not None and code.shape[1] > 1:
-                scheme = ShardedMOScheme(shards, code, self.decoding)
+                scheme = MOScheme(np.empty(0, dtype=np.intp), code, self.decoding, no_rows,
+                                  total_weight, reducer)
             else:
-                scheme = ShardedMHScheme(shards, k, not multilabel and classes.size > 2,
-                                         self.init)
-            learner = self._learner(mode, smoothing, shards, header)
-            callbacks = list(callbacks or ())
+                scheme = MHScheme(np.empty((0, k), dtype=np.int8), no_rows,
+                                  not multilabel and classes.size > 2, self.init,
+                                  total_weight, reducer)
+            learner = (SHARDED_TREES[self.weak_learner_](mode, smoothing, shards, k,
+                                                        **self._tree_params())
+                       if self.weak_learner_ in SHARDED_TREES else
+                       make_learner(self.weak_learner_, header, mode, smoothing,
+                                    n_terms=int(self.product_terms), reducer=reducer))
+            callbacks = [*(callbacks or ()), ClusterCover(reducer)]
             if self.verbose:
                 callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
             hypotheses, alphas, history = run_boosting(
@@ -354,18 +312,6 @@ class DaskBoostClassifier(BoostClassifier):
         self.calibrator_ = None
         self.best_iteration_ = None
 
-    def _learner(self, mode, smoothing, shards, header):
-        """The weak learner over the shards, as ``learners.make_learner`` picks the local
-        one: a tree learner, the stump learner, or on a table with categorical columns the
-        best of the stump and the categorical stump learners (``BestOfLearner``)."""
-        if self.weak_learner_ in SHARDED_TREES:
-            return SHARDED_TREES[self.weak_learner_](mode, smoothing, shards,
-                                                    **self._tree_params())
-        stump = ShardedStumpLearner(mode, smoothing, shards)
-        if not header.categorical:
-            return stump
-        return BestOfLearner([stump, ShardedCategoricalLearner(mode, smoothing, shards)])
-
     def _mr(self, classes, multilabel):
         """Whether the shards run AdaBoost.MR (``scheme="mr"`` on single-label data of more
         than two classes; binary data is the MH path, as ``schemes.build_scheme``'s)."""
@@ -392,19 +338,17 @@ class DaskBoostClassifier(BoostClassifier):
         return build_code(self.code, classes.size, self.code_length, self.random_state)
 
     def _check_supported(self):
-        unsupported = [(self.weak_learner not in ("auto", "stump", *SHARDED_TREES),
-                        f"weak_learner={self.weak_learner!r}"),
-                       (self.trim != 0, f"trim={self.trim!r}"),
+        unsupported = [(self.trim != 0, f"trim={self.trim!r}"),
                        (self.early_stopping is True, "early_stopping=True"),
                        (self.warm_start, "warm_start=True"),
                        (self.class_weight is not None, f"class_weight={self.class_weight!r}")]
         named = [text for bad, text in unsupported if bad]
         if named:
             raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
-                             "it trains weak_learner='stump', 'tree' or 'hamming_tree' with "
-                             "scheme='mh' (binary, multiclass and multi-label data), 'mo' or "
-                             "'mr' (single-label data) and trim=0; train the others "
-                             "with BoostClassifier on gathered data")
+                             "it trains every weak_learner with scheme='mh' (binary, "
+                             "multiclass and multi-label data), 'mo' or 'mr' (single-label "
+                             "data) and trim=0; train the others with BoostClassifier on "
+                             "gathered data")
 
     def to_local(self):
         """The fitted model as a plain ``BoostClassifier`` (same parameters and model)."""

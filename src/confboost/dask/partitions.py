@@ -10,8 +10,10 @@ A dask DataFrame with categorical columns (a ``category`` dtype, or strings that
 ``data/columns.py``'s rule reads as categorical) is a *table*: ``table_columns`` finds every
 column's kind and each categorical column's vocabulary from one pass in which every
 partition returns its distinct values (``partition_values``; the client merges these sets,
-never rows), and ``encode_partition`` turns a partition into the continuous matrix and the
-value codes of the local ``FrameEncoder.fit_dataset``. Text columns are refused by name.
+never rows; values compare by the local rule, ``category_values.value_text``: 202, 202.0
+and "202" are one value), and ``encode_partition`` turns a partition into the continuous
+matrix and the value codes of the local ``FrameEncoder.fit_dataset``. Text columns are
+refused by name.
 """
 
 import sys
@@ -21,12 +23,12 @@ import numpy as np
 from dask import delayed
 
 from confboost.data.bin_mapper import BinMapper
+from confboost.data.category_values import fitted_values, is_missing, value_text
 from confboost.data.columns import (
     FEATURE_KINDS,
     FrameEncoder,
     continuous_values,
     string_kind,
-    string_values,
     warn_doubtful_kind,
 )
 
@@ -144,14 +146,27 @@ def is_table(X, feature_types):
 
 
 def partition_values(frame, names):
-    """The distinct values of the columns ``names`` of one pandas partition, as strings
-    (``data/columns.string_values``), and their number of non-missing values:
-    {name: (set of str, int)}."""
+    """What one pandas partition tells of its columns ``names``:
+    {name: (distinct values as ``str``, number of non-missing values, distinct values as
+    compared at fit (``category_values.value_text``: 202, 202.0 and "202" are "202"), the
+    partition's ``fitted_values``)}. The first two find a column's kind as the local rule
+    does, the last two its vocabulary and how it is read at prediction."""
     out = {}
     for name in names:
         present = frame[name].dropna()  # None, NaN, pd.NA, NaT: ``columns.is_missing``
-        out[name] = (set(present.astype(str).unique()), len(present))
+        values = present.tolist()
+        out[name] = (set(present.astype(str).unique()), len(present),
+                     {value_text(value) for value in values}, fitted_values(values))
     return out
+
+
+def merged_fitted(parts):
+    """``fitted_values`` of a whole column from its partitions' (in partition order; a
+    partition without a present value says ("strings", None) and is skipped)."""
+    seen = [fitted for fitted, n_present in parts if n_present]
+    if seen and all(kind == "numbers" for kind, _ in seen):
+        return "numbers", None
+    return "strings", next((odd for _, odd in seen if odd is not None), None)
 
 
 def table_columns(client, X, feature_types):
@@ -165,8 +180,8 @@ def table_columns(client, X, feature_types):
     -------
     encoder : FrameEncoder
     vocabularies : dict of int to list of str
-        The sorted distinct values of each categorical column, by table position (the
-        local fit's value codes).
+        The sorted distinct values of each categorical column as compared at fit
+        (``value_text``), by table position (the local fit's value codes).
 
     Raises
     ------
@@ -196,14 +211,16 @@ def table_columns(client, X, feature_types):
         elif str(dtype) == "category":
             kinds[name] = "categorical"
     read = [name for name in names if kinds.get(name) in (None, "categorical", "text")]
-    merged = {name: (set(), 0) for name in read}
+    merged = {name: (set(), 0, set(), []) for name in read}
     if read:
         for values in client.gather(client.compute(
                 [delayed(partition_values)(part, read) for part in X.to_delayed()])):
-            for name, (distinct, n_present) in values.items():
-                merged[name] = (merged[name][0] | distinct, merged[name][1] + n_present)
+            for name, (distinct, n_present, texts, fitted) in values.items():
+                old = merged[name]
+                merged[name] = (old[0] | distinct, old[1] + n_present, old[2] | texts,
+                                [*old[3], (fitted, n_present)])
     for name in read:
-        distinct, n_present = merged[name]
+        distinct, n_present = merged[name][:2]
         if name not in kinds:
             kinds[name] = string_kind(distinct, n_present)
             warn_doubtful_kind(name, kinds[name], n_present, len(distinct), stacklevel=5)
@@ -214,9 +231,12 @@ def table_columns(client, X, feature_types):
                 f"yet): pass feature_types={{{name!r}: 'categorical'}} to read its values as "
                 f"categories, or {{{name!r}: 'ignore'}}, or train BoostClassifier on the "
                 "gathered table")
-    encoder = FrameEncoder(names, [kinds[name] for name in names], {})
-    vocabularies = {position: sorted(merged[name][0])
-                    for position, name in enumerate(names) if kinds[name] == "categorical"}
+    categorical = [(position, name) for position, name in enumerate(names)
+                   if kinds[name] == "categorical"]
+    encoder = FrameEncoder(names, [kinds[name] for name in names], {},
+                           {position: merged_fitted(merged[name][3])
+                            for position, name in categorical})
+    vocabularies = {position: sorted(merged[name][2]) for position, name in categorical}
     return encoder, vocabularies
 
 
@@ -233,7 +253,7 @@ def encode_partition(frame, encoder, vocabularies):
     codes = []
     for position, values in sorted(vocabularies.items()):
         code_of = {value: code for code, value in enumerate(values)}
-        codes.append(np.array([-1 if value is None else code_of[value] for value in
-                               string_values(frame[encoder.names[position]].tolist())],
+        codes.append(np.array([-1 if is_missing(value) else code_of[value_text(value)]
+                               for value in frame[encoder.names[position]].tolist()],
                               dtype=np.int32))
     return matrix, codes

@@ -14,14 +14,15 @@ the pairwise reduction tree sums these, and one result comes back to the client.
   ``fill(child)`` (the smaller child's histogram; the grower takes the larger one's as the
   parent's minus it, as on one machine), ``best_other(child)`` (the best value test, by the
   splitter's ``best_value_split``) and the leaves' W+/W- are answered;
-- the root's histogram is the one the round's update already summed (``Shards.hist``);
-  its value masses (with categorical columns) cost one round trip per tree.
+- the root's histogram costs one round trip (the shards' ``StumpLearner.histogram``
+  summed); its value masses (with categorical columns) one more.
 
 The split is chosen once, on the client, by the grower's own search; the leaf values and Z
 come from the summed leaf masses by the local learner's rule (``TreeLearner.leaf_values``).
-A tree of L leaves thus costs L - 1 round trips (one more with categorical columns), on top
+A tree of L leaves thus costs L round trips (one more with categorical columns), on top
 of the round's update, in which each shard finds its rows' leaves by walking the tree
-(``tree_code_blocks``). Building both children's histograms costs up to twice the local
+(``tree_code_blocks``, the fit's training blocks kept on the shards: ``OnShards``).
+Building both children's histograms costs up to twice the local
 growth's histogram work (which builds only the smaller child's); the round trips, not the
 kernels, dominate a distributed round.
 
@@ -34,9 +35,12 @@ import dataclasses
 
 import numpy as np
 
+from confboost.dask.shards import OnShards, shard_sum
 from confboost.engine.learners.base import PartitionFit, label_masses, leaf_statistics
+from confboost.engine.learners.categorical import value_masses
 from confboost.engine.learners.grower import LocalRows, grow_tree
 from confboost.engine.learners.splitter import NodeSplits, best_value_split
+from confboost.engine.learners.stump import StumpLearner
 from confboost.engine.learners.tree import (
     HammingTreeLearner,
     TreeLearner,
@@ -283,11 +287,14 @@ class ShardedTreeLearner(TreeLearner):
     mode, smoothing, max_leaves, max_depth, min_leaf_weight
         As ``TreeLearner``'s.
     shards : confboost.dask.shards.Shards
+    n_labels : int
+        The label columns k of the weights.
     """
 
-    def __init__(self, mode, smoothing, shards, **tree_params):
+    def __init__(self, mode, smoothing, shards, n_labels, **tree_params):
         super().__init__(mode, smoothing, **tree_params)
         self.shards = shards
+        self.n_labels = n_labels
 
     def fit(self, dataset, weights, labels):
         """``dataset`` is the header (the bins and vocabularies, no rows); weights and
@@ -295,10 +302,16 @@ class ShardedTreeLearner(TreeLearner):
         the tree again on rebuilt shards (``Shards.attempt``)."""
         return self.shards.attempt(lambda: self._fit_shards(dataset))
 
+    def _label_histogram(self):
+        """The shards' summed all-label root histogram, (n_features, 256, k, 2)."""
+        return self.shards.reduce(shard_sum, StumpLearner.histogram, ())
+
     def _root(self, header):
         """(root histogram or None, histogram columns, vote or None)."""
-        hist = self.shards.hist
-        return (hist.copy() if header.has_numeric else None), hist.shape[2], None
+        if not header.has_numeric:
+            return None, self.n_labels, None
+        hist = self._label_histogram()
+        return hist, hist.shape[2], None
 
     def _fit_shards(self, header):
         root_hist, n_columns, vote = self._root(header)
@@ -333,11 +346,9 @@ class ShardedTreeLearner(TreeLearner):
             leaf_values, criterion = self.leaf_values(
                 masses[:, -1:, 0], masses[:, -1:, 1], float(masses[:, :-1].sum()))
             hypothesis = HammingTreeHypothesis(*nodes, vote, leaf_values[:, 0])
-        fit = PartitionFit(hypothesis, None, np.ascontiguousarray(weight_pos),
-                           np.ascontiguousarray(weight_neg), criterion)
-        fit.split = {"hypothesis": hypothesis, "tree": structure, "weight_pos": fit.weight_pos,
-                     "weight_neg": fit.weight_neg, "criterion": criterion}
-        return fit
+        return PartitionFit(hypothesis, OnShards(tree_code_blocks, structure),
+                            np.ascontiguousarray(weight_pos), np.ascontiguousarray(weight_neg),
+                            criterion)
 
 
 class ShardedHammingTreeLearner(ShardedTreeLearner):
@@ -351,9 +362,10 @@ class ShardedHammingTreeLearner(ShardedTreeLearner):
     _vote = staticmethod(HammingTreeLearner._vote)
 
     def _root(self, header):
-        label_hist = self.shards.hist
+        label_hist = self._label_histogram() if header.has_numeric else None
         best = self._vote(label_hist, header.n_bins) if header.has_numeric else None
-        value_hists = self.shards.value_hists
+        value_hists = (self.shards.reduce(shard_sum, value_masses, ())[0]
+                       if header.categorical else [])
         if value_hists:  # every row is in one value or missing: the node margins
             margin_total = (value_hists[0][0] - value_hists[0][1]).sum(axis=0)
         for column, hist in zip(header.categorical, value_hists, strict=True):

@@ -1,18 +1,19 @@
-"""The shards of the Dask layer: each worker's training state, and the client's handles on
-them.
+"""The shards of the Dask layer and the reducer over them: each worker's training state,
+and the client's handles on it.
 
 A *shard* (``Shard``) is the rows of the input partitions that one worker holds,
 concatenated (``build_shards``), binned with the common bins and coded with the common
-vocabularies (a ``Dataset``), and the local ``MHScheme`` (or ``MOScheme``) over them,
-normalised by the whole set's weight so that every shard's D, loss and Z_t are its share of
-the whole set's; it holds the W+/W- histograms of its rows under the current D. Shards are
-immutable: a round (``advance_shard``: the local update, then the next histograms) makes
-new ones, so Dask can recompute a lost one from the lineage.
+vocabularies (a ``Dataset``), and the local scheme (``MHScheme``, ``MOScheme``,
+``MRScheme``) over them, normalised by the whole set's weight so that every shard's D, loss
+and Z_t are its share of the whole set's. Shards are immutable: a change of a scheme makes
+new shards, so Dask can recompute a lost one from the lineage.
 
-``Shards`` is the client's side: it submits one task per shard, sums what they return by
-a reduction tree of pairwise additions on the workers (``_tree_sum``; a shard's summary is
-taken on its own worker, so no shard moves), and on a failure rebuilds the shards from the
-input partitions and replays the rounds (``attempt``).
+``ClusterReducer`` is the ``engine/reduction.Reducer`` of the shards: the engine's own
+learners and schemes, given the Dataset and the scheme of no rows that hold the bins,
+vocabularies and label count, reach the rows only through it. ``Shards`` is the client's
+side: it submits one task per shard, sums what they return by a reduction tree of pairwise
+additions on the workers (``_tree_sum``; no shard moves), and on a failure rebuilds the
+shards from the input partitions and replays the changes (``attempt``).
 """
 
 import copy
@@ -22,53 +23,122 @@ import numpy as np
 from dask import delayed
 from distributed import get_worker, wait
 
-from confboost.dask.sharded_trees import tree_code_blocks
-from confboost.engine.learners.base import PartitionFit
-from confboost.engine.learners.categorical import CategoricalLearner
-from confboost.engine.learners.stump import StumpLearner
 from confboost.engine.schemes.mh import MHScheme
 from confboost.engine.schemes.mo import MOScheme
 from confboost.engine.schemes.mr import MRScheme
-from confboost.kernels.weight_update import stump_blocks
-from confboost.utils.dtypes import MISSING_BIN
 from confboost.utils.threads import numba_threads
 
 
 class Shard:
-    """One partition's training state, on the worker that holds it.
+    """One worker's rows and training state.
 
     Attributes
     ----------
     dataset : Dataset
-        The partition's rows, binned with the common bins and coded with the common
-        vocabularies.
-    scheme : MHScheme
-        D, f and the labels of the partition's rows, normalised by the whole set's weight.
+        The rows, binned with the common bins and coded with the common vocabularies.
+    scheme : MHScheme, MOScheme or MRScheme
+        D (or MR's v), f and the label signs of the rows, normalised by the whole set's
+        weight.
     sample_weight : ndarray of shape (n_rows,)
-    hist : ndarray of shape (n_features, 256, k, 2)
-        The W+/W- histogram of the rows under the current D (``StumpLearner.histogram``).
-    value_hists : list of ndarray of shape (2, n_values + 1, k)
-        The value histogram of each categorical column (``CategoricalLearner.histograms``).
-    shares : ndarray
-        This partition's share of the last round's Z_t, training loss and training cover
-        of the hypothesis' blocks (zeros before the first round).
+    result : object
+        What the last change of the scheme returned (its shares), None at first.
     """
 
-    def __init__(self, dataset, scheme, sample_weight, shares, histograms=True):
+    def __init__(self, dataset, scheme, sample_weight, result=None):
         self.dataset = dataset
         self.scheme = scheme
         self.sample_weight = sample_weight
-        self.shares = shares
-        if not histograms:  # a step between rounds (``dask_mr``): nothing to learn from yet
-            self.hist, self.value_hists = np.zeros(0), []
-            return
-        weights, labels = scheme.learner_weights, scheme.labels
-        self.hist = StumpLearner.histogram(dataset, weights, labels)
-        self.value_hists = CategoricalLearner.histograms(dataset, weights, labels)
+        self.result = result
 
-    def summary(self):
-        """What the client sums over the shards: [hist, shares, *value_hists]."""
-        return [self.hist, self.shares, *self.value_hists]
+
+class OnShards:
+    """A value over the rows kept on the shards (``ClusterReducer.rows``): each shard's part
+    is ``function(its dataset, *args)``, made where it is read.
+
+    Parameters
+    ----------
+    function : callable
+    args : tuple
+    """
+
+    def __init__(self, function, args):
+        self.function = function
+        self.args = args
+
+    def on(self, dataset):
+        """This shard's part (an ``OnShards`` among the arguments: its part too)."""
+        return self.function(dataset, *_resolved(self.args, dataset))
+
+
+def _resolved(args, dataset):
+    """``args`` with each ``OnShards`` replaced by its part on the shard's ``dataset``."""
+    return [arg.on(dataset) if isinstance(arg, OnShards) else arg for arg in args]
+
+
+def shard_sum(shard, function, args):
+    """``function`` of the shard's rows, weights and label signs (``ClusterReducer.sum``)."""
+    scheme = shard.scheme
+    return function(shard.dataset, np.ascontiguousarray(scheme.learner_weights),
+                    scheme.labels, *_resolved(args, shard.dataset))
+
+
+def shard_apply(shard, function, args):
+    """A new shard whose scheme is a copy changed by ``function(scheme, *args)``; its
+    ``result`` what the call returned (``ClusterReducer.apply``). The old shard stays
+    valid for Dask's recomputation."""
+    scheme = copy.copy(shard.scheme)
+    for name in scheme.state_arrays:
+        setattr(scheme, name, getattr(scheme, name).copy())
+    result = function(scheme, *_resolved(args, shard.dataset))
+    return Shard(shard.dataset, scheme, shard.sample_weight, result)
+
+
+def shard_result(shard):
+    """The shard's last result (taken on its worker: the shard itself never moves)."""
+    return shard.result
+
+
+def shard_covers(shard, blocks, sizes, patterns, n_patterns):
+    """The sample weight of the shard's rows in each block of each round's hypothesis, and
+    (a product's) in each sign pattern of its terms: per round, an array of shape
+    (sizes[t],) and one of shape (n_patterns[t],) (empty for the other kinds)."""
+    weight = shard.sample_weight
+    blocks, patterns = _resolved(blocks, shard.dataset), _resolved(patterns, shard.dataset)
+    return [(np.bincount(each, weights=weight, minlength=size),
+             np.zeros(0) if pattern is None else
+             np.bincount(pattern, weights=weight, minlength=n_pattern))
+            for each, size, pattern, n_pattern in zip(blocks, sizes, patterns, n_patterns,
+                                                      strict=True)]
+
+
+class ClusterReducer:
+    """The ``engine/reduction.Reducer`` over the shards of a cluster.
+
+    ``sum`` and ``apply`` cost one round trip each: one task per shard, the pairwise
+    reduction tree on the workers, one result to the client; ``rows`` none (an
+    ``OnShards`` that each shard evaluates where a later call reads it).
+
+    Parameters
+    ----------
+    shards : Shards
+    """
+
+    def __init__(self, shards):
+        self.shards = shards
+
+    def sum(self, function, dataset, weights, labels, *args, out=None):
+        return self.shards.reduce(shard_sum, function, args)
+
+    def rows(self, function, dataset, *args):
+        return OnShards(function, args)
+
+    def apply(self, function, scheme, *args):
+        return self.shards.run(shard_apply, function, args)
+
+    def covers(self, blocks, sizes, patterns, n_patterns):
+        """The training cover of each round's hypothesis and of a product's sign patterns
+        (``shard_covers``), summed."""
+        return self.shards.reduce(shard_covers, blocks, sizes, patterns, n_patterns)
 
 
 def _piece(*part):
@@ -131,8 +201,7 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
         scheme = MOScheme(encoded, code, decoding, sample_weight, total_weight=total_weight)
     else:
         scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
-    with numba_threads(_worker_threads()):
-        return Shard(dataset, scheme, sample_weight, np.zeros(5))
+    return Shard(dataset, scheme, sample_weight)
 
 
 def _worker_threads():
@@ -150,45 +219,11 @@ def _in_worker(function, *args):
         return function(*args)
 
 
-def blocks_of(dataset, split):
-    """The block of every row of the shard under the round's stump or tree."""
-    if "tree" in split:
-        return tree_code_blocks(dataset, *split["tree"])
-    if "value" in split:  # a categorical stump (``CategoricalLearner.fit``'s blocks)
-        index, code = split["value"]
-        codes = dataset.categorical[index].codes
-        return np.where(codes < 0, 2, np.where(codes == code, 0, 1)).astype(np.uint8)
-    blocks = np.empty(dataset.n_samples, dtype=np.uint8)
-    stump_blocks(dataset.codes[split["feature_row"]], split["threshold_bin"], MISSING_BIN,
-                 blocks)
-    return blocks
-
-
-def advance_shard(shard, split, alpha):
-    """The shard after the round's α h_t, with its shares and its next histogram (a new
-    object: the old one stays valid for Dask's recomputation)."""
-    scheme = copy.copy(shard.scheme)
-    scheme.weights = shard.scheme.weights.copy()
-    scheme.scores = shard.scheme.scores.copy()
-    blocks = blocks_of(shard.dataset, split)
-    fit = PartitionFit(split["hypothesis"], blocks, split["weight_pos"], split["weight_neg"],
-                       split["criterion"])
-    z_share = scheme.update(fit, alpha)
-    cover = np.bincount(blocks, weights=shard.sample_weight,
-                        minlength=split["weight_pos"].shape[0])
-    shares = np.concatenate([[z_share, scheme.train_loss()], cover])
-    return Shard(shard.dataset, scheme, shard.sample_weight, shares)
-
-
-def _summary(shard):
-    """The shard's summary (taken on its worker: the shard itself never moves)."""
-    return shard.summary()
-
-
 def _add(*parts):
-    """Arrays of one shape, or lists of them, summed (a node of the reduction)."""
-    if isinstance(parts[0], list):
-        return [_add(*group) for group in zip(*parts, strict=True)]
+    """Arrays of one shape or floats, or lists or tuples of them, summed (a node of the
+    reduction)."""
+    if isinstance(parts[0], (list, tuple)):
+        return type(parts[0])(_add(*group) for group in zip(*parts, strict=True))
     return parts[0] + sum(parts[1:])
 
 
@@ -206,17 +241,13 @@ def _tree_sum(client, futures):
 class Shards:
     """The client's handles on the shards, with what it takes to rebuild them.
 
-    Each round costs one task per shard (``advance_shard``: the update and the next
-    histograms), one that takes its summary and the reduction; one result, the summed
-    histograms and shares, comes to the client (``summary``).
-
     Parameters
     ----------
     client : distributed.Client
     build : callable
         ``build()`` -> list of shard futures, from the input partitions.
     timeout : float
-        Seconds one round's results may take.
+        Seconds one step's results may take.
     max_retries : int
     """
 
@@ -225,36 +256,27 @@ class Shards:
         self.build = build
         self.timeout = timeout
         self.max_retries = max_retries
-        self.rounds = []  # (function, args) of every step applied, to replay after a rebuild
+        self.steps = []  # (function, args) of every change applied, to replay after a rebuild
         self.futures = None
-        self.summary = None
-        self.run()
+        self.attempt(lambda: None)
 
-    @property
-    def hist(self):
-        """The shards' summed numeric histogram, (n_features, 256, k, 2)."""
-        return self.summary[0]
+    def reduce(self, function, *args):
+        """Σ over the shards of ``function(shard, *args)`` (one task each, on the worker's
+        threads), by the reduction tree, on the client; under ``attempt``."""
+        return self.attempt(lambda: self.total(self.each(function, self.futures, *args)))
 
-    @property
-    def value_hists(self):
-        """The shards' summed value histograms, one (2, n_values + 1, k) per column."""
-        return self.summary[2:]
-
-    def run(self, function=None, *args):
-        """Every shard ← ``function(shard, *args)`` (none: the shards as they are), under
-        ``attempt``; keeps the summed ``summary`` of the new shards and returns their summed
-        shares. The step is recorded, to replay after a rebuild."""
+    def run(self, function, *args):
+        """Every shard ← ``function(shard, *args)`` (a new shard), under ``attempt``;
+        returns the new shards' ``result`` summed. The step is recorded, to replay after a
+        rebuild."""
 
         def step():
-            new_futures = (self.futures if function is None else
-                           self.each(function, self.futures, *args))
-            summaries = [self.client.submit(_summary, f, pure=False) for f in new_futures]
-            total = _tree_sum(self.client, summaries).result(timeout=self.timeout)
+            new_futures = self.each(function, self.futures, *args)
+            total = self.total([self.client.submit(shard_result, future, pure=False)
+                                for future in new_futures])
             self.futures = new_futures
-            if function is not None:
-                self.rounds.append((function, args))
-            self.summary = total
-            return total[1]
+            self.steps.append((function, args))
+            return total
 
         return self.attempt(step)
 
@@ -264,13 +286,13 @@ class Shards:
                 for future in futures]
 
     def total(self, futures):
-        """The sum of the arrays (or lists of arrays) of ``futures``, by the reduction tree,
-        on the client."""
+        """The sum of the values (arrays, floats, or lists or tuples of them) of
+        ``futures``, by the reduction tree, on the client."""
         return _tree_sum(self.client, futures).result(timeout=self.timeout)
 
     def attempt(self, step):
         """``step()``, which reads the current shards ``futures``. A failure (a lost worker,
-        ``timeout``) rebuilds the shards from the input partitions, replays the rounds so far
+        ``timeout``) rebuilds the shards from the input partitions, replays the steps so far
         and calls ``step`` again, ``max_retries`` times, then raises ``RuntimeError``."""
         for attempt in range(self.max_retries + 1):
             try:
@@ -285,6 +307,6 @@ class Shards:
         raise AssertionError("unreachable")
 
     def _replay(self, futures):
-        for function, args in self.rounds:
+        for function, args in self.steps:
             futures = self.each(function, futures, *args)
         return futures

@@ -1,9 +1,12 @@
-"""The engine's seams as typed protocols: weak learner, scheme, scheme outputs, row sets.
+"""The engine's seams as typed protocols: weak learner, scheme, scheme outputs, row sets,
+reducer.
 
 The paper's loop (Figure 1) meets its parts only through these methods: a weak learner
 never knows which scheme called it and a scheme never knows which learner it called
-(``docs/DESIGN.md``). Each protocol is ``runtime_checkable``; ``tests/engine/test_protocols.py``
-checks every implementation, the Dask stand-ins included, against it.
+(``docs/DESIGN.md``). The learners and schemes reach every sum over examples through a ``Reducer``
+(``engine/reduction.py``: one machine, or the shards of a Dask cluster), and a tree's rows
+through ``RowSets``. Each protocol is ``runtime_checkable``; ``tests/engine/test_protocols.py``
+checks every implementation, the Dask ones included, against it.
 """
 
 from __future__ import annotations
@@ -114,3 +117,39 @@ class RowSets(Protocol):
 
     def leaf_blocks(self, leaf_of_node: dict) -> np.ndarray | None:
         """The leaf of every training row, shape (n_samples,), from {node: leaf}."""
+
+
+@runtime_checkable
+class Reducer(Protocol):
+    """Where a fit's sums over examples are taken (``engine/reduction.py``).
+
+    On one machine (``LocalReducer``) each method calls the function on the caller's
+    arguments; over shards (``confboost.dask``) each shard calls it on its own rows.
+    """
+
+    def sum(self, function, dataset: Dataset, weights: np.ndarray, labels: LabelSigns,
+            *args, out: np.ndarray | None = None):
+        """Σ over the shards of ``function(dataset, weights, labels, *args)``.
+
+        Parameters
+        ----------
+        function : callable
+            Returns an array, a float, or a list or tuple of them, of the same shapes on
+            every shard (sums over disjoint row sets add up to the sum over their union).
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k)
+        labels : LabelSigns
+            The caller's rows; on many shards, each shard's own stand in for them.
+        out : ndarray, optional
+            A buffer for the sum, passed on as ``function``'s ``out`` keyword on one
+            machine (a reducer over shards returns a new array).
+        """
+
+    def rows(self, function, dataset: Dataset, *args):
+        """``function(dataset, *args)``, an array over the rows (a round's training blocks),
+        of each shard, kept where the rows are: a later ``sum`` or ``apply`` of the same
+        reducer that is given it passes each shard its own part."""
+
+    def apply(self, function, scheme: Scheme, *args):
+        """Every shard's ``scheme`` ← ``function(scheme, *args)`` in place; the returned
+        values (an array, a float, or a list or tuple of them) summed over the shards."""

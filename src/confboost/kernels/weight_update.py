@@ -236,12 +236,14 @@ def apply_partition_naive(weights, sign_index, blocks, steps, factors, scores, l
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def update_pair_weights(v, signs, blocks, values, alpha, scores):
+def update_pair_weights(v, signs, blocks, values, alpha, scores, normalise=True):
     """AdaBoost.MR's round in the O(mk) form of Figure 5, in place.
 
     With v' = v exp(-½ α Y h), the normaliser of the crucial-pair weights is
     Z = Σ_i [Σ_{l ∉ Y_i} v'(i, l)] [Σ_{l ∈ Y_i} v'(i, l)]; then v ← v' / √Z, so that
-    D_{t+1}(i, l0, l1) = v(i, l0) v(i, l1) again (Eq. 29).
+    D_{t+1}(i, l0, l1) = v(i, l0) v(i, l1) again (Eq. 29). Without ``normalise`` v is left
+    at v' and Z is these rows' share (the rows are one shard of the training set, whose Z
+    is the sum of the shards').
 
     Parameters
     ----------
@@ -253,6 +255,7 @@ def update_pair_weights(v, signs, blocks, values, alpha, scores):
     alpha : float
     scores : ndarray of shape (n_samples, k), float64
         f(x_i, l), incremented by α h(x_i, l).
+    normalise : bool, default=True
 
     Returns
     -------
@@ -279,7 +282,7 @@ def update_pair_weights(v, signs, blocks, values, alpha, scores):
             chunk_z += below * above
         partial[c] = chunk_z
     z = _ordered_sum(partial)
-    if z > 0.0:
+    if normalise and z > 0.0:
         inverse = 1.0 / np.sqrt(z)
         for i in prange(n_samples):
             for l in range(k):
@@ -287,14 +290,14 @@ def update_pair_weights(v, signs, blocks, values, alpha, scores):
     return z
 
 
-def update_pair_weights_naive(v, signs, blocks, values, alpha, scores):
+def update_pair_weights_naive(v, signs, blocks, values, alpha, scores, normalise=True):
     """Twin of ``update_pair_weights`` in NumPy; same arguments, same effect, returns Z."""
     step = alpha * values[blocks]
     scores += step
     new_v = v * np.exp(-0.5 * signs * step)
     z = float(np.sum(np.where(signs < 0, new_v, 0).sum(axis=1)
                      * np.where(signs > 0, new_v, 0).sum(axis=1)))
-    v[:] = new_v / np.sqrt(z) if z > 0 else new_v
+    v[:] = new_v / np.sqrt(z) if normalise and z > 0 else new_v
     return z
 
 

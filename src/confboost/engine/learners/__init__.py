@@ -19,6 +19,7 @@ from confboost.engine.learners.tree_hypothesis import (
     HammingTreeHypothesis,
     TreeHypothesis,
 )
+from confboost.engine.reduction import LOCAL
 from confboost.utils.dtypes import MAX_BINS
 
 HYPOTHESIS_TYPES = {
@@ -53,7 +54,7 @@ def choose_learner(name, n_samples, trim=0.0):
 
 
 def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_leaves=8,
-                 max_depth=None, min_leaf_weight=0.0):
+                 max_depth=None, min_leaf_weight=0.0, reducer=LOCAL):
     """The weak learner ``name`` for ``dataset``, with its parameters.
 
     ``"stump"`` on a Dataset with categorical, text or exact columns is the best of the
@@ -70,6 +71,8 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
     smoothing : float
     trim, n_terms, max_leaves, max_depth, min_leaf_weight
         The parameters of the stump, product and tree learners.
+    reducer : Reducer, default=LOCAL
+        Where the stump and product learners' sums are taken (``engine/reduction.py``).
     """
     mixed = bool(dataset.categorical or dataset.text)
     if dataset.exact and (name != "stump" or trim > 0):
@@ -77,8 +80,10 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
                          f"{MAX_BINS} values) is for stumps without trimming; "
                          f"weak_learner={name!r}, trim={trim!r} need binned columns")
     if dataset.exact:
-        return BestOfLearner([StumpLearner(mode, smoothing), ExactStumpLearner(mode, smoothing),
-                              CategoricalLearner(mode, smoothing), TermLearner(mode, smoothing)])
+        return BestOfLearner([StumpLearner(mode, smoothing, reducer=reducer),
+                              ExactStumpLearner(mode, smoothing),
+                              CategoricalLearner(mode, smoothing, reducer),
+                              TermLearner(mode, smoothing)])
     if name in TREE_LEARNERS:
         return TREE_LEARNERS[name](mode, smoothing, max_leaves=max_leaves,
                                    max_depth=max_depth, min_leaf_weight=min_leaf_weight)
@@ -86,13 +91,14 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
         if mixed:
             raise ValueError("weak_learner='product' needs numeric features; a table with "
                              "categorical or text columns is boosted with stumps or trees")
-        return ProductLearner(mode, smoothing, n_terms=n_terms)
+        return ProductLearner(mode, smoothing, n_terms=n_terms, reducer=reducer)
     if not mixed:
-        return StumpLearner(mode, smoothing, trim=trim)
+        return StumpLearner(mode, smoothing, trim=trim, reducer=reducer)
     if trim > 0:
         raise ValueError("trim applies to numeric features only; a table with categorical "
                          "or text columns is boosted without trimming (trim=0)")
-    return BestOfLearner([StumpLearner(mode, smoothing), CategoricalLearner(mode, smoothing),
+    return BestOfLearner([StumpLearner(mode, smoothing, reducer=reducer),
+                          CategoricalLearner(mode, smoothing, reducer),
                           TermLearner(mode, smoothing)])
 
 

@@ -21,6 +21,7 @@ from confboost.engine.learners.base import (
     column_label,
     saved_values,
 )
+from confboost.engine.reduction import LOCAL
 from confboost.kernels.criterion_numpy import partition_z
 from confboost.kernels.value_masses import value_histogram
 from confboost.utils.untrusted import read_int, read_str, require
@@ -112,22 +113,25 @@ class CategoricalLearner:
     mode : int
         Confidence mode code.
     smoothing : float
+    reducer : Reducer, default=LOCAL
+        Where the value histograms are summed and the training blocks kept
+        (``engine/reduction.py``).
     """
 
-    def __init__(self, mode, smoothing):
+    def __init__(self, mode, smoothing, reducer=LOCAL):
         self.mode = mode
         self.smoothing = smoothing
+        self.reducer = reducer
 
     def fit(self, dataset, weights, labels):
         """Best value test over ``dataset.categorical`` (a ``Dataset``); None if none."""
-        split = self.best_split(self.histograms(dataset, weights, labels), dataset,
-                                float(weights.sum()))
+        hists, total = self.reducer.sum(value_masses, dataset, weights, labels)
+        split = self.best_split(hists, dataset, total)
         if split is None:
             return None
-        column, code = dataset.categorical[split.column_index], split.code
-        train_blocks = np.where(column.codes < 0, 2, np.where(column.codes == code, 0, 1))
-        return PartitionFit(hypothesis=split.hypothesis,
-                            train_blocks=train_blocks.astype(np.uint8),
+        train_blocks = self.reducer.rows(value_blocks, dataset, split.column_index,
+                                         split.code)
+        return PartitionFit(hypothesis=split.hypothesis, train_blocks=train_blocks,
                             weight_pos=split.weight_pos, weight_neg=split.weight_neg,
                             criterion=split.criterion)
 
@@ -137,7 +141,7 @@ class CategoricalLearner:
         (2, n_values + 1, k), W+ and W- per value and missing last (``value_histogram``).
 
         Histograms of disjoint row sets add up to the histogram of their union: the
-        distributed fit (``confboost.dask``) sums its partitions'.
+        learner sums its shards' through its reducer (``value_masses``).
         """
         return [np.stack(value_histogram(column.codes, len(column.values), weights,
                                          labels.signs))
@@ -178,6 +182,20 @@ class CategoricalLearner:
                                                       values),
                                 index, code, np.ascontiguousarray(weight_pos),
                                 np.ascontiguousarray(weight_neg), z)
+
+
+def value_masses(dataset, weights, labels):
+    """The value histograms of every categorical column (``CategoricalLearner.histograms``)
+    and Σ W: what the categorical learner sums over its rows."""
+    return CategoricalLearner.histograms(dataset, weights, labels), float(weights.sum())
+
+
+def value_blocks(dataset, column_index, code):
+    """The block of every row of ``dataset`` under the test ``x == value code`` on its
+    categorical column ``column_index``: 0 equal, 1 another value, 2 missing; shape
+    (n_samples,), uint8."""
+    codes = dataset.categorical[column_index].codes
+    return np.where(codes < 0, 2, np.where(codes == code, 0, 1)).astype(np.uint8)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from confboost.engine.learners.base import (
     leaf_statistics,
     saved_values,
 )
+from confboost.engine.reduction import LOCAL
 from confboost.kernels.criterion_numpy import partition_z
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.product_split import best_product_terms, build_histogram_grouped, term_signs
@@ -141,12 +142,16 @@ class ProductLearner:
         ε for the real confidences.
     n_terms : int, default=3
         Stumps in the product (m); 1 is the stump without its missing block.
+    reducer : Reducer, default=LOCAL
+        Where the grouped histograms and block masses are summed and the terms' signs kept
+        (``engine/reduction.py``).
     """
 
-    def __init__(self, mode, smoothing, n_terms=3):
+    def __init__(self, mode, smoothing, n_terms=3, reducer=LOCAL):
         self.mode = mode
         self.smoothing = smoothing
         self.n_terms = n_terms
+        self.reducer = reducer
         self._hist = None
 
     def fit(self, dataset, weights, labels):
@@ -156,40 +161,31 @@ class ProductLearner:
         -------
         PartitionFit
         """
+        reducer = self.reducer
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        codes = dataset.codes
-        n_features, n_samples = codes.shape
-        total = float(weights.sum())
-        shape = (n_features, N_HIST_BINS, 2, weights.shape[1], 2)
-        if self._hist is None or self._hist.shape != shape:
-            self._hist = np.empty(shape, dtype=WEIGHT_DTYPE)
+        total = float(reducer.sum(weight_total, dataset, weights, labels))
         terms = []  # (feature, threshold_bin, missing_left)
-        signs = []  # φ of each term on the training examples
+        signs = []  # φ of each term on the training examples (kept where the rows are)
         z = np.inf
         for _ in range(self.n_terms):  # first choice, term after term
-            others = np.prod(signs, axis=0, dtype=np.int8) if signs else np.ones(
-                n_samples, dtype=np.int8)
-            z, term = self._best_term(dataset, weights, labels, others, total)
+            z, term = self._best_term(dataset, weights, labels, signs, total)
             terms.append(term)
-            signs.append(term_signs(codes[term[0]], term[1], term[2]))
+            signs.append(reducer.rows(product_term_signs, dataset, *term))
         for _ in range(MAX_PASSES if self.n_terms > 1 else 0):
             pass_start = z
             for position in range(self.n_terms):
-                others = np.prod(signs[:position] + signs[position + 1:], axis=0,
-                                 dtype=np.int8)
-                new_z, term = self._best_term(dataset, weights, labels, others, total)
+                new_z, term = self._best_term(dataset, weights, labels,
+                                              signs[:position] + signs[position + 1:], total)
                 if new_z < z:
                     z = new_z
                     terms[position] = term
-                    signs[position] = term_signs(codes[term[0]], term[1], term[2])
+                    signs[position] = reducer.rows(product_term_signs, dataset, *term)
             if pass_start - z <= 1e-12 * pass_start:
                 break
-        product = np.prod(signs, axis=0, dtype=np.int8)
-        train_blocks = (product < 0).astype(np.uint8)
-        train_patterns = sum((np.asarray(s) < 0).astype(np.int64) << j
-                             for j, s in enumerate(signs))
-        weight_pos, weight_neg = leaf_statistics(train_blocks, 2,
-                                                 *label_masses(weights, labels))
+        train_blocks = reducer.rows(product_blocks, dataset, *signs)
+        train_patterns = reducer.rows(sign_patterns, dataset, *signs)
+        weight_pos, weight_neg = reducer.sum(two_block_masses, dataset, weights, labels,
+                                             train_blocks)
         values = block_confidences(weight_pos, weight_neg, np.zeros(2, dtype=bool), self.mode,
                                    self.smoothing)
         feature = np.array([t[0] for t in terms], dtype=np.intp)
@@ -204,7 +200,7 @@ class ProductLearner:
             train_patterns=train_patterns)
 
     def _best_term(self, dataset, weights, labels, others, total):
-        """The term of least Z given the product ``others`` of the other terms.
+        """The term of least Z given the signs ``others`` of the other terms.
 
         Returns
         -------
@@ -212,9 +208,9 @@ class ProductLearner:
         term : tuple of (int, int, bool)
             Feature, threshold bin, missing_left.
         """
+        self._hist = self.reducer.sum(grouped_histogram, dataset, weights, labels, *others,
+                                      out=self._hist)
         n_features = dataset.codes.shape[0]
-        group = (others < 0).astype(np.uint8)
-        build_histogram_grouped(dataset.codes, weights, labels.sign_index, group, self._hist)
         best_z = np.empty(n_features, dtype=np.float64)
         best_bin = np.empty(n_features, dtype=np.intp)
         best_missing_left = np.empty(n_features, dtype=bool)
@@ -223,3 +219,44 @@ class ProductLearner:
         feature = int(np.argmin(best_z))
         return float(best_z[feature]), (feature, int(best_bin[feature]),
                                         bool(best_missing_left[feature]))
+
+
+def weight_total(dataset, weights, labels):
+    """Σ W of the rows."""
+    return float(weights.sum())
+
+
+def product_term_signs(dataset, feature, threshold_bin, missing_left):
+    """φ of the rows for one term (``kernels/product_split.term_signs``), int8 of ±1."""
+    return term_signs(dataset.codes[feature], threshold_bin, missing_left)
+
+
+def grouped_histogram(dataset, weights, labels, *others, out=None):
+    """The rows' W+/W- histogram grouped by the sign of the product of the other terms'
+    signs ``others`` (all +1 without them), shape (n_features, 256, 2, k, 2)
+    (``kernels/product_split.build_histogram_grouped``); ``out`` is reused when it has that
+    shape."""
+    n_features, n_samples = dataset.codes.shape
+    shape = (n_features, N_HIST_BINS, 2, weights.shape[1], 2)
+    hist = out if out is not None and out.shape == shape else np.empty(shape,
+                                                                     dtype=WEIGHT_DTYPE)
+    product = (np.prod(others, axis=0, dtype=np.int8) if others
+               else np.ones(n_samples, dtype=np.int8))
+    group = (product < 0).astype(np.uint8)
+    build_histogram_grouped(dataset.codes, weights, labels.sign_index, group, hist)
+    return hist
+
+
+def product_blocks(dataset, *signs):
+    """The block of every row: 0 where the product of the terms' signs is +1, 1 where -1."""
+    return (np.prod(signs, axis=0, dtype=np.int8) < 0).astype(np.uint8)
+
+
+def sign_patterns(dataset, *signs):
+    """The sign pattern of every row (bit j set where term j is -1), int64."""
+    return sum((np.asarray(s) < 0).astype(np.int64) << j for j, s in enumerate(signs))
+
+
+def two_block_masses(dataset, weights, labels, train_blocks):
+    """W+ and W- of the rows in each of the two blocks, shape (2, k) each."""
+    return leaf_statistics(train_blocks, 2, *label_masses(weights, labels))

@@ -21,6 +21,7 @@ from confboost.engine.learners.base import (
     column_label,
     saved_values,
 )
+from confboost.engine.reduction import LOCAL
 from confboost.kernels.histogram import (
     N_HIST_BINS,
     build_histogram,
@@ -121,6 +122,15 @@ class StumpHypothesis(PartitionHypothesis):
         return cls(feature, threshold, saved_values(data, 3, n_labels=n_labels))
 
 
+def stump_train_blocks(dataset, feature_row, threshold_bin):
+    """The block of every row of ``dataset`` under the stump on codes row ``feature_row``
+    at ``threshold_bin`` (``kernels/weight_update.stump_blocks``), shape (n_samples,),
+    uint8."""
+    blocks = np.empty(dataset.codes.shape[1], dtype=np.uint8)
+    stump_blocks(dataset.codes[feature_row], threshold_bin, MISSING_BIN, blocks)
+    return blocks
+
+
 @dataclass
 class StumpSplit:
     """The best stump of a histogram, before its training blocks are known.
@@ -162,6 +172,10 @@ class StumpLearner:
         the split skip the lightest examples holding at most β of the weight mass
         (``kernels/trim.py``). The chosen stump's confidences fit the kept examples; its
         block statistics, from which α and Z_t follow, are recomputed over all examples.
+        One machine only (the kept examples are chosen over all of them).
+    reducer : Reducer, default=LOCAL
+        Where the histograms are summed and the training blocks kept
+        (``engine/reduction.py``): one machine, or the shards of a cluster.
 
     Attributes
     ----------
@@ -169,10 +183,11 @@ class StumpLearner:
         Examples the histograms used, per round (every example when ``trim`` is 0).
     """
 
-    def __init__(self, mode, smoothing, trim=0.0):
+    def __init__(self, mode, smoothing, trim=0.0, reducer=LOCAL):
         self.mode = mode
         self.smoothing = smoothing
         self.trim = trim
+        self.reducer = reducer
         self.kept_ = []
         self._hist = None
         self._rows = None
@@ -192,16 +207,18 @@ class StumpLearner:
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
         sign_index = labels.sign_index
         rows = self._trimmed_rows(weights) if self.trim > 0 else None
-        hist = self.histogram(dataset, weights, labels, rows, out=self._hist)
+        hist = self.reducer.sum(self.histogram, dataset, weights, labels, rows,
+                                   out=self._hist)
         self._hist = hist
         self.kept_.append(n_samples if rows is None else rows.shape[0])
         split = self.best_split(hist, dataset)
         feature, threshold_bin = split.feature_row, split.threshold_bin
         weight_pos, weight_neg, values = split.weight_pos, split.weight_neg, split.values
-        train_blocks = np.empty(n_samples, dtype=np.uint8)
         if rows is None:
-            stump_blocks(dataset.codes[feature], threshold_bin, MISSING_BIN, train_blocks)
+            train_blocks = self.reducer.rows(stump_train_blocks, dataset, feature,
+                                             threshold_bin)
         else:
+            train_blocks = np.empty(n_samples, dtype=np.uint8)
             # Trimmed: the confidences fit the kept examples (as in Friedman et al.; fitting
             # them to all examples would leave the same stump best on the kept ones, round
             # after round), while α and Z_t use the block statistics of every example.
@@ -239,7 +256,7 @@ class StumpLearner:
             Reused when it has the histogram's shape.
 
         Histograms of disjoint row sets add up to the histogram of their union: the
-        distributed fit (``confboost.dask``) sums its partitions' histograms.
+        learner sums its shards' through its reducer.
         """
         n_features = dataset.codes.shape[0]
         k = weights.shape[1]

@@ -18,6 +18,7 @@ import numpy as np
 
 from confboost.data.dataset import LabelSigns
 from confboost.engine.alpha import choose_alpha
+from confboost.engine.reduction import LOCAL
 from confboost.kernels.weight_update import LOSS_ARGMAX, LOSS_PAIRS, apply_partition
 from confboost.utils.threads import serial_below
 
@@ -69,13 +70,22 @@ class MHScheme:
     init : {"uniform", "balanced"}
     total_weight : float, optional
         The sum of the sample weights of the whole training set when ``signs`` are one
-        partition of it (``confboost.dask``): D, the losses and the Z_t returned by ``update``
-        are then this partition's share of the whole set's, and the shares add up.
+        shard of it (``confboost.dask``): D, the losses and the Z_t share of
+        ``apply_round`` are then this shard's share of the whole set's, and the shares add
+        up.
+    reducer : Reducer, default=LOCAL
+        Where ``update`` applies the round (``engine/reduction.py``): to these rows, or to
+        every shard's scheme (this one then has no rows: ``signs`` of shape (0, k)).
     """
 
     name = "mh"
+    #: The arrays ``apply_round`` changes (a copy of the scheme with copies of them is a
+    #: new state).
+    state_arrays = ("weights", "scores")
 
-    def __init__(self, signs, sample_weight, single_label, init="uniform", total_weight=None):
+    def __init__(self, signs, sample_weight, single_label, init="uniform", total_weight=None,
+                 reducer=LOCAL):
+        self.reducer = reducer
         self.labels = LabelSigns.from_signs(signs)
         self.single_label = single_label and signs.shape[1] > 1
         self.init = init if self.single_label else "uniform"
@@ -124,12 +134,17 @@ class MHScheme:
         if not (0.0 < predicted < np.inf):
             predicted = 1.0
         factors = np.ascontiguousarray(np.stack([down, up], axis=-1) / predicted)
-        with serial_below(self.weights.size):
-            total, loss = apply_partition(self.weights, self.labels.sign_index,
-                                          fit.train_blocks, steps, factors, self.scores,
-                                          self._loss_kind, self._loss_weights)
+        total, loss = self.reducer.apply(apply_round, self, fit.train_blocks, steps, factors)
         self._loss = float(loss)
         return predicted * total
+
+    def apply_round(self, train_blocks, steps, factors):
+        """The pass of ``update`` over these rows (``kernels.update.apply_partition``):
+        D ← D · factors, f ← f + steps, by block and label sign; returns (Σ D, the
+        training loss) of these rows."""
+        with serial_below(self.weights.size):
+            return apply_partition(self.weights, self.labels.sign_index, train_blocks, steps,
+                                   factors, self.scores, self._loss_kind, self._loss_weights)
 
     def train_loss(self):
         """The loss the scheme's theorem bounds, on the training set after the last
@@ -168,6 +183,12 @@ class MHScheme:
     def bound(self, product_z):
         """The theorem's bound on ``train_loss`` given Π_{s<=t} Z_s."""
         return mh_bound(product_z, self.single_label, self.init, self.weights.shape[1])
+
+
+def apply_round(scheme, train_blocks, steps, factors):
+    """``scheme.apply_round(...)``: the per-shard step of ``MHScheme.update`` (a function of
+    the scheme, which a reducer calls on each shard's)."""
+    return scheme.apply_round(train_blocks, steps, factors)
 
 
 class MHOutputs:

@@ -20,6 +20,7 @@ from math import ceil, log2
 
 import numpy as np
 
+from confboost.engine.reduction import LOCAL
 from confboost.engine.schemes.codes import (
     exhaustive_code,
     hamming_decode_scores,
@@ -113,25 +114,29 @@ class MOScheme(MHScheme):
     sample_weight : ndarray of shape (n_samples,)
     total_weight : float, optional
         As ``MHScheme``'s: the whole training set's Σ w when these examples are one
-        partition of it (``confboost.dask``); the training error is then this partition's
-        share.
+        shard of it (``confboost.dask``); the training error is then this shard's share.
+    reducer : Reducer, default=LOCAL
+        As ``MHScheme``'s.
     """
 
     name = "mo"
 
-    def __init__(self, class_index, code, decoding, sample_weight, total_weight=None):
+    def __init__(self, class_index, code, decoding, sample_weight, total_weight=None,
+                 reducer=LOCAL):
         if decoding not in DECODINGS:
             raise ValueError(f"decoding must be one of {DECODINGS}, got {decoding!r}")
         super().__init__(code[class_index], sample_weight, single_label=False,
-                         total_weight=total_weight)
+                         total_weight=total_weight, reducer=reducer)
         self.code = code
         self.decoding = decoding
         self.class_index = class_index
         self.distance = min_distance(code)
 
-    def train_loss(self):
-        """Training error of the decoded class (a tie for the best class is an error)."""
-        return self.loss_of(self.scores)
+    def apply_round(self, train_blocks, steps, factors):
+        """MH's pass on the code bits; the training loss returned is the error of the
+        decoded class (a tie for the best class is an error)."""
+        total, _ = super().apply_round(train_blocks, steps, factors)
+        return total, self.loss_of(self.scores)
 
     def loss_of(self, scores):
         """The error of the decoded class for f = ``scores`` (n_samples, k') on this

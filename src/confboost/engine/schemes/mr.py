@@ -26,7 +26,9 @@ m × k × k triple weights of Figure 4 are never stored. Each round:
   (Appendix A): on a partition it is a sum over the (block, l0, l1) table of pair masses,
   built in one pass, so each Newton step (``alpha.exact_alpha``) costs O(blocks · k²);
   ``"freund-schapire"`` is Eq. 28 with h scaled into [-1, 1];
-- v ← v exp(-½ α Y h) / √Z_t (``kernels.update.update_pair_weights``).
+- v ← v exp(-½ α Y h) / √Z_t (``kernels.update.update_pair_weights``), in two steps
+  through the scheme's reducer (``engine/reduction.py``): v' and Z_t's share of the rows,
+  then v' / √Z_t once Z_t is summed.
 
 Theorem 6: the ranking loss on the training set (weighted by the sample weights) is at most
 Π Z_t. Examples whose label set is empty or full have no crucial pair: they get zero weight
@@ -40,6 +42,7 @@ import numpy as np
 
 from confboost.data.dataset import LabelSigns
 from confboost.engine.alpha import choose_alpha, exact_alpha
+from confboost.engine.reduction import LOCAL
 from confboost.engine.schemes.mh import MHOutputs
 from confboost.kernels.criterion_numpy import DISCRETE, REAL, REAL_ABSTAIN
 from confboost.kernels.weight_update import (
@@ -255,14 +258,22 @@ class MRScheme:
         Multi-label data: after each round the scheme also learns the cut θ_t on f that
         ``predict`` uses (``hamming_threshold``), kept in ``thresholds``.
     total_weight : float, optional
-        The whole training set's Σ w when these examples are a part of it (a Dask shard,
-        ``confboost.dask.sharded_mr``): v, d and the loss are then this part's share of the whole
-        set's (see ``initial_pair_weights``).
+        The whole training set's Σ w when these examples are a part of it (a Dask shard):
+        v, d and the loss are then this part's share of the whole set's (see
+        ``initial_pair_weights``).
+    reducer : Reducer, default=LOCAL
+        Where the pair masses and the update are taken (``engine/reduction.py``): these
+        rows, or every shard's scheme (this one then has no rows).
     """
 
     name = "mr"
+    #: The arrays ``update`` changes (a copy of the scheme with copies of them is a new
+    #: state).
+    state_arrays = ("v", "scores", "_d")
 
-    def __init__(self, signs, sample_weight, multilabel=False, total_weight=None):
+    def __init__(self, signs, sample_weight, multilabel=False, total_weight=None,
+                 reducer=LOCAL):
+        self.reducer = reducer
         self.labels = LabelSigns.from_signs(signs)
         self.multilabel = multilabel
         self.thresholds = []
@@ -272,6 +283,7 @@ class MRScheme:
                                                             total_weight)
         self.scores = np.zeros(self.v.shape, dtype=np.float64)
         self._d = np.empty_like(self.v)
+        self._loss = None
         self._refresh_learner_weights()
 
     def _refresh_learner_weights(self):
@@ -301,11 +313,9 @@ class MRScheme:
                             fit.hypothesis.values, smoothing)
 
     def pair_masses(self, train_blocks, n_blocks):
-        """The (n_blocks, k, k) table M[j, l0, l1] of crucial-pair masses per block."""
-        k = self.v.shape[1]
-        masses = np.empty((n_blocks, k, k), dtype=np.float64)
-        pair_block_masses(self.v, self.labels.signs, train_blocks, n_blocks, masses)
-        return masses
+        """The (n_blocks, k, k) table M[j, l0, l1] of crucial-pair masses per block (a sum
+        over the examples, through the reducer)."""
+        return self.reducer.apply(block_pair_masses, self, train_blocks, n_blocks)
 
     def fold_alpha(self, fit, mode, smoothing):
         """Set the block values of ``fit.hypothesis`` to MR's real confidences (§9, Eq. 25).
@@ -364,18 +374,21 @@ class MRScheme:
         return exact_alpha(masses, margins, smoothing)
 
     def update(self, fit, alpha):
-        """Apply α h_t to v and f (Figure 5); returns Z_t."""
-        z = update_pair_weights(self.v, self.labels.signs, fit.train_blocks,
-                                fit.hypothesis.values, alpha, self.scores)
-        self._refresh_learner_weights()
+        """Apply α h_t to v and f (Figure 5); returns Z_t. Two steps through the reducer:
+        v' = v e^{-½ α Y h} and the rows' share of Z_t, then v' / √Z_t with d and the
+        ranking loss."""
+        z = float(self.reducer.apply(pair_round, self, fit.train_blocks,
+                                     fit.hypothesis.values, alpha))
+        self._loss = float(self.reducer.apply(pair_normalise, self, z))
         if self.multilabel:
             self.thresholds.append(hamming_threshold(self.labels.signs, self.scores,
                                                      self._sample_weight))
         return z
 
     def train_loss(self):
-        """Ranking loss of f on the training set, weighted by the sample weights (Thm 6)."""
-        return self.loss_of(self.scores)
+        """Ranking loss of f on the training set, weighted by the sample weights (Thm 6),
+        after the last ``update``."""
+        return self._loss
 
     def loss_of(self, scores):
         """The ranking loss of f = ``scores`` (n_samples, k) on this scheme's examples (on
@@ -404,6 +417,31 @@ class MRScheme:
     def bound(self, product_z):
         """Theorem 6: ranking loss <= Π Z_t."""
         return product_z
+
+
+def block_pair_masses(scheme, train_blocks, n_blocks):
+    """The crucial-pair masses of ``scheme``'s rows per block, shape (n_blocks, k, k)
+    (``kernels/weight_update.pair_block_masses``)."""
+    k = scheme.v.shape[1]
+    masses = np.empty((n_blocks, k, k), dtype=np.float64)
+    pair_block_masses(scheme.v, scheme.labels.signs, train_blocks, n_blocks, masses)
+    return masses
+
+
+def pair_round(scheme, train_blocks, values, alpha):
+    """f ← f + α h and v ← v e^{-½ α Y h} on ``scheme``'s rows, in place; their share of
+    Z_t (``MRScheme.update``'s first step)."""
+    return update_pair_weights(scheme.v, scheme.labels.signs, train_blocks, values, alpha,
+                               scheme.scores, False)
+
+
+def pair_normalise(scheme, z):
+    """v ← v / √Z_t (Eq. 29 holds again) and d of ``scheme``'s rows, in place; their share
+    of the ranking loss (``MRScheme.update``'s second step)."""
+    if z > 0.0:
+        scheme.v *= 1.0 / np.sqrt(z)
+    scheme._refresh_learner_weights()
+    return scheme.loss_of(scheme.scores)
 
 
 class MROutputs(MHOutputs):
