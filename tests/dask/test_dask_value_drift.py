@@ -40,12 +40,7 @@ def fitted():
         yield model, local
 
 
-DRIFT = pytest.mark.xfail(strict=True, reason="the Dask layer compares categorical values as "
-                                              "str(value): '202.0' is not the fitted '202'")
-
-
-@pytest.mark.parametrize("later", [pytest.param("float64", marks=DRIFT),
-                                   pytest.param("float-with-nan", marks=DRIFT), "str"])
+@pytest.mark.parametrize("later", ["float64", "float-with-nan", "str"])
 def test_a_dask_fitted_column_predicts_other_dtypes_as_the_local_model(fitted, later):
     model, local = fitted
     table = pd.DataFrame({"code": LATER[later], "size": SIZE})
