@@ -196,8 +196,8 @@ class DaskBoostClassifier(BoostClassifier):
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
     weak_learner : default="stump"
         Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
-        "auto" to grow trees, and a tree costs the workers a round trip per split (15 for 16
-        leaves) where a stump costs one. "auto" is resolved as ``BoostClassifier`` does, on
+        "auto" to grow trees, and a tree costs the workers about a round trip per level it
+        grows (at most 15 for 16 leaves) on top of the round's one, all a stump costs. "auto" is resolved as ``BoostClassifier`` does, on
         the total row count.
 
     Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
