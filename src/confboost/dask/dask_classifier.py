@@ -88,6 +88,22 @@ __all__ = ["DaskBoostClassifier"]
 SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
 
 
+class RoundCount(TrainingCallback):
+    """Keeps ``Shards.rounds_done``, so that a failure of the cluster names its round.
+
+    Parameters
+    ----------
+    shards : Shards
+    """
+
+    def __init__(self, shards):
+        self.shards = shards
+
+    def after_iteration(self, env):
+        self.shards.rounds_done = env.round_index + 1
+        return False
+
+
 class ClusterCover(TrainingCallback):
     """The training cover of every round's hypothesis (``explain.record_cover``'s, a
     product's sign patterns included), from the shards in one round trip after the last
@@ -140,9 +156,9 @@ class DaskBoostClassifier(BoostClassifier):
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
     weak_learner : default="stump"
         Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
-        "auto" to grow trees, and a tree costs the workers a round trip per split (15 for 16
-        leaves) where a stump costs one. "auto" is resolved as ``BoostClassifier`` does, on
-        the total row count.
+        "auto" to grow trees, and a tree costs the workers about a round trip per level it
+        grows (at most 15 for 16 leaves) on top of a stump round's two. "auto" is resolved
+        as ``BoostClassifier`` does, on the total row count.
 
     The bins come from a sample of at most 200,000 rows drawn from the partitions (see the
     module docstring): on larger data they differ from ``BoostClassifier``'s, which draws
@@ -281,7 +297,7 @@ class DaskBoostClassifier(BoostClassifier):
                        if self.weak_learner_ in SHARDED_TREES else
                        make_learner(self.weak_learner_, header, mode, smoothing,
                                     n_terms=int(self.product_terms), reducer=reducer))
-            callbacks = [*(callbacks or ()), ClusterCover(reducer)]
+            callbacks = [*(callbacks or ()), ClusterCover(reducer), RoundCount(shards)]
             if self.verbose:
                 callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
             hypotheses, alphas, history = run_boosting(

@@ -5,26 +5,33 @@ the worker that holds it). This module grows the local learners' trees over them
 second grower: ``learners/grower.grow_tree`` reads a node's rows only through a "row sets"
 object, and ``ShardedRows`` is that object for shards. Each shard keeps its own
 ``GrowthRows`` (the one-machine ``LocalRows``, so the same kernels and partitions, and the
-splitter's ``NodeSplits`` for categorical columns), and a split is one step: one task per
-shard (``shard_split``) partitions the node's rows and returns, for both children, their
-row count, W+/W- of every label, the numeric histogram and the categorical value masses;
-the pairwise reduction tree sums these, and one result comes back to the client. So
+splitter's ``NodeSplits`` for categorical columns). A round trip partitions a batch of
+nodes: one task per shard (``shard_expand``) partitions each node's rows and returns, for
+both children, their row count, W+/W- of every label and categorical value masses, and the
+numeric histogram of the child that is smaller on that shard; the pairwise reduction tree
+sums these, and one result comes back to the client, from which ``fill(child)`` (the
+smaller child's histogram; the grower takes the larger one's as the parent's minus it, as
+on one machine), ``best_other(child)`` (the best value test, by the splitter's
+``best_value_split``) and the leaves' W+/W- are answered. When the shards' smaller children
+are not all the node's smaller child (a shard whose rows split the other way round),
+``fill`` sums that child's histogram in one more trip: the histogram is always the sum of
+the shards' histograms of the node's smaller child, built from their rows.
 
-- ``partition(node)`` costs one round trip, and it also fills the cache from which
-  ``fill(child)`` (the smaller child's histogram; the grower takes the larger one's as the
-  parent's minus it, as on one machine), ``best_other(child)`` (the best value test, by the
-  splitter's ``best_value_split``) and the leaves' W+/W- are answered;
-- the root's histogram costs one round trip (the shards' ``StumpLearner.histogram``
-  summed); its value masses (with categorical columns) one more.
+Which nodes go in a batch: before each split the grower offers the node to split and the
+best waiting leaves that may still split (``grower._offer_next_splits``); when the node was
+not partitioned yet, all of these are, in one trip. Best-first growth then finds most of its
+picks already partitioned: a tree costs about one round trip per level that it grows (a
+tree of L leaves at most L - 1, the count without batches), on top of the round's update.
+A node's sums do not depend on when it was partitioned (each shard partitions a node's own
+range of rows, and sums in the same order), so the tree is the one grown a split at a time.
+The root's histogram costs one round trip (the shards' ``StumpLearner.histogram`` summed); its
+value masses (with categorical columns) one more.
 
 The split is chosen once, on the client, by the grower's own search; the leaf values and Z
 come from the summed leaf masses by the local learner's rule (``TreeLearner.leaf_values``).
-A tree of L leaves thus costs L round trips (one more with categorical columns), on top
-of the round's update, in which each shard finds its rows' leaves by walking the tree
-(``tree_code_blocks``, the fit's training blocks kept on the shards: ``OnShards``).
-Building both children's histograms costs up to twice the local
-growth's histogram work (which builds only the smaller child's); the round trips, not the
-kernels, dominate a distributed round.
+Each shard finds its rows' leaves in the round's update by walking the tree
+(``tree_code_blocks``). Nodes partitioned ahead that do not split cost histogram work that
+the local growth does not do.
 
 Functions whose name starts with ``shard_`` run on the workers (``Shards.each``); the rest
 runs on the client.
@@ -38,7 +45,7 @@ import numpy as np
 from confboost.dask.shards import OnShards, shard_sum
 from confboost.engine.learners.base import PartitionFit, label_masses, leaf_statistics
 from confboost.engine.learners.categorical import value_masses
-from confboost.engine.learners.grower import LocalRows, grow_tree
+from confboost.engine.learners.grower import HISTOGRAM_MEMORY, LocalRows, grow_tree
 from confboost.engine.learners.splitter import NodeSplits, best_value_split
 from confboost.engine.learners.stump import StumpLearner
 from confboost.engine.learners.tree import (
@@ -161,18 +168,29 @@ def shard_growth_rows(shard, vote, mode, min_leaf_weight, n_columns):
                       (dataset.n_features, N_HIST_BINS, n_columns, 2))
 
 
-def shard_split(rows, node, split, left, right, with_hist):
-    """New row sets with ``node`` split into ``left`` and ``right`` (the old ones stay valid
-    for Dask's recomputation); their summary: [n_left, left child's node summary, right
-    child's]."""
+def shard_expand(rows, steps, with_hist):
+    """New row sets with each ``(node, split, left, right)`` of ``steps`` split (the old
+    ones stay valid for Dask's recomputation); their summary: for each step, [(n_left,
+    1 if the shard's own smaller child is the left one, 1 if the right one; neither for a
+    node without rows here), both children's W+/W-, the histogram of the shard's smaller
+    child (empty unless ``with_hist``), both children's value masses], concatenated."""
     split_rows = copy.copy(rows)
     split_rows.local = copy.copy(rows.local)
     split_rows.local.rows = rows.local.rows.copy()
     split_rows.local.ranges = dict(rows.local.ranges)
-    n_left = split_rows.local.partition(node, split, left, right)
-    split_rows.summary = [np.array([n_left], dtype=np.int64),
-                          *split_rows.node_summary(left, with_hist),
-                          *split_rows.node_summary(right, with_hist)]
+    split_rows.summary = []
+    for node, split, left, right in steps:
+        start, stop = split_rows.local.ranges[node]
+        n_left = split_rows.local.partition(node, split, left, right)
+        left_small = n_left <= stop - start - n_left  # the grower's rule, on one shard
+        masses_left, _, *values_left = split_rows.node_summary(left, False)
+        masses_right, _, *values_right = split_rows.node_summary(right, False)
+        hist = np.empty(split_rows.hist_shape if with_hist else (0,), dtype=WEIGHT_DTYPE)
+        if with_hist:
+            split_rows.local.fill(left if left_small else right, hist)
+        chosen = (left_small and stop > start, not left_small)
+        split_rows.summary += [np.array([n_left, *chosen], dtype=np.int64), masses_left,
+                               masses_right, hist, *values_left, *values_right]
     return split_rows
 
 
@@ -202,7 +220,14 @@ def shard_leaf_masses(shard, structure, n_leaves, vote=None):
 
 
 class ShardedRows:
-    """``grow_tree``'s row sets over shards: one task per shard a split, results summed.
+    """``grow_tree``'s row sets over shards: nodes partitioned in batches, one task per
+    shard a batch, results summed.
+
+    The grower offers, before each split, the nodes that may split next (``expand``);
+    when the node to split was not partitioned yet, the best ``batch`` of them are
+    partitioned in one round trip, and their children's sums wait on the client until the
+    grower splits them (or are dropped with the tree). Shards name nodes by their own ids
+    (``ids``), given at partition time, since the grower numbers children when it splits.
 
     Parameters
     ----------
@@ -218,24 +243,41 @@ class ShardedRows:
         Whether the data have continuous columns, categorical columns with values.
     mode, min_leaf_weight, max_leaves
         The learner's.
+    hist_bytes : int
+        Bytes of one node histogram.
+
+    Attributes
+    ----------
+    batch : int
+        Most nodes partitioned in one round trip: ``max_leaves`` when every leaf's
+        histogram fits ``grower.HISTOGRAM_MEMORY`` (so the grower never rebuilds a parent's
+        from rows that a later batch reordered), else 1.
+    trips : int
+        Round trips so far (batches, and histograms rebuilt from rows).
     """
 
     def __init__(self, shards, states, n_samples, growth, has_numeric, has_values, mode,
-                 min_leaf_weight, max_leaves):
+                 min_leaf_weight, max_leaves, hist_bytes):
         self.shards = shards
         self.states = states
         self.n_samples = n_samples
         self.growth = growth
         self.has_numeric, self.has_values = has_numeric, has_values
         self.mode, self.min_leaf_weight, self.max_leaves = mode, min_leaf_weight, max_leaves
+        self.batch = max_leaves if max_leaves * hist_bytes <= HISTOGRAM_MEMORY else 1
         self.n_leaves = 1
+        self.trips = 0
         self.sizes = {0: n_samples}
+        self.ids = {0: 0}  # the grower's node -> the shards'
+        self.n_ids = 1
+        self.expanded = {}  # node -> (its children's ids, their summary), partitioned ahead
         self.cache = {}  # node -> [masses, histogram, *value masses], summed over shards
         self.leaf_masses = None
         if has_values:  # the root's value masses, for its value tests
             self.cache[0] = self._summary()
 
     def _summary(self):
+        self.trips += 1
         return self.shards.total(self.shards.each(shard_summary, self.states))
 
     def fill(self, node, hist):
@@ -243,23 +285,48 @@ class ShardedRows:
         if cached is not None and cached[1].size:
             hist[...] = cached[1]
             cached[1] = cached[1][:0]  # the grower owns it now
-        else:  # the parent of a split whose histogram was dropped (HISTOGRAM_MEMORY)
+        else:  # a child the shards did not all build, or the parent of a split whose
+            # histogram was dropped (HISTOGRAM_MEMORY)
+            self.trips += 1
             hist[...] = self.shards.total(self.shards.each(shard_node_histogram,
-                                                           self.states, node))
+                                                           self.states, self.ids[node]))
+
+    def expand(self, splits):
+        """Partition the nodes of ``splits`` ([(node, split), ...], the next to split
+        first), up to ``batch`` of them, in one round trip, unless the first one was."""
+        todo = [(node, split) for node, split in splits if node not in self.expanded]
+        if not todo or todo[0][0] != splits[0][0]:
+            return
+        steps = []
+        for node, split in todo[:self.batch]:
+            steps.append((self.ids[node], split, self.n_ids, self.n_ids + 1))
+            self.n_ids += 2
+        # the last split of the tree needs no histograms (its children will not split)
+        with_hist = self.has_numeric and self.n_leaves + 1 < self.max_leaves
+        self.states = self.shards.each(shard_expand, self.states, steps, with_hist)
+        summary = self._summary()
+        width = len(summary) // len(steps)
+        for i, ((node, _), (_, _, left, right)) in enumerate(zip(todo, steps, strict=False)):
+            self.expanded[node] = (left, right, summary[i * width: (i + 1) * width])
 
     def partition(self, node, split, left, right):
+        if node not in self.expanded:  # not offered by the grower
+            self.expand([(node, split)])
+        self.ids[left], self.ids[right], summary = self.expanded.pop(node)
         self.n_leaves += 1
-        with_hist = self.has_numeric and self.n_leaves < self.max_leaves
-        self.states = self.shards.each(shard_split, self.states, node, split, left, right,
-                                       with_hist)
-        summary = self._summary()
-        half = (len(summary) - 1) // 2
-        self.cache[left], self.cache[right] = summary[1: 1 + half], summary[1 + half:]
-        n_left = int(summary[0][0])
+        (n_left, n_chose_left, n_chose_right), masses_left, masses_right, hist, *values = summary
+        n_left = int(n_left)
         self.sizes[left], self.sizes[right] = n_left, self.sizes[node] - n_left
-        # the grower takes the larger child's histogram as the parent's minus the smaller's
-        large = right if n_left <= self.sizes[right] else left
-        self.cache[large][1] = self.cache[large][1][:0]
+        half = len(values) // 2
+        empty = hist[:0]
+        self.cache[left] = [masses_left, empty, *values[:half]]
+        self.cache[right] = [masses_right, empty, *values[half:]]
+        # the grower builds the smaller child's histogram (and takes the larger one's as
+        # the parent's minus it); the shards' sum is that histogram when every shard with
+        # rows in the node built the same child, else ``fill`` sums it in another trip
+        small_left = n_left <= self.sizes[right]
+        if (n_chose_right if small_left else n_chose_left) == 0:
+            self.cache[left if small_left else right][1] = hist
         return n_left
 
     def best_other(self, node):
@@ -322,8 +389,11 @@ class ShardedTreeLearner(TreeLearner):
         states = self.shards.each(shard_growth_rows, self.shards.futures, vote, self.mode,
                                   self.min_leaf_weight, n_columns)
         growth = slice(None) if vote is None else slice(-1, None)
+        hist_bytes = (header.n_features * N_HIST_BINS * n_columns * 2
+                      * np.dtype(WEIGHT_DTYPE).itemsize)
         rows = ShardedRows(self.shards, states, header.n_samples, growth, header.has_numeric,
-                           has_values, self.mode, self.min_leaf_weight, self.max_leaves)
+                           has_values, self.mode, self.min_leaf_weight, self.max_leaves,
+                           hist_bytes)
         tree = grow_tree(rows, header.n_bins if header.has_numeric else None, n_columns,
                          self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
                          self._pool, root_hist)

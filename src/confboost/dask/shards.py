@@ -257,6 +257,7 @@ class Shards:
         self.timeout = timeout
         self.max_retries = max_retries
         self.steps = []  # (function, args) of every change applied, to replay after a rebuild
+        self.rounds_done = 0  # kept by the fit's ``RoundCount``: a failure names its round
         self.futures = None
         self.attempt(lambda: None)
 
@@ -293,7 +294,8 @@ class Shards:
     def attempt(self, step):
         """``step()``, which reads the current shards ``futures``. A failure (a lost worker,
         ``timeout``) rebuilds the shards from the input partitions, replays the steps so far
-        and calls ``step`` again, ``max_retries`` times, then raises ``RuntimeError``."""
+        and calls ``step`` again, ``max_retries`` times, then raises ``RuntimeError`` naming
+        the round (1-based) and the last failure (a lost worker's error names it)."""
         for attempt in range(self.max_retries + 1):
             try:
                 if self.futures is None:
@@ -302,8 +304,11 @@ class Shards:
             except Exception as error:  # noqa: BLE001 - any failure of the cluster
                 self.futures = None
                 if attempt == self.max_retries:
-                    raise RuntimeError(f"distributed fit failed after {attempt + 1} tries: "
-                                       f"{type(error).__name__}: {error}") from error
+                    raise RuntimeError(
+                        f"distributed fit failed at round {self.rounds_done + 1} after "
+                        f"{attempt + 1} tries (each within timeout={self.timeout:g} s, the "
+                        f"shards rebuilt from the input partitions between tries): "
+                        f"{type(error).__name__}: {str(error) or 'no result in time'}") from error
         raise AssertionError("unreachable")
 
     def _replay(self, futures):

@@ -239,6 +239,7 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
     n_leaves = 1
     while candidates and n_leaves < max_leaves:
         _, node_id, split = heapq.heappop(candidates)
+        _offer_next_splits(row_sets, node_id, split, candidates, max_leaves - n_leaves)
         size, depth = nodes[node_id][:2]
         children = (len(nodes), len(nodes) + 1)
         n_left = row_sets.partition(node_id, split, *children)
@@ -266,6 +267,20 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
     for hist in hists.values():
         pool.put(hist)
     return _number_nodes(nodes, row_sets)
+
+
+def _offer_next_splits(row_sets, node_id, split, candidates, n_splits):
+    """Tell row sets that partition several nodes at once (an ``expand(splits)`` method,
+    as ``confboost.dask``'s, for which each partition is a round trip) which nodes may split
+    next: the node about to split, then the best ``n_splits - 1`` waiting leaves, as
+    [(node, split), ...] best first. Only these can split before the tree is full (at most
+    ``n_splits`` more splits, and a waiting leaf splits only after every better one), so
+    row sets may partition them ahead; what they return for a node must not depend on
+    when it was partitioned, and the tree is the same."""
+    expand = getattr(row_sets, "expand", None)
+    if expand is not None:
+        expand([(node_id, split)] + [(node, waiting) for _, node, waiting
+                                     in heapq.nsmallest(n_splits - 1, candidates)])
 
 
 def _number_nodes(nodes, row_sets):
