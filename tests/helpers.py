@@ -3,7 +3,10 @@
 import io
 import os
 import re
+import shutil
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +112,24 @@ def child_env():
     source = str(Path(confboost.__file__).parents[1])
     return {**os.environ, "PYTHONPATH": os.pathsep.join(
         [source, *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+#: icsiboost's executable, for the side-by-side tests that run it ($ICSIBOOST or on PATH)
+ICSIBOOST = os.environ.get("ICSIBOOST") or shutil.which("icsiboost")
+
+
+def icsiboost_side_by_side(folder, args):
+    """Run icsiboost and ``confboost icsiboost`` with ``args`` in ``folder``, each writing
+    its model (``i.shyp``, ``c.shyp``); returns their per-round lines (``rnd ...``), icsiboost's
+    first, and the two ``.shyp`` files' bytes."""
+    theirs = subprocess.run([ICSIBOOST, *args, "--model", "i.shyp"], cwd=folder,
+                            capture_output=True, text=True, check=True)
+    ours = subprocess.run([sys.executable, "-m", "confboost.cli", "icsiboost", *args,
+                           "--model", "c.shyp"], cwd=folder, capture_output=True,
+                          text=True, check=True)
+    rounds = [[line for line in result.stdout.splitlines() if line.startswith("rnd")]
+              for result in (theirs, ours)]
+    return rounds, [(Path(folder) / name).read_bytes() for name in ("i.shyp", "c.shyp")]
 
 
 def first_met_dictionary(term_lists, cutoff):

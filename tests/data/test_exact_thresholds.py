@@ -4,10 +4,6 @@ values, as icsiboost's do. Where an icsiboost executable is given (``$ICSIBOOST`
 programs train on such a column and give the same rounds and the same ``.shyp``.
 """
 
-import os
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,6 +17,7 @@ from confboost.engine.learners.exact_stump import (
 )
 from confboost.engine.learners.stump import STUMP_ABSTAINING, StumpLearner
 from confboost.kernels.criterion_numpy import MODES, partition_z
+from tests.helpers import ICSIBOOST, icsiboost_side_by_side
 
 
 def _column(rng, n, distinct, missing=0.1):
@@ -113,7 +110,6 @@ def test_exact_columns_refuse_trees_and_trimming():
         make_learner("stump", dataset, MODES["real"], 1e-4, trim=0.1)
 
 
-ICSIBOOST = os.environ.get("ICSIBOOST") or shutil.which("icsiboost")
 
 
 @pytest.mark.skipif(not ICSIBOOST, reason="no icsiboost executable ($ICSIBOOST)")
@@ -130,12 +126,6 @@ def test_a_column_of_many_values_gives_icsiboost_rounds_and_shyp(tmp_path):
     (tmp_path / "t.test").write_text("".join(lines[1200:]))
     assert len(set(size[:1200])) > 255
     base = ["-S", "t", "-n", "30"]
-    theirs = subprocess.run([ICSIBOOST, *base, "--model", "i.shyp"], cwd=tmp_path,
-                            capture_output=True, text=True, check=True)
-    ours = subprocess.run([sys.executable, "-m", "confboost.cli", "icsiboost", *base,
-                           "--model", "c.shyp"], cwd=tmp_path, capture_output=True,
-                          text=True, check=True)
-    rounds = [[line for line in result.stdout.splitlines() if line.startswith("rnd")]
-              for result in (theirs, ours)]
+    rounds, shyps = icsiboost_side_by_side(tmp_path, base)
     assert len(rounds[0]) == 30 and rounds[0] == rounds[1]
-    assert (tmp_path / "i.shyp").read_bytes() == (tmp_path / "c.shyp").read_bytes()
+    assert shyps[0] == shyps[1]

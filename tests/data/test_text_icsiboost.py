@@ -6,11 +6,6 @@ The reference here is icsiboost's own ``text_expert`` rewritten literally from i
 programs also run side by side on text with no-break spaces, '#' in words and doubled spaces.
 """
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +13,7 @@ import pytest
 from confboost.data.postings import TermVocabulary, TextExpert, icsiboost_tokenize
 from confboost.data.text_experts import check_pattern
 from confboost.formats.shyp import ShypError, import_shyp
-from tests.helpers import first_met_dictionary, run
+from tests.helpers import ICSIBOOST, first_met_dictionary, icsiboost_side_by_side, run
 
 NBSP = "\u00a0"
 
@@ -253,7 +248,6 @@ def test_text_fields_keep_every_byte_but_the_spaces_around_them(tmp_path):
 
 # ----------------------------------------------------------------------------- icsiboost
 
-ICSIBOOST = os.environ.get("ICSIBOOST") or shutil.which("icsiboost")
 
 
 @pytest.mark.skipif(not ICSIBOOST, reason="no icsiboost executable ($ICSIBOOST)")
@@ -261,12 +255,6 @@ ICSIBOOST = os.environ.get("ICSIBOOST") or shutil.which("icsiboost")
                                    ["-W", "2", "-N", "ngram", "--drop", "#(the|C#)$"]])
 def test_side_by_side_with_icsiboost(stem, tmp_path, flags):
     base = ["-S", "t", "-n", "10", *flags]
-    theirs = subprocess.run([ICSIBOOST, *base, "--model", "i.shyp"], cwd=tmp_path,
-                            capture_output=True, text=True, check=True)
-    ours = subprocess.run([sys.executable, "-m", "confboost.cli", "icsiboost", *base,
-                           "--model", "c.shyp"], cwd=tmp_path, capture_output=True,
-                          text=True, check=True)
-    rounds = [[line for line in result.stdout.splitlines() if line.startswith("rnd")]
-              for result in (theirs, ours)]
+    rounds, shyps = icsiboost_side_by_side(tmp_path, base)
     assert rounds[0] == rounds[1]
-    assert Path(tmp_path / "i.shyp").read_bytes() == Path(tmp_path / "c.shyp").read_bytes()
+    assert shyps[0] == shyps[1]
