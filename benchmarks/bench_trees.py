@@ -9,7 +9,8 @@ and the median of ``TREE_REPEATS`` runs (default 3) is kept; across processes th
 ``--alternations`` fresh processes per (library, task, threads), run in turn so that a busy
 moment falls on every column alike.
 
-Run alone: ``python benchmarks/bench_trees.py [--before SRC] [--threads 1 2] [task ...]``.
+Run alone: ``python benchmarks/bench_trees.py [task ...] [--before SRC] [--threads 1 2]`` (the
+tasks first: ``--threads`` takes every number after it).
 ``--before SRC`` adds a column for confboost imported from another source tree (``SRC``
 holds the ``confboost`` package, as ``src/`` of a checkout), timed in the same run,
 alternating with this checkout's: a before/after ratio on a shared machine. ``--cpu``
@@ -149,6 +150,34 @@ def fresh(library, task, threads, source=None, measure="seconds"):
     return json.loads(out.stdout.strip().splitlines()[-1])[measure]
 
 
+def table(tasks=tuple(TASKS), threads=(1, 2), before=None, alternations=2, measure="seconds"):
+    """The markdown table, a line at a time as each row is measured: seconds per round
+    (``measure``: "seconds", wall, or "cpu") of confboost, of the source tree ``before``
+    when given, and of LightGBM, for each task and thread count."""
+    columns = [("confboost", None)]
+    if before:
+        columns.insert(0, ("before", Path(before).resolve()))
+    columns.append(("lightgbm", None))
+    header = ["task", "threads", *(name for name, _ in columns), "confboost / LightGBM"]
+    if before:
+        header.insert(-1, "after / before")
+    yield "| " + " | ".join(header) + " |"
+    yield "|" + "---|" * len(header)
+    for task in tasks:
+        for n_threads in threads:
+            times = {name: [] for name, _ in columns}
+            for _ in range(alternations):
+                for name, source in columns:
+                    library = "lightgbm" if name == "lightgbm" else "confboost"
+                    times[name].append(fresh(library, task, n_threads, source, measure))
+            medians = {name: statistics.median(values) for name, values in times.items()}
+            cells = [task, str(n_threads), *(f"{medians[name]:.4f}" for name, _ in columns)]
+            if before:
+                cells.append(f"{medians['confboost'] / medians['before']:.2f}")
+            cells.append(f"{medians['confboost'] / medians['lightgbm']:.2f}")
+            yield "| " + " | ".join(cells) + " |"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("tasks", nargs="*", default=list(TASKS))
@@ -162,33 +191,12 @@ def main():
     if args.child:
         child(args.child[0], args.child[1], int(args.child[2]))
         return
-    columns = [("confboost", None)]
-    if args.before:
-        columns.insert(0, ("before", Path(args.before).resolve()))
-    columns.append(("lightgbm", None))
-    load_before = os.getloadavg()
-    header = ["task", "threads", *(name for name, _ in columns), "confboost / LightGBM"]
-    if args.before:
-        header.insert(-1, "after / before")
-    measure = "cpu" if args.cpu else "seconds"
-    print(f"# load average at start: {load_before[0]:.2f}; {REPEATS} timed runs a process, "
-          f"median of {args.alternations} processes; "
+    print(f"# load average at start: {os.getloadavg()[0]:.2f}; {REPEATS} timed runs a "
+          f"process, median of {args.alternations} processes; "
           f"{'CPU' if args.cpu else 'wall'} seconds per round", flush=True)
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header), flush=True)
-    for task in args.tasks:
-        for threads in args.threads:
-            times = {name: [] for name, _ in columns}
-            for _ in range(args.alternations):
-                for name, source in columns:
-                    library = "lightgbm" if name == "lightgbm" else "confboost"
-                    times[name].append(fresh(library, task, threads, source, measure))
-            medians = {name: statistics.median(values) for name, values in times.items()}
-            cells = [task, str(threads), *(f"{medians[name]:.4f}" for name, _ in columns)]
-            if args.before:
-                cells.append(f"{medians['confboost'] / medians['before']:.2f}")
-            cells.append(f"{medians['confboost'] / medians['lightgbm']:.2f}")
-            print("| " + " | ".join(cells) + " |", flush=True)
+    for line in table(args.tasks, args.threads, args.before, args.alternations,
+                      "cpu" if args.cpu else "seconds"):
+        print(line, flush=True)
     print(f"# load average at end: {os.getloadavg()[0]:.2f}", flush=True)
 
 

@@ -23,6 +23,7 @@ import bench_layers
 import bench_neighbours
 import bench_rounds
 import bench_startup
+import bench_trees
 import common
 
 #: results.md from this line on is written by other commands and kept as it is.
@@ -94,6 +95,9 @@ def main():
     extra += bench_neighbours.table(bench_neighbours.run())
     extra += ["", "## Threads on a busy machine (`benchmarks/bench_busy.py`)", ""]
     extra += bench_busy.table(bench_busy.run())
+    extra += ["", "## 16-leaf trees against LightGBM, each in a fresh process, seconds per "
+              f"round, median of {bench_trees.REPEATS} runs (`benchmarks/bench_trees.py`)", ""]
+    extra += bench_trees.table(alternations=1)
     extra += ["", "## Default against default, each library in a fresh process "
               "(`benchmarks/bench_defaults.py`)", ""]
     extra += bench_defaults.table(bench_defaults.run())
