@@ -75,6 +75,7 @@ def test_a_worker_killed_in_the_middle_of_a_tree():
     _assert_same_model(mine, theirs, 1e-9)
 
 
+@pytest.mark.slow
 def test_a_cluster_that_loses_every_worker_fails_clearly_within_a_minute():
     """Every worker leaves after round 3: no result comes within ``timeout``, the shards
     cannot be rebuilt, and after ``max_retries`` the fit raises a ``RuntimeError`` naming
