@@ -108,8 +108,10 @@ def _assert_same_model(distributed_fit, local_fit, atol=1e-12):
     ("multiclass", {"scheme": "mr", "alpha": "exact", "confidence": "real-abstain"}),
     ("binary", {"scheme": "mr"}),
     ("binary", {"weak_learner": "product"}),
-    ("multiclass", {"weak_learner": "product", "product_terms": 2, "confidence": "discrete"}),
-    ("multiclass", {"weak_learner": "product", "scheme": "mr"}),
+    pytest.param("multiclass", {"weak_learner": "product", "product_terms": 2,
+                                "confidence": "discrete"}, marks=pytest.mark.slow),
+    pytest.param("multiclass", {"weak_learner": "product", "scheme": "mr"},
+                 marks=pytest.mark.slow),
 ])
 def test_same_hypotheses_as_one_machine(client, kind, params):
     X, y = _data(kind)

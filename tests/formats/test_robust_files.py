@@ -142,7 +142,8 @@ def test_a_boostexter_section_of_the_wrong_type_is_one_error(binary_file, tmp_pa
         read_model(path, Booster)
 
 
-@pytest.mark.parametrize("where", ["label", "column", "term"])
+@pytest.mark.parametrize("where", ["label", pytest.param("column", marks=pytest.mark.slow),
+                                   pytest.param("term", marks=pytest.mark.slow)])
 def test_a_model_holding_a_string_over_the_limit_is_refused_at_save_not_at_load(tmp_path,
                                                                                 where):
     import pandas as pd
