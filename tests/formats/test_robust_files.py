@@ -243,6 +243,15 @@ def _write_members(path, members, resign=True):
     path.write_bytes(buffer.getvalue())
 
 
+def _edit_document(path, edit):
+    """Rewrite the checkpoint's JSON document by ``edit(document)``, checksum re-signed."""
+    members = _members(path)
+    document = json.loads(str(members["document"]))
+    edit(document)
+    members["document"] = np.array(json.dumps(document))
+    _write_members(path, members)
+
+
 def _resume(path, rounds=6):
     return BoostClassifier(rounds).fit(X, Y_MULTI, callbacks=[Checkpoint(path, every=2)])
 
@@ -262,22 +271,15 @@ def test_a_checkpoint_missing_a_member_is_one_error_naming_the_file(tmp_path, me
                                  "alpha_capped"])
 def test_a_checkpoint_history_missing_a_record_is_refused(tmp_path, key):
     path = _checkpointed(tmp_path)
-    members = _members(path)
-    document = json.loads(str(members["document"]))
-    del document["history"][key]
-    members["document"] = np.array(json.dumps(document))
-    _write_members(path, members)
+    _edit_document(path, lambda document: document["history"].pop(key))
     with pytest.raises(ValueError, match=rf"^{path}: history"):
         _resume(path)
 
 
 def test_a_checkpoint_whose_history_alphas_are_not_the_models_is_refused(tmp_path):
     path = _checkpointed(tmp_path)
-    members = _members(path)
-    document = json.loads(str(members["document"]))
-    document["history"]["alpha"][1] = 1e308  # the resumed model's alpha: scores of inf
-    members["document"] = np.array(json.dumps(document))
-    _write_members(path, members)
+    # the resumed model's alpha: scores of inf
+    _edit_document(path, lambda document: document["history"]["alpha"].__setitem__(1, 1e308))
     with pytest.raises(ValueError, match=rf"^{path}: history\['alpha'\]: must be the model"):
         _resume(path)
 
@@ -293,11 +295,7 @@ def test_a_checkpoint_with_negative_weights_is_refused(tmp_path):
 
 def test_a_checkpoint_naming_a_column_the_data_lacks_is_refused(tmp_path):
     path = _checkpointed(tmp_path)
-    members = _members(path)
-    document = json.loads(str(members["document"]))
-    document["model"]["hypotheses"][0]["feature"] = 7
-    members["document"] = np.array(json.dumps(document))
-    _write_members(path, members)
+    _edit_document(path, lambda document: document["model"]["hypotheses"][0].update(feature=7))
     with pytest.raises(ValueError, match=rf"^{path}: model\.hypotheses\[0\]\.feature.*lacks"):
         _resume(path)
 
