@@ -340,6 +340,35 @@ def test_block_masses_are_bincounts_bit_for_bit(rng, dtype):
     assert not found[0][6].any()
 
 
+def _node_problem(rng, n_features, k, compact):
+    """A node histogram's inputs: 1000 rows' codes (``compact``: the missing bin last, as
+    ``learners/tree.compact_codes`` makes them), the histogram's bins, signs, weights and
+    a node of about 60% of the rows."""
+    X, signs, weights = random_problem(rng, n_samples=1000, n_features=n_features, k=k,
+                                       distinct=3)
+    codes, n_bins = _codes(X)
+    n_hist_bins = N_HIST_BINS
+    if compact:
+        n_hist_bins = int(n_bins.max()) + 1
+        codes = np.where(codes == MISSING_BIN, n_hist_bins - 1, codes).astype(np.uint8)
+    node = np.flatnonzero(rng.random(1000) < 0.6).astype(np.intp)
+    return codes, n_hist_bins, signs, weights, node
+
+
+def _each_thread_count_and_rows(rng, node):
+    """Yield every row, the node's rows and them shuffled, on 1 and then 2 threads; the
+    thread count is restored after."""
+    import numba
+
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            yield from (None, node, rng.permutation(node))
+    finally:
+        numba.set_num_threads(previous)
+
+
 @pytest.mark.parametrize("n_features", [4, 5, 7])  # features go in groups of 4
 @pytest.mark.parametrize("compact", [False, True])  # the codes of learners/tree.compact_codes
 def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng, n_features,
@@ -347,41 +376,26 @@ def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng,
     """Over every row and a node's rows, in one chunk (then it is the row-order sum of
     build_histogram_binary_rows) and in several (the chunks' sums added in order), the
     same histogram to the bit as the naive twin, on 1 and 2 threads."""
-    import numba
-
     from confboost.kernels.histogram import (
         build_histogram_binary_rows,
         build_node_histogram_binary,
         build_node_histogram_binary_naive,
     )
 
-    X, signs, weights = random_problem(rng, n_samples=1000, n_features=n_features, k=1,
-                                       distinct=3)
-    codes, n_bins = _codes(X)
-    n_hist_bins = N_HIST_BINS
-    if compact:
-        n_hist_bins = int(n_bins.max()) + 1
-        codes = np.where(codes == MISSING_BIN, n_hist_bins - 1, codes).astype(np.uint8)
+    codes, n_hist_bins, signs, weights, node = _node_problem(rng, n_features, 1, compact)
     w = weights[:, 0].copy()
     sign_index = (signs[:, 0] < 0).astype(np.uint8)
-    node = np.flatnonzero(rng.random(1000) < 0.6).astype(np.intp)
     hist = np.empty((n_features, n_hist_bins, 1, 2))
-    previous = numba.get_num_threads()
-    try:
-        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
-            numba.set_num_threads(threads)
-            for rows in (None, node, rng.permutation(node)):
-                for row_chunk in (1 << 16, 97):
-                    expected = build_node_histogram_binary_naive(codes, rows, w, sign_index,
-                                                                 n_hist_bins, row_chunk)
-                    build_node_histogram_binary(codes, rows, w, sign_index, hist, row_chunk)
-                    np.testing.assert_array_equal(hist, expected)
-                if rows is not None and not compact:  # 256 bins only
-                    build_histogram_binary_rows(codes, rows, w[rows], sign_index[rows], expected)
-                    build_node_histogram_binary(codes, rows, w, sign_index, hist, 1 << 16)
-                    np.testing.assert_array_equal(hist, expected)
-    finally:
-        numba.set_num_threads(previous)
+    for rows in _each_thread_count_and_rows(rng, node):
+        for row_chunk in (1 << 16, 97):
+            expected = build_node_histogram_binary_naive(codes, rows, w, sign_index,
+                                                         n_hist_bins, row_chunk)
+            build_node_histogram_binary(codes, rows, w, sign_index, hist, row_chunk)
+            np.testing.assert_array_equal(hist, expected)
+        if rows is not None and not compact:  # 256 bins only
+            build_histogram_binary_rows(codes, rows, w[rows], sign_index[rows], expected)
+            build_node_histogram_binary(codes, rows, w, sign_index, hist, 1 << 16)
+            np.testing.assert_array_equal(hist, expected)
     np.testing.assert_allclose(hist.sum(axis=1)[:, 0], [[w[node][sign_index[node] == s].sum()
                                                          for s in (0, 1)]] * n_features)
 
@@ -428,8 +442,6 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
     """The k-label node histogram: over every row and a node's rows, in one chunk (then it
     is build_histogram's and build_histogram_rows's to the bit) and in several, the naive
     twin's histogram to the bit on 1 and 2 threads; a memory bound merges chunks alike."""
-    import numba
-
     from confboost.kernels import histogram
     from confboost.kernels.histogram import (
         build_histogram_rows,
@@ -439,36 +451,22 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
     )
 
     n_features = 3
-    X, signs, weights = random_problem(rng, n_samples=1000, n_features=n_features, k=k,
-                                       distinct=3)
-    codes, n_bins = _codes(X)
-    n_hist_bins = N_HIST_BINS
-    if compact:
-        n_hist_bins = int(n_bins.max()) + 1
-        codes = np.where(codes == MISSING_BIN, n_hist_bins - 1, codes).astype(np.uint8)
+    codes, n_hist_bins, signs, weights, node = _node_problem(rng, n_features, k, compact)
     sign_index = (signs < 0).astype(np.uint8)
-    node = np.flatnonzero(rng.random(1000) < 0.6).astype(np.intp)
     hist = np.empty((n_features, n_hist_bins, k, 2))
-    previous = numba.get_num_threads()
-    try:
-        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
-            numba.set_num_threads(threads)
-            for rows in (None, node, rng.permutation(node)):
-                for row_chunk in (1 << 16, 97):
-                    expected = build_node_histogram_naive(codes, rows, weights, sign_index,
-                                                          n_hist_bins, row_chunk)
-                    build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk)
-                    np.testing.assert_array_equal(hist, expected)
-                if not compact:  # 256 bins only
-                    if rows is None:
-                        build_histogram(codes, weights, sign_index, expected)
-                    else:
-                        build_histogram_rows(codes, rows, weights[rows], sign_index[rows],
-                                             expected)
-                    build_node_histogram(codes, rows, weights, sign_index, hist, 1 << 16)
-                    np.testing.assert_array_equal(hist, expected)
-    finally:
-        numba.set_num_threads(previous)
+    for rows in _each_thread_count_and_rows(rng, node):
+        for row_chunk in (1 << 16, 97):
+            expected = build_node_histogram_naive(codes, rows, weights, sign_index,
+                                                  n_hist_bins, row_chunk)
+            build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk)
+            np.testing.assert_array_equal(hist, expected)
+        if not compact:  # 256 bins only
+            if rows is None:
+                build_histogram(codes, weights, sign_index, expected)
+            else:
+                build_histogram_rows(codes, rows, weights[rows], sign_index[rows], expected)
+            build_node_histogram(codes, rows, weights, sign_index, hist, 1 << 16)
+            np.testing.assert_array_equal(hist, expected)
     np.testing.assert_allclose(
         hist.sum(axis=(0, 1)) / n_features,
         [[weights[node, l][sign_index[node, l] == s].sum() for s in (0, 1)]
