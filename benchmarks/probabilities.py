@@ -111,12 +111,7 @@ def evaluate(name, make):
                 y_test = np.searchsorted(np.unique(y_train), y_test)
         truths.append(y_test)
         probas.append(proba)
-    y, p = np.concatenate(truths), np.concatenate(probas)
-    if y.ndim == 2:
-        losses = [log_loss(y[:, j], p[:, j], labels=[0, 1]) for j in range(y.shape[1])]
-        return float(np.mean(losses)), float(np.mean(y == (p > 0.5)))
-    return (float(log_loss(y, p, labels=np.arange(p.shape[1]))),
-            float(accuracy_score(y, p.argmax(axis=1))))
+    return pooled_scores(truths, probas)
 
 
 def calibration_cpu(name, knobs, calibrated):

@@ -132,6 +132,17 @@ def icsiboost_side_by_side(folder, args):
     return rounds, [(Path(folder) / name).read_bytes() for name in ("i.shyp", "c.shyp")]
 
 
+def json_paths(value, items=6, prefix=()):
+    """Every path to a value inside a JSON document (the first ``items`` of each list)."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from json_paths(item, items, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:items]):
+            yield from json_paths(item, items, (*prefix, index))
+
+
 def first_met_dictionary(term_lists, cutoff):
     """icsiboost's token list, built literally: each document's terms (``term_lists``, one
     list per document, in icsiboost's order) added as first met, counted once a document,

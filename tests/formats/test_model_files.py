@@ -20,7 +20,7 @@ from confboost import BoostClassifier
 from confboost.engine import learners
 from confboost.engine.model import BoostedModel
 from confboost.formats.model_json import save_document
-from tests.helpers import child_env
+from tests.helpers import child_env, json_paths
 
 RNG = np.random.default_rng(0)
 N = 60
@@ -256,17 +256,6 @@ ODD_VALUES = [None, True, False, 0, 1, -1, 2, 3, 4, 255, 256, 10**6, 2**31, 2**6
               "(a+)+b", [], [0], [[0.0]], [[1.0] * 3] * 3, {}, {"type": "stump"}]
 
 
-def _paths(value, prefix=()):
-    """Every path to a value inside a JSON document."""
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value[:6]):
-            yield from _paths(item, (*prefix, index))
-
-
 def _mutate(document, path, action, odd):
     parent = document
     for key in path[:-1]:
@@ -326,7 +315,7 @@ def test_fuzzed_model_files_are_refused_or_predict_finite(saved, tmp_path, seed)
             target.write_bytes(bytes(raw[: len(raw) - byte % 2 * position // 2]))
         else:
             document = json.loads(source.read_text())
-            paths = [p for p in _paths(document) if p]
+            paths = [p for p in json_paths(document) if p]
             _mutate(document, paths[where % len(paths)], action, odd)
             if resign:
                 rewrite(target, document)

@@ -20,6 +20,7 @@ import confboost
 from confboost import BoostClassifier
 from confboost.estimators.booster import Booster
 from confboost.formats.model_json import read_model, save_document
+from tests.helpers import json_paths
 
 from .fuzzing import Bound, Tally, cases, generator, run_case
 
@@ -62,19 +63,9 @@ def models(tmp_path_factory):
     return out
 
 
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value[:5]):
-            yield from _paths(item, (*prefix, index))
-
-
 def _mutate(document, rng):
     """One random change of a JSON document, in place."""
-    paths = [path for path in _paths(document) if path]
+    paths = [path for path in json_paths(document, 5) if path]
     path = rng.choice(paths)
     parent = document
     for key in path[:-1]:
