@@ -1,4 +1,6 @@
-"""``weak_learner="auto"`` (the default): stumps up to 2,500 examples, trees above."""
+"""``weak_learner="auto"`` (the default): stumps up to 2,500 examples, trees above; and
+``max_leaves="auto"``, ``learning_rate="auto"``: 32 leaves at step 0.5 on large data of few
+features × labels, 16 leaves at step 1 otherwise."""
 
 import json
 
@@ -11,6 +13,7 @@ from confboost.engine.learners import TREES_ABOVE, choose_learner
 from confboost.engine.learners.stump import StumpHypothesis
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
 from confboost.formats.model_json import save_document
+from confboost.training.params import LARGE_ABOVE, LARGE_CELLS
 
 
 @pytest.mark.parametrize(("name", "n_samples", "trim", "chosen"), [
@@ -49,6 +52,7 @@ def test_large_data_default_is_trees_of_16_leaves():
     trees = BoostClassifier(2, weak_learner="tree", max_leaves=16,
                             calibration=None).fit(X, y)
     assert default.weak_learner_ == "tree"
+    assert (default.max_leaves_, default.learning_rate_) == (16, 1.0)
     assert default.model_.to_dict() == trees.model_.to_dict()
     assert all(isinstance(h, TreeHypothesis) for h in default.model_.hypotheses)
     # x0 + x1 x2 > 0 takes every leaf it may have: 16, not the former default's 8
@@ -58,6 +62,38 @@ def test_large_data_default_is_trees_of_16_leaves():
     assert trimmed.weak_learner_ == "stump"
     with pytest.raises(ValueError, match="trim applies to weak_learner='stump' only"):
         BoostClassifier(2, weak_learner="tree", trim=0.1).fit(X, y)
+
+
+def _leaves(model):
+    return max(len(h.to_dict()["kind"]) + 1 for h in model.model_.hypotheses)
+
+
+def test_large_data_default_is_trees_of_32_leaves_at_half_the_step():
+    X, y = _problem(LARGE_ABOVE + 1)
+    default = BoostClassifier(2, calibration=None).fit(X, y)
+    assert default.get_params()["max_leaves"] == default.get_params()["learning_rate"] == "auto"
+    assert (default.weak_learner_, default.max_leaves_, default.learning_rate_) == (
+        "tree", 32, 0.5)
+    larger = BoostClassifier(2, max_leaves=32, learning_rate=0.5, calibration=None).fit(X, y)
+    assert default.model_.to_dict() == larger.model_.to_dict()
+    assert _leaves(default) == 32
+    assert np.allclose(default.history_["alpha"], 0.5)  # real confidences: α = 1, shrunk
+    # a value the user sets is kept; the other "auto" follows the data's shape
+    mine = BoostClassifier(2, max_leaves=8, calibration=None).fit(X, y)
+    assert (mine.max_leaves_, mine.learning_rate_, _leaves(mine)) == (8, 0.5, 8)
+    # stumps and products keep the paper's step
+    stumps = BoostClassifier(2, weak_learner="stump", calibration=None).fit(X, y)
+    assert stumps.learning_rate_ == 1.0
+
+
+def test_many_features_times_labels_keep_16_leaves():
+    # 3 classes x 667 features > LARGE_CELLS: each node's histogram is costly to search
+    n_features = LARGE_CELLS // 3 + 1
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, size=(LARGE_ABOVE + 1, n_features)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1]).astype(int) % 3
+    fitted = BoostClassifier(1, calibration=None, n_jobs=1).fit(X, y)
+    assert (fitted.max_leaves_, fitted.learning_rate_) == (16, 1.0)
 
 
 def test_saved_model_keeps_the_chosen_learner(tmp_path):
@@ -76,6 +112,18 @@ def test_saved_model_keeps_the_chosen_learner(tmp_path):
            "params": {**body["params"], "weak_learner": "stump"}}
     save_document(tmp_path / "old.json", old)
     assert confboost.load(tmp_path / "old.json").weak_learner_ == "stump"
+    # nor "max_leaves" and "learning_rate": its params hold the numbers used
+    old = {**{k: v for k, v in body.items() if k not in ("max_leaves", "learning_rate")},
+           "params": {**body["params"], "max_leaves": 8, "learning_rate": 0.3}}
+    save_document(tmp_path / "old.json", old)
+    assert (confboost.load(tmp_path / "old.json").max_leaves_,
+            confboost.load(tmp_path / "old.json").learning_rate_) == (8, 0.3)
+    assert (loaded.max_leaves_, loaded.learning_rate_) == (16, 1.0)
+    for field, bad in (("max_leaves", "auto"), ("max_leaves", 1), ("learning_rate", 1.5),
+                       ("learning_rate", "auto")):
+        save_document(tmp_path / "bad.json", {**body, field: bad})
+        with pytest.raises(ValueError, match=field):
+            confboost.load(tmp_path / "bad.json")
     for bad in ("auto", "forest", ["stump"]):
         save_document(tmp_path / "bad.json", {**body, "weak_learner": bad})
         with pytest.raises(ValueError, match="weak_learner"):

@@ -20,7 +20,16 @@ from confboost.estimators import BoostClassifier
 from confboost.estimators.booster import Booster
 from confboost.estimators.classifier import load
 from confboost.formats.model_json import read_model
-from confboost.training.params import PARAMETERS, Count, Number, Strings, check_parameters
+from confboost.training.params import (
+    LARGE_ABOVE,
+    LARGE_CELLS,
+    PARAMETERS,
+    Count,
+    Number,
+    Strings,
+    check_parameters,
+    tree_defaults,
+)
 
 
 def _sklearn_answer(name, value):
@@ -134,7 +143,7 @@ def test_the_checker_refuses_with_the_message_of_scikit_learn():
         "The 'n_jobs' parameter of BoostClassifier must be None, an int in the range "
         "(-inf, -1] or an int in the range [1, inf). Got 0 instead.")
     assert _pure_answer("learning_rate", True).endswith(
-        "must be a float in the range (0.0, 1.0]. Got True instead.")
+        "must be a str among {'auto'} or a float in the range (0.0, 1.0]. Got True instead.")
     # the first bad parameter, in the order given, is the one named
     assert "'trim'" in _pure_answer("trim", 0.6)
     with pytest.raises(ValueError, match="'tol'"):
@@ -182,3 +191,21 @@ def test_a_model_file_with_a_bad_parameter_is_refused_naming_it(tmp_path, name, 
         with pytest.raises(ValueError) as refused:
             read()
         assert str(refused.value) == expected
+
+
+@pytest.mark.parametrize(("given", "learner", "shape", "used"), [
+    (("auto", "auto"), "tree", (LARGE_ABOVE + 1, 16, 26), (32, 0.5)),  # letter-like
+    (("auto", "auto"), "hamming_tree", (LARGE_ABOVE + 1, LARGE_CELLS, 1), (32, 0.5)),
+    (("auto", "auto"), "tree", (LARGE_ABOVE, 16, 26), (16, 1.0)),  # not more than 10,000
+    (("auto", "auto"), "tree", (20_000, 784, 10), (16, 1.0)),  # fashion-mnist-like
+    (("auto", "auto"), "tree", (LARGE_ABOVE + 1, LARGE_CELLS + 1, 1), (16, 1.0)),
+    (("auto", "auto"), "stump", (10**6, 5, 1), (16, 1.0)),
+    (("auto", "auto"), "product", (10**6, 5, 1), (16, 1.0)),
+    ((8, "auto"), "tree", (10**6, 5, 1), (8, 0.5)),  # a value set is kept, the other follows
+    (("auto", 0.3), "tree", (10**6, 5, 1), (32, 0.3)),
+    ((64, 1.0), "tree", (100, 5, 1), (64, 1.0)),
+])
+def test_auto_tree_size_and_step_follow_the_data_shape(given, learner, shape, used):
+    resolved = tree_defaults(*given, learner, *shape)
+    assert resolved == used
+    assert type(resolved[0]) is int and type(resolved[1]) is float

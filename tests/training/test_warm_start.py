@@ -106,7 +106,7 @@ def test_warm_start_refuses_fewer_columns_and_another_kind_of_x():
 
 @pytest.mark.parametrize(("change", "named"), [
     ({"scheme": "mh"}, "scheme='mo' -> 'mh'"),
-    ({"learning_rate": 0.5}, "learning_rate=1.0 -> 0.5"),
+    ({"learning_rate": 0.5}, "learning_rate='auto' -> 0.5"),
     ({"code_length": 7}, "code_length=5 -> 7"),
 ])
 def test_warm_start_refuses_changed_parameters(change, named):
@@ -120,7 +120,7 @@ def test_warm_start_refuses_changed_parameters(change, named):
     np.testing.assert_array_equal(clf.predict(X), expected)  # still the first model
     # n_jobs and verbose may change: they do not change the run
     clf.set_params(n_estimators=6, n_jobs=1, verbose=0, scheme="mo", code_length=5,
-                   learning_rate=1.0)
+                   learning_rate="auto")
     assert clf.fit(X, y).n_estimators_ == 6
 
 

@@ -80,6 +80,7 @@ from confboost.estimators.classifier import BoostClassifier
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
 from confboost.training.fit_runs import is_fitted_attribute
 from confboost.training.fit_state import FitResult
+from confboost.training.params import tree_defaults
 
 __all__ = ["DaskBoostClassifier"]
 
@@ -249,6 +250,8 @@ class DaskBoostClassifier(BoostClassifier):
         if not total_weight > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
         k = classes.size if multilabel or classes.size > 2 else 1
+        self.max_leaves_, self.learning_rate_ = tree_defaults(
+            self.max_leaves, self.learning_rate, self.weak_learner_, n_samples, n_features, k)
         code = self._code(classes, multilabel)
         if code is not None:
             k = code.shape[1]
@@ -293,7 +296,7 @@ class DaskBoostClassifier(BoostClassifier):
                                   not multilabel and classes.size > 2, self.init,
                                   total_weight, reducer)
             learner = (SHARDED_TREES[self.weak_learner_](mode, smoothing, shards, k,
-                                                        **self._tree_params())
+                                                        **self._tree_params(self.max_leaves_))
                        if self.weak_learner_ in SHARDED_TREES else
                        make_learner(self.weak_learner_, header, mode, smoothing,
                                     n_terms=int(self.product_terms), reducer=reducer))
@@ -302,7 +305,7 @@ class DaskBoostClassifier(BoostClassifier):
                 callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
             hypotheses, alphas, history = run_boosting(
                 header, scheme, learner, self.n_estimators, self.alpha, mode, smoothing,
-                callbacks, float(self.learning_rate))
+                callbacks, self.learning_rate_)
         finally:
             if shards.futures is not None:
                 client.cancel(shards.futures)

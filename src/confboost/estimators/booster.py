@@ -56,8 +56,8 @@ class Booster:
     def __init__(self, n_estimators=100, *, scheme="mh", confidence="real", alpha="auto",
                  smoothing="auto", init="uniform", code="random", code_length=None,
                  decoding="loss", max_bins=255, trim=0.0, n_jobs=None, random_state=None,
-                 verbose=0, weak_learner="auto", max_leaves=16, max_depth=None,
-                 min_leaf_weight=0.0, product_terms=3, learning_rate=1.0, feature_types=None,
+                 verbose=0, weak_learner="auto", max_leaves="auto", max_depth=None,
+                 min_leaf_weight=0.0, product_terms=3, learning_rate="auto", feature_types=None,
                  text_expert=None, early_stopping="auto", validation_fraction=0.1,
                  n_iter_no_change=10, tol=1e-7, scoring="loss", warm_start=False,
                  class_weight=None, calibration="temperature"):
@@ -206,10 +206,10 @@ class Booster:
         attributes["_warm"] = result.state if self.warm_start else None
         self.__dict__ = attributes
 
-    def _tree_params(self):
+    def _tree_params(self, max_leaves):
         """The tree learners' parameters, as the learners take them (the local fit's and
-        the Dask learners')."""
-        return {"max_leaves": int(self.max_leaves),
+        the Dask learners'), with ``max_leaves`` resolved (``training.params.tree_defaults``)."""
+        return {"max_leaves": int(max_leaves),
                 "max_depth": None if self.max_depth is None else int(self.max_depth),
                 "min_leaf_weight": float(self.min_leaf_weight)}
 

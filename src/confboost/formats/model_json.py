@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from confboost.engine.learners import LEARNERS
+from confboost.engine.learners import LEARNERS, MAX_LEAVES
 from confboost.formats.fit_scores import (
     fit_scores_document,
     read_fit_scores,
@@ -219,6 +219,8 @@ def model_document(estimator):
                     for key, value in estimator.history_.items()},
         "best_iteration": getattr(estimator, "best_iteration_", None),
         "weak_learner": estimator.weak_learner_,
+        "max_leaves": estimator.max_leaves_,
+        "learning_rate": estimator.learning_rate_,
         "calibration": calibrator.to_dict() if calibrator is not None else None,
         "feature_kinds": (estimator.feature_kinds_.tolist()
                           if hasattr(estimator, "feature_kinds_") else None),
@@ -380,6 +382,11 @@ def estimator_from_document(document, estimator_class):
     learner = read_str(document.get("weak_learner", estimator.weak_learner), "weak_learner")
     if learner not in LEARNERS:
         fail("weak_learner", f"must be one of {sorted(LEARNERS)}", learner)
+    # the tree size and step "auto" chose (files from before "auto" name them in params)
+    max_leaves = read_int(document.get("max_leaves", estimator.max_leaves), "max_leaves", 2,
+                          MAX_LEAVES + 1)
+    learning_rate = read_float(document.get("learning_rate", estimator.learning_rate),
+                               "learning_rate", 0.0, 1.0)
     kinds = document.get("feature_kinds")
     if kinds is not None:
         kinds = read_list(kinds, "feature_kinds", n_features)
@@ -426,6 +433,7 @@ def estimator_from_document(document, estimator_class):
     estimator.model_ = model
     estimator.best_iteration_ = best
     estimator.weak_learner_ = learner
+    estimator.max_leaves_, estimator.learning_rate_ = max_leaves, learning_rate
     estimator.calibrator_ = calibration
     if encoder is not None:
         estimator.encoder_ = encoder

@@ -62,6 +62,7 @@ from confboost.training.holdout import (
     validation_split,
 )
 from confboost.training.inputs import input_adapter
+from confboost.training.params import tree_defaults
 from confboost.training.round_scores import EstimatorMeasure, EvalSet, LossMeasure, ScoreRecord
 from confboost.training.targets import encode_targets, label_vector, starting_weights
 from confboost.utils.threads import numba_threads, serial_below
@@ -270,6 +271,9 @@ class Fit:
         """The runs of the fit, their callbacks and records: a ``FitState``."""
         self.known["weak_learner_"] = choose_learner(self.params.weak_learner, inputs.n_samples,
                                                      self.params.trim)
+        self.known["max_leaves_"], self.known["learning_rate_"] = tree_defaults(
+            self.params.max_leaves, self.params.learning_rate, self.known["weak_learner_"],
+            inputs.n_samples, inputs.attributes["n_features_in_"], inputs.signs.shape[1])
         main = self._part(inputs, split.train_rows)
         self.known["smoothing_"] = main.run.smoothing
         main.records = [self._record(inputs, main, each, split.stopping and i == 0)
@@ -324,11 +328,11 @@ class Fit:
                                              self.params.random_state, weight)
         learner = make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
                                trim=float(self.params.trim), n_terms=int(self.params.product_terms),
-                               **self.probe._tree_params())
+                               **self.probe._tree_params(self.known["max_leaves_"]))
         params = {key: value for key, value in self.params.as_dict().items()
                   if key not in RUN_FREE}
         run = BoostingRun(dataset, scheme, learner, alpha_method, self.mode, smoothing,
-                          float(self.params.learning_rate), identity=(weight, params))
+                          self.known["learning_rate_"], identity=(weight, params))
         return RunPart(run, [CoverRecord(weight)])
 
     def _scheme(self, signs, encoded, multilabel, weight):

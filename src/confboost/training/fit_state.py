@@ -36,11 +36,11 @@ class FitParams:
     random_state: object
     verbose: int
     weak_learner: str
-    max_leaves: int
+    max_leaves: int | str
     max_depth: int | None
     min_leaf_weight: float
     product_terms: int
-    learning_rate: float
+    learning_rate: float | str
     feature_types: dict | None
     text_expert: object
     early_stopping: str | bool

@@ -29,15 +29,18 @@ The table is built from the registries, so a new scheme, confidence mode, α met
 start or code is accepted where it is registered.
 
 The defaults themselves are ``Booster.__init__``'s: 100 rounds of real AdaBoost.MH,
-``weak_learner="auto"`` (stumps up to 2,500 examples, trees of ``max_leaves=16`` above),
-``learning_rate=1`` and ``calibration="temperature"``. They were chosen against
-LightGBM's and HistGradientBoosting's defaults on satimage, letter, pendigits, 20,000 rows
-of fashion-mnist and synthetic binary 200k x 50 (``benchmarks/bench_defaults.py``, the
-candidates' table in ``benchmarks/results.md``): trees of 32 leaves, with or without a
-learning rate of 0.5 or 150 rounds, reach the peers' accuracy and log loss on more of those
-sets but not on fashion-mnist, and cost more CPU than 16 leaves, where the default must
-also fit in no more time than the peers; so the defaults stay until the tree kernels make
-the larger trees pay.
+``weak_learner="auto"`` (stumps up to 2,500 examples, trees above), ``max_leaves="auto"``
+and ``learning_rate="auto"`` (``tree_defaults``: trees of 32 leaves at a step of 0.5 on more
+than 10,000 examples of at most 2,000 features × labels, 16 leaves at step 1 otherwise) and
+``calibration="temperature"``. They were chosen against LightGBM's and HistGradientBoosting's
+defaults on satimage, letter, pendigits, 20,000 rows of fashion-mnist and synthetic binary
+200k x 50 (``benchmarks/bench_defaults.py``, the tables in ``benchmarks/results.md``): 32
+leaves at step 0.5 reach the peers' accuracy and log loss on letter and binary 200k, where 16
+leaves at step 1 do not, and still fit in less time than either peer there; on satimage and
+pendigits (under 10,000 examples) 16 leaves already reach them and 32 cost 1.3-1.7x the time,
+more than the peers'; on fashion-mnist (784 features × 10 labels, every node's histogram 2
+million cells) 32 leaves cost twice the time of 16, past LightGBM's, and reach neither peer's
+accuracy, so 16 leaves keep the time there.
 """
 
 import math
@@ -49,7 +52,7 @@ import numpy as np
 from confboost.data.text_experts import TextExpert
 from confboost.engine.alpha import METHODS as ALPHA_METHODS
 from confboost.engine.confidence import MIN_SMOOTHING
-from confboost.engine.learners import LEARNERS, MAX_LEAVES
+from confboost.engine.learners import LEARNERS, MAX_LEAVES, TREE_LEARNERS
 from confboost.engine.schemes import SCHEMES
 from confboost.engine.schemes.mh import INITS
 from confboost.engine.schemes.mo import CODES, DECODINGS
@@ -124,11 +127,11 @@ PARAMETERS = {
     "random_state": ["random_state"],
     "verbose": ["verbose"],
     "weak_learner": [Strings(frozenset({"auto", *LEARNERS}))],
-    "max_leaves": [Count(2, MAX_LEAVES)],
+    "max_leaves": [Strings(frozenset({"auto"})), Count(2, MAX_LEAVES)],
     "max_depth": [None, Count(1, None, closed="left")],
     "min_leaf_weight": [Number(0.0, 0.5)],
     "product_terms": [Count(1, 16)],
-    "learning_rate": [Number(0.0, 1.0, closed="right")],
+    "learning_rate": [Strings(frozenset({"auto"})), Number(0.0, 1.0, closed="right")],
     "feature_types": [None, dict],
     "text_expert": [None, TextExpert, dict],
     "early_stopping": [Strings(frozenset({"auto"})), "boolean"],
@@ -291,3 +294,48 @@ def check_across(params):
                     and math.isfinite(weight) and weight > 0):
                 raise ValueError(f"class_weight[{label!r}] must be a finite number > 0, got "
                                  f"{weight!r}")
+
+
+#: ``max_leaves="auto"`` and ``learning_rate="auto"`` (``tree_defaults``): trees of
+#: ``LARGE_LEAVES`` leaves at the step ``LARGE_STEP`` on more than ``LARGE_ABOVE`` examples
+#: with at most ``LARGE_CELLS`` features × label columns; ``SMALL_LEAVES`` leaves at step 1
+#: otherwise. ``LARGE_ABOVE`` lies between pendigits (7,494 examples) and letter (16,000);
+#: ``LARGE_CELLS`` between letter (16 × 26 = 416) and fashion-mnist (784 × 10 = 7,840), near
+#: their geometric mean.
+LARGE_ABOVE = 10_000
+LARGE_CELLS = 2_000
+LARGE_LEAVES, LARGE_STEP = 32, 0.5
+SMALL_LEAVES = 16
+
+
+def tree_defaults(max_leaves, learning_rate, weak_learner, n_samples, n_features, n_labels):
+    """The most leaves and the learning rate a fit uses: the parameters, with ``"auto"``
+    resolved by the training data's shape.
+
+    Larger trees at a smaller step (``LARGE_LEAVES``, ``LARGE_STEP``) when the weak learner
+    is a tree, the data has more than ``LARGE_ABOVE`` examples and n_features × n_labels is
+    at most ``LARGE_CELLS`` (a node's histogram, n_features × bins × labels cells, is then
+    cheap to search); ``SMALL_LEAVES`` leaves at step 1 otherwise (stumps and products take
+    the step 1 of the paper's algorithm).
+
+    Parameters
+    ----------
+    max_leaves : "auto" or int
+    learning_rate : "auto" or float
+    weak_learner : str
+        The learner the fit grows (``weak_learner_``, its "auto" resolved).
+    n_samples, n_features, n_labels : int
+        Training examples, feature columns and label columns (1 for binary data).
+
+    Returns
+    -------
+    max_leaves : int
+    learning_rate : float
+    """
+    large = (weak_learner in TREE_LEARNERS and n_samples > LARGE_ABOVE
+             and n_features * n_labels <= LARGE_CELLS)
+    if max_leaves == "auto":
+        max_leaves = LARGE_LEAVES if large else SMALL_LEAVES
+    if learning_rate == "auto":
+        learning_rate = LARGE_STEP if large else 1.0
+    return int(max_leaves), float(learning_rate)
