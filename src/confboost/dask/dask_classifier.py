@@ -159,7 +159,9 @@ class DaskBoostClassifier(BoostClassifier):
         Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
         "auto" to grow trees, and a tree costs the workers about a round trip per level it
         grows (at most 15 for 16 leaves) on top of a stump round's two. "auto" is resolved
-        as ``BoostClassifier`` does, on the total row count.
+        as ``BoostClassifier`` does, on the total row count, and so are ``max_leaves``'s and
+        ``learning_rate``'s "auto" (``max_leaves_``, ``learning_rate_``: trees of 32 leaves
+        at 0.5 on more than 10,000 rows of at most 2,000 features × labels).
 
     The bins come from a sample of at most 200,000 rows drawn from the partitions (see the
     module docstring): on larger data they differ from ``BoostClassifier``'s, which draws

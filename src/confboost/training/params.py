@@ -39,8 +39,8 @@ leaves at step 0.5 reach the peers' accuracy and log loss on letter and binary 2
 leaves at step 1 do not, and still fit in less time than either peer there; on satimage and
 pendigits (under 10,000 examples) 16 leaves already reach them and 32 cost 1.3-1.7x the time,
 more than the peers'; on fashion-mnist (784 features × 10 labels, every node's histogram 2
-million cells) 32 leaves cost twice the time of 16, past LightGBM's, and reach neither peer's
-accuracy, so 16 leaves keep the time there.
+million cells) 32 leaves cost about twice the time of 16, past LightGBM's, and reach neither
+peer's accuracy, so 16 leaves keep the time there.
 """
 
 import math
