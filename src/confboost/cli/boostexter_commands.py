@@ -208,8 +208,8 @@ def _imported_estimator(source, spec, arguments):
     estimator = Booster(n_estimators=max(len(model), 1), weak_learner="stump",
                         feature_types=_feature_types(spec), text_expert=experts or None)
     estimator.weak_learner_ = "stump"  # icsiboost's stumps (and term tests)
-    estimator.max_leaves_, estimator.learning_rate_ = tree_defaults(
-        estimator.max_leaves, estimator.learning_rate, "stump", len(model), 0, 0)
+    estimator.max_leaves_, estimator.learning_rate_ = tree_defaults(  # stumps: step 1,
+        estimator.max_leaves, estimator.learning_rate, "stump", 0, 0, 0)  # whatever the size
     estimator.classes_ = np.arange(len(spec.classes))
     estimator._multilabel = True
     estimator.n_features_in_ = len(encoder.names)
