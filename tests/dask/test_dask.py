@@ -210,7 +210,8 @@ def test_dataframe_columns_by_name(client):
 
 
 @pytest.mark.parametrize("params, named", [({"trim": 0.1}, "trim=0.1"),
-                                           ({"warm_start": True}, "warm_start=True")])
+                                           ({"early_stopping": True},
+                                            "stops early on an eval_set")])
 def test_unsupported_settings_are_named(client, params, named):
     X, y = _data("binary")
     Xd, yd, _ = _dask(X, y)

@@ -43,7 +43,6 @@ trees ``sharded_trees.py``.
 Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 """
 
-import copy
 from numbers import Integral, Real
 
 import dask.array as da
@@ -51,94 +50,12 @@ import numpy as np
 from dask import delayed
 from distributed import default_client
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import type_of_target
 
-from confboost.dask.partitions import (
-    BIN_SAMPLE,
-    bin_sample,
-    fit_bins,
-    is_dask_frame,
-    is_table,
-    partition_summary,
-    partitions,
-    table_columns,
-)
-from confboost.dask.sharded_trees import ShardedHammingTreeLearner, ShardedTreeLearner
-from confboost.dask.shards import ClusterReducer, Shards, build_shards
-from confboost.data.dataset import CategoricalColumn, Dataset
-from confboost.engine.boosting import ProgressPrinter, run_boosting
-from confboost.engine.callbacks import TrainingCallback
-from confboost.engine.confidence import smoothing_from_totals
-from confboost.engine.learners import choose_learner, make_learner
-from confboost.engine.model import BoostedModel
-from confboost.engine.schemes import BINARY_CODE
-from confboost.engine.schemes.codes import min_distance
-from confboost.engine.schemes.mh import MHScheme
-from confboost.engine.schemes.mo import MOScheme, build_code
-from confboost.engine.schemes.mr import MRScheme, pair_smoothing
+from confboost.dask.cluster_fit import ClusterFit
+from confboost.dask.partitions import is_dask_frame
 from confboost.estimators.classifier import BoostClassifier
-from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
-from confboost.training.fit_runs import is_fitted_attribute
-from confboost.training.fit_state import FitResult
 
 __all__ = ["DaskBoostClassifier"]
-
-
-#: The tree learners over shards, by ``weak_learner``.
-SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
-
-
-class RoundCount(TrainingCallback):
-    """Keeps ``Shards.rounds_done``, so that a failure of the cluster names its round.
-
-    Parameters
-    ----------
-    shards : Shards
-    """
-
-    def __init__(self, shards):
-        self.shards = shards
-
-    def after_iteration(self, env):
-        self.shards.rounds_done = env.round_index + 1
-        return False
-
-
-class ClusterCover(TrainingCallback):
-    """The training cover of every round's hypothesis (``explain.record_cover``'s, a
-    product's sign patterns included), from the shards in one round trip after the last
-    round: the blocks of a round are kept on the shards (``OnShards``) and the sample
-    weights never change.
-
-    Parameters
-    ----------
-    reducer : ClusterReducer
-    """
-
-    def __init__(self, reducer):
-        self.reducer = reducer
-        self.fits = []
-
-    def after_iteration(self, env):
-        self.fits.append(env.record["fit"])
-        return False
-
-    def after_training(self, env):
-        if self.fits:
-            fits = self.fits
-            covers = self.reducer.covers(
-                [fit.train_blocks for fit in fits],
-                [fit.hypothesis.values.shape[0] for fit in fits],
-                [fit.train_patterns for fit in fits],
-                [0 if fit.train_patterns is None else 1 << len(fit.hypothesis.test_columns())
-                 for fit in fits])
-            for fit, (cover, pattern_masses) in zip(fits, covers, strict=True):
-                fit.hypothesis.cover = cover
-                if fit.train_patterns is not None:  # a product's (as ``record_cover``)
-                    seen = np.flatnonzero(pattern_masses > 0)
-                    fit.hypothesis.pattern_cover = (seen.astype(np.int64),
-                                                    pattern_masses[seen])
-        self.fits = []
 
 
 class DaskBoostClassifier(BoostClassifier):
@@ -202,169 +119,20 @@ class DaskBoostClassifier(BoostClassifier):
         tags.non_deterministic = True
         return tags
 
-    def fit(self, X, y, sample_weight=None, callbacks=None):
-        """Boost on dask collections (X: n_samples × n_features; y: labels or indicator rows).
+    def fit(self, X, y, sample_weight=None, callbacks=None, eval_set=None, eval_names=None):
+        """Boost on dask collections (X: n_samples × n_features; y: labels or indicator
+        rows; sample_weight: a dask array), as ``BoostClassifier.fit``.
 
-        The rows stay on the workers (see the module docstring); the fit is all or nothing as
-        ``BoostClassifier.fit``'s.
+        The training rows stay on the workers (see the module docstring). ``eval_set``'s
+        pairs may be dask collections or in-memory data; they are gathered to the client and
+        scored there every round. The fit is all or nothing, as ``BoostClassifier.fit``'s.
         """
-        return super().fit(X, y, sample_weight, callbacks)
+        return super().fit(X, y, sample_weight, callbacks, eval_set, eval_names)
 
-    def _fit(self, X, y, sample_weight, callbacks, eval_set=None, eval_names=None):
-        """The fit's attributes, set on a blank copy that ``fit`` adopts in one store."""
-        shadow = copy.copy(self)
-        shadow.__dict__ = {key: value for key, value in self.__dict__.items()
-                           if not is_fitted_attribute(key)}
-        shadow._fit_on_cluster(X, y, sample_weight, callbacks, eval_set)
-        return FitResult({key: value for key, value in shadow.__dict__.items()
-                          if is_fitted_attribute(key)}, None)
-
-    def _fit_on_cluster(self, X, y, sample_weight, callbacks, eval_set):
-        mode = self._validate_params_once()
-        self._check_supported()
-        if eval_set is not None:
-            raise ValueError("DaskBoostClassifier does not take an eval_set yet; fit "
-                             "BoostClassifier on gathered data for early stopping")
-        client = self.client if self.client is not None else default_client()
-        encoder, vocabularies = (table_columns(client, X, self.feature_types)
-                                 if is_table(X, self.feature_types) else (None, {}))
-        parts, n_features, names = partitions(
-            X, y, sample_weight, None if encoder is None else (encoder, vocabularies))
-        summaries = client.gather(client.compute(
-            [delayed(partition_summary)(*part[:3]) for part in parts]))
-        n_samples = sum(summary[0] for summary in summaries)
-        # "auto" as on one machine: trees on more than 2,500 examples (same model as local)
-        self.weak_learner_ = choose_learner(self.weak_learner, n_samples, self.trim)
-        multilabel = np.ndim(summaries[0][1]) == 0
-        if multilabel:
-            classes = np.arange(summaries[0][1])
-        else:
-            classes = np.unique(np.concatenate([summary[1] for summary in summaries]))
-            if type_of_target(classes) not in ("binary", "multiclass"):
-                raise ValueError(f"y must hold class labels; found {classes[:5].tolist()}")
-            if classes.size < 2:
-                raise ValueError(f"y has only one class ({classes[0]}); a classifier needs "
-                                 "at least two")
-        total_weight = sum(summary[2] for summary in summaries)
-        if not total_weight > 0:
-            raise ValueError("sample_weight sums to zero; at least one example needs weight")
-        k = classes.size if multilabel or classes.size > 2 else 1
-        code = self._code(classes, multilabel)
-        if code is not None:
-            k = code.shape[1]
-        mr = self._mr(classes, multilabel)
-        smoothing = (smoothing_from_totals(total_weight, sum(s[3] for s in summaries), k)
-                     if self.smoothing == "auto" else float(self.smoothing))
-        if (mr and self.smoothing == "auto" and self.alpha == "auto"
-                and mode in (REAL, REAL_ABSTAIN)):  # as fitting.py: MR's pair ε
-            smoothing = pair_smoothing(smoothing)
-        mapper = client.compute(delayed(fit_bins)(self.max_bins, *[
-            delayed(bin_sample)(part[0], part[2],
-                                int(np.ceil(BIN_SAMPLE * summary[0] / n_samples)), index)
-            for index, (part, summary) in enumerate(zip(parts, summaries, strict=True))]))
-        mapper = mapper.result(timeout=self.timeout)
-        # the Dataset's columns without its rows (each shard holds its rows')
-        header = Dataset(
-            codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),
-            n_bins=mapper.n_bins_, bin_mapper=mapper,
-            numeric_columns=np.asarray(np.arange(n_features) if encoder is None else
-                                       encoder.numeric_columns, dtype=np.intp),
-            categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
-                         for position, values in sorted(vocabularies.items())],
-            n_samples=n_samples, n_columns=n_features)
-
-        def build():
-            return build_shards(client, parts, self.timeout, header, classes, multilabel,
-                                self.init, total_weight, code, self.decoding, mr)
-
-        shards = Shards(client, build, float(self.timeout), int(self.max_retries))
-        reducer = ClusterReducer(shards)
-        try:
-            # the scheme and the learner of one machine, over no rows: the shards hold them
-            no_rows = np.empty(0)
-            if mr:
-                scheme = MRScheme(np.empty((0, k), dtype=np.int8), no_rows,
-                                  total_weight=total_weight, reducer=reducer)
-            elif code is not None and code.shape[1] > 1:
-                scheme = MOScheme(np.empty(0, dtype=np.intp), code, self.decoding, no_rows,
-                                  total_weight, reducer)
-            else:
-                scheme = MHScheme(np.empty((0, k), dtype=np.int8), no_rows,
-                                  not multilabel and classes.size > 2, self.init,
-                                  total_weight, reducer)
-            learner = (SHARDED_TREES[self.weak_learner_](mode, smoothing, shards, k,
-                                                        **self._tree_params())
-                       if self.weak_learner_ in SHARDED_TREES else
-                       make_learner(self.weak_learner_, header, mode, smoothing,
-                                    n_terms=int(self.product_terms), reducer=reducer))
-            callbacks = [*(callbacks or ()), ClusterCover(reducer), RoundCount(shards)]
-            if self.verbose:
-                callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
-            hypotheses, alphas, history = run_boosting(
-                header, scheme, learner, self.n_estimators, self.alpha, mode, smoothing,
-                callbacks, float(self.learning_rate))
-        finally:
-            if shards.futures is not None:
-                client.cancel(shards.futures)
-        self.classes_ = classes
-        self._multilabel = multilabel
-        for fitted in ("code_", "code_distance_"):
-            self.__dict__.pop(fitted, None)
-        if code is not None:
-            self.code_, self.code_distance_ = code, min_distance(code)
-        self.n_features_in_ = n_features
-        if encoder is not None:
-            self.encoder_ = encoder
-            self.feature_kinds_ = np.asarray(encoder.kinds, dtype=object)
-        else:
-            self.feature_kinds_ = np.full(n_features, "continuous", dtype=object)
-        if names is not None and all(isinstance(name, str) for name in names):
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.smoothing_ = smoothing
-        self.model_ = BoostedModel(hypotheses, alphas, k)
-        self.history_ = history
-        self.n_estimators_ = len(hypotheses)
-        # no held-out runs on the cluster yet: the uncalibrated link (calibration.py)
-        self.calibrator_ = None
-        self.best_iteration_ = None
-
-    def _mr(self, classes, multilabel):
-        """Whether the shards run AdaBoost.MR (``scheme="mr"`` on single-label data of more
-        than two classes; binary data is the MH path, as ``schemes.build_scheme``'s)."""
-        if self.scheme != "mr":
-            return False
-        if multilabel:
-            raise ValueError("DaskBoostClassifier trains scheme='mr' (AdaBoost.MR) on "
-                             "single-label data only: on multi-label data MR's prediction "
-                             "cut is learned from a sort of every training score, not yet "
-                             "on the cluster; use scheme='mh', or BoostClassifier on "
-                             "gathered data")
-        return classes.size > 2
-
-    def _code(self, classes, multilabel):
-        """AdaBoost.MO's code matrix as ``schemes.build_scheme`` makes it (the same
-        ``random_state``, the same code); None under MH."""
-        if self.scheme != "mo":
-            return None
-        if multilabel:
-            raise ValueError("scheme='mo' (AdaBoost.MO) is for single-label data; use "
-                             "scheme='mh' for a multi-label (2-D indicator) y")
-        if classes.size == 2:
-            return BINARY_CODE
-        return build_code(self.code, classes.size, self.code_length, self.random_state)
-
-    def _check_supported(self):
-        unsupported = [(self.trim != 0, f"trim={self.trim!r}"),
-                       (self.early_stopping is True, "early_stopping=True"),
-                       (self.warm_start, "warm_start=True"),
-                       (self.class_weight is not None, f"class_weight={self.class_weight!r}")]
-        named = [text for bad, text in unsupported if bad]
-        if named:
-            raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
-                             "it trains every weak_learner with scheme='mh' (binary, "
-                             "multiclass and multi-label data), 'mo' or 'mr' (single-label "
-                             "data) and trim=0; train the others with BoostClassifier on "
-                             "gathered data")
+    def _new_fit(self, mode):
+        """The local ``Fit`` with the training rows on the cluster (``ClusterFit``)."""
+        return ClusterFit(self, mode, self.client if self.client is not None
+                          else default_client())
 
     def to_local(self):
         """The fitted model as a plain ``BoostClassifier`` (same parameters and model)."""

@@ -308,10 +308,11 @@ class Fit:
         if rows is not None:
             signs, weight = signs[rows], weight[rows]
             encoded = None if encoded is None else encoded[rows]
-        scheme = self._scheme(signs, encoded, inputs.multilabel, weight)
+        scheme = self._scheme(signs, encoded, inputs.multilabel, weight,
+                              **self._scheme_place(inputs))
         k = scheme.labels.n_labels
-        smoothing = (default_smoothing(weight, k) if self.params.smoothing == "auto"
-                     else float(self.params.smoothing))
+        smoothing = (self._default_smoothing(inputs, weight, k)
+                     if self.params.smoothing == "auto" else float(self.params.smoothing))
         if (self.params.smoothing == "auto" and scheme.name == "mr" and self.params.alpha == "auto"
                 and self.params.trim == 0 and self.mode in (REAL, REAL_ABSTAIN)):
             smoothing = pair_smoothing(smoothing)
@@ -320,25 +321,49 @@ class Fit:
         alpha_method = ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
                         and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
         if dataset is None:
-            dataset = inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
-                                             self.params.random_state, weight)
-        learner = make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
-                               trim=float(self.params.trim), n_terms=int(self.params.product_terms),
-                               **self.probe._tree_params())
+            dataset = self._dataset(inputs, rows, weight, scheme)
+        learner = self._learner(dataset, smoothing, k)
         params = {key: value for key, value in self.params.as_dict().items()
                   if key not in RUN_FREE}
         run = BoostingRun(dataset, scheme, learner, alpha_method, self.mode, smoothing,
                           float(self.params.learning_rate), identity=(weight, params))
-        return RunPart(run, [CoverRecord(weight)])
+        return RunPart(run, self._run_callbacks(weight))
 
-    def _scheme(self, signs, encoded, multilabel, weight):
+    # -- where the training rows are: one machine here (``confboost.dask`` overrides) ---
+    def _scheme_place(self, inputs):
+        """The scheme's ``total_weight`` and ``reducer`` (``build_scheme``): none here,
+        its own rows' total and the identity."""
+        return {}
+
+    def _default_smoothing(self, inputs, weight, k):
+        """ε of ``smoothing="auto"`` from the run's starting weights."""
+        return default_smoothing(weight, k)
+
+    def _dataset(self, inputs, rows, weight, scheme):
+        """The run's ``Dataset``: ``rows`` of X (None: all), binned here."""
+        return inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
+                                      self.params.random_state, weight)
+
+    def _learner(self, dataset, smoothing, k):
+        """The run's weak learner (``learners.make_learner``) on ``dataset``."""
+        return make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
+                            trim=float(self.params.trim), n_terms=int(self.params.product_terms),
+                            **self.probe._tree_params())
+
+    def _run_callbacks(self, weight):
+        """The run's own callbacks: the training cover of each round."""
+        return [CoverRecord(weight)]
+
+    def _scheme(self, signs, encoded, multilabel, weight, **place):
         """The scheme's training state on these examples (``schemes.build_scheme``); every
-        run of a fit shares the first run's MO code."""
+        run of a fit shares the first run's MO code. ``place``: where the rows are
+        (``_scheme_place``)."""
         code, p = self.known.get("code_"), self.params
         scheme, built = build_scheme(p.scheme, signs, encoded, multilabel, weight,
                                      init=p.init, code=p.code if code is None else code,
                                      code_length=p.code_length if code is None else None,
-                                     decoding=p.decoding, random_state=p.random_state)
+                                     decoding=p.decoding, random_state=p.random_state,
+                                     **place)
         if built is not None and code is None:
             self.known["code_"], self.known["code_distance_"] = built, min_distance(built)
         return scheme
