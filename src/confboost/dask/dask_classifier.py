@@ -52,7 +52,7 @@ from distributed import default_client
 from sklearn.utils._param_validation import Interval
 
 from confboost.dask.cluster_fit import ClusterFit
-from confboost.dask.partitions import is_dask_frame
+from confboost.dask.partitions import is_dask_collection, is_dask_frame
 from confboost.estimators.classifier import BoostClassifier
 
 __all__ = ["DaskBoostClassifier"]
@@ -144,7 +144,10 @@ class DaskBoostClassifier(BoostClassifier):
         return local
 
     def _map(self, X, method, n_outputs, dtype=np.float64):
-        """``method`` of the local model on every partition of a dask collection."""
+        """``method`` of the local model on every partition of a dask collection
+        (in-memory X: ``BoostClassifier``'s own, which a fit's scoring views answer)."""
+        if not is_dask_collection(X):
+            return getattr(BoostClassifier, method)(self, X)
         local = self.to_local()
         if is_dask_frame(X) and hasattr(self, "encoder_"):
             # the local model reads each pandas partition through its encoder
@@ -155,8 +158,6 @@ class DaskBoostClassifier(BoostClassifier):
                 for part, n in zip(X.to_delayed(), lengths, strict=True)])
         if is_dask_frame(X):
             X = X.to_dask_array(lengths=True)
-        if not isinstance(X, da.Array):
-            return getattr(local, method)(X)
         X = X.rechunk({1: -1})
         if n_outputs is None:
             return X.map_blocks(getattr(local, method), drop_axis=1, dtype=dtype)
@@ -164,6 +165,8 @@ class DaskBoostClassifier(BoostClassifier):
                             dtype=dtype)
 
     def decision_function(self, X):
+        if not is_dask_collection(X):
+            return super().decision_function(X)
         k = self.model_.n_labels
         return self._map(X, "decision_function", None if k == 1 else k)
 

@@ -1,0 +1,113 @@
+"""The local fit's options on Dask (``dask/cluster_fit.py``): each gives the local model.
+
+``DaskBoostClassifier`` runs ``training.fit_runs.Fit``, the local fit path, with the rows on
+the workers: ``eval_set`` (dask collections or arrays) with early stopping and the
+evaluation history, ``class_weight``, ``warm_start`` and calibration on the eval set give
+``BoostClassifier``'s model, scores and probabilities on the gathered data (to 1e-9). What
+stays refused is named. One two-worker cluster serves the module.
+"""
+
+import numpy as np
+import pytest
+
+from confboost import BoostClassifier
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+from confboost.dask import DaskBoostClassifier  # noqa: E402
+from confboost.training.checkpoint import Checkpoint  # noqa: E402
+from tests.dask.test_dask import _assert_same_model, _cluster, _dask, _data  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with _cluster(2) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def _split(kind, held_out=100):
+    X, y = _data(kind)
+    return X[held_out:], y[held_out:], X[:held_out], y[:held_out]
+
+
+def _dask_pair(X, y, chunk=40):
+    return (da.from_array(X, chunks=(chunk, X.shape[1])),
+            da.from_array(y, chunks=(chunk,) + y.shape[1:]))
+
+
+def _assert_same_scores(mine, theirs):
+    """The fit's scores and probabilities as well as its model."""
+    _assert_same_model(mine, theirs, 1e-9)
+    assert mine.best_iteration_ == theirs.best_iteration_
+    for key in ("validation_score_", "train_score_"):
+        np.testing.assert_allclose(getattr(mine, key), getattr(theirs, key), rtol=1e-9)
+    assert mine.evals_result_.keys() == theirs.evals_result_.keys()
+    for name, metrics in theirs.evals_result_.items():
+        for metric, values in metrics.items():
+            np.testing.assert_allclose(mine.evals_result_[name][metric], values, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("multiclass", {"early_stopping": True, "n_iter_no_change": 2}),
+    pytest.param("binary", {"scoring": "roc_auc", "weak_learner": "tree", "max_leaves": 4,
+                            "min_leaf_weight": 0.02}, marks=pytest.mark.slow),
+    pytest.param("multilabel", {"early_stopping": True, "n_iter_no_change": 2},
+                 marks=pytest.mark.slow),
+])
+def test_eval_set_and_early_stopping_give_the_local_fit(client, kind, params):
+    """A dask eval_set and an in-memory one: the same rounds kept, the same validation and
+    training scores, the same calibrated probabilities as the local fit."""
+    X, y, Xv, yv = _split(kind)
+    params = {"n_estimators": 60, **params}
+    theirs = BoostClassifier(**params).fit(X, y, eval_set=[(Xv, yv)])
+    Xd, yd = _dask_pair(X, y)
+    mine = DaskBoostClassifier(client=client, **params).fit(Xd, yd,
+                                                            eval_set=[_dask_pair(Xv, yv)])
+    _assert_same_scores(mine, theirs)
+    assert mine.calibrator_ is not None
+    np.testing.assert_allclose(mine.predict_proba(Xv), theirs.predict_proba(Xv), rtol=1e-9)
+    if params.get("early_stopping"):  # the pair in memory: the same fit
+        again = DaskBoostClassifier(client=client, **params).fit(Xd, yd, eval_set=(Xv, yv))
+        _assert_same_scores(again, theirs)
+
+
+@pytest.mark.parametrize("class_weight", ["balanced",
+                                          pytest.param({0: 3.0, 2: 0.5},
+                                                       marks=pytest.mark.slow)])
+def test_class_weight_gives_the_local_fit(client, class_weight):
+    X, y = _data("multiclass")
+    y = np.where((y == 1) & (np.arange(y.size) % 3 > 0), 0, y)  # unbalanced classes
+    params = {"n_estimators": 6, "class_weight": class_weight, "calibration": None}
+    theirs = BoostClassifier(**params).fit(X, y)
+    mine = DaskBoostClassifier(client=client, **params).fit(*_dask(X, y)[:2])
+    _assert_same_model(mine, theirs, 1e-9)
+    np.testing.assert_allclose(mine.smoothing_, theirs.smoothing_, rtol=1e-12)
+
+
+def test_warm_start_continues_the_fit_on_the_cluster(client):
+    """3 rounds then 7, with the shards kept between the fits: the local 7-round model;
+    other data is refused by name."""
+    X, y = _data("binary")
+    Xd, yd, _ = _dask(X, y)
+    params = {"calibration": None, "weak_learner": "tree", "max_leaves": 4,
+              "min_leaf_weight": 0.02}
+    theirs = BoostClassifier(7, **params).fit(X, y)
+    mine = DaskBoostClassifier(3, client=client, warm_start=True, **params).fit(Xd, yd)
+    mine.set_params(n_estimators=7).fit(Xd, yd)
+    _assert_same_model(mine, theirs, 1e-9)
+    with pytest.raises(ValueError, match="warm_start continues the previous fit.*differ"):
+        mine.fit(*_dask(X, 1 - y)[:2])
+
+
+def test_what_stays_refused_is_named(client, tmp_path):
+    X, y = _data("binary")
+    Xd, yd, _ = _dask(X, y)
+    with pytest.raises(ValueError, match="Checkpoint.*stay on the workers"):
+        DaskBoostClassifier(3, client=client).fit(
+            Xd, yd, callbacks=[Checkpoint(tmp_path / "run.ckpt")])
+    with pytest.raises(ValueError, match="stops early on an eval_set"):
+        DaskBoostClassifier(3, client=client, early_stopping=True).fit(Xd, yd)
+    with pytest.raises(ValueError, match="trim=0.1.*trimmed stump"):
+        DaskBoostClassifier(3, client=client, trim=0.1).fit(Xd, yd)
+    # without held-out rows the default fit is not calibrated (see the class docstring)
+    assert DaskBoostClassifier(3, client=client).fit(Xd, yd).calibrator_ is None
