@@ -111,3 +111,17 @@ def test_what_stays_refused_is_named(client, tmp_path):
         DaskBoostClassifier(3, client=client, trim=0.1).fit(Xd, yd)
     # without held-out rows the default fit is not calibrated (see the class docstring)
     assert DaskBoostClassifier(3, client=client).fit(Xd, yd).calibrator_ is None
+
+
+def test_bin_rows_none_bins_every_row(client):
+    """``bin_rows=None``: the quantiles of every row (here the local fit's bins, which
+    are every row's below 200,000 rows); a smaller sample is honoured and bins otherwise."""
+    X, y = _data("binary")
+    Xd, yd, _ = _dask(X, y)
+    params = {"n_estimators": 5, "calibration": None}
+    theirs = BoostClassifier(max_bins=16, **params).fit(X, y)
+    exact = DaskBoostClassifier(client=client, bin_rows=None, max_bins=16, **params)
+    _assert_same_model(exact.fit(Xd, yd), theirs, 1e-9)
+    sampled = DaskBoostClassifier(client=client, bin_rows=60, max_bins=16, **params)
+    thresholds = [h.to_dict().get("threshold") for h in sampled.fit(Xd, yd).model_.hypotheses]
+    assert thresholds != [h.to_dict().get("threshold") for h in theirs.model_.hypotheses]

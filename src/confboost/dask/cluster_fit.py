@@ -28,7 +28,6 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
 from confboost.dask.partitions import (
-    BIN_SAMPLE,
     bin_sample,
     fit_bins,
     gather_rows,
@@ -195,6 +194,7 @@ class ClusterFit(Fit):
         self.client = client
         self.timeout = float(estimator.timeout)
         self.max_retries = int(estimator.max_retries)
+        self.bin_rows = estimator.bin_rows
         self.reducer = ClusterReducer(None)  # its shards come with the run's Dataset
         self.shards = None
 
@@ -323,9 +323,9 @@ class ClusterFit(Fit):
             raise AssertionError("a distributed run trains on every row")
         client, p = self.client, self.params
         n_samples = inputs.n_samples
+        drawn = n_samples if self.bin_rows is None else self.bin_rows
         mapper = client.compute(delayed(fit_bins)(p.max_bins, *[
-            delayed(bin_sample)(part[0], part[2], int(np.ceil(BIN_SAMPLE * n / n_samples)),
-                                index)
+            delayed(bin_sample)(part[0], part[2], int(np.ceil(drawn * n / n_samples)), index)
             for index, (part, n) in enumerate(zip(inputs.parts, inputs.part_rows,
                                                   strict=True))])).result(timeout=self.timeout)
         encoder = inputs.attributes.get("encoder_")

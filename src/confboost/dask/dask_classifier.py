@@ -1,35 +1,26 @@
-"""Distributed training on Dask: the engine's own learners and schemes over the shards.
+"""Distributed training on Dask: the local fit, with the training rows on the workers.
 
-A thin layer in the shape of LightGBM's ``dask.py``: it never re-implements the algorithm.
-The partitions of the training data that a worker holds become one *shard* on it
-(``shards.py``): their rows binned with the common bins and coded with the common
-vocabularies (a ``Dataset``) and the local scheme over those rows, its weights normalised
-by the whole training set's total, so that every shard's D, training loss and Z_t are its
-share of the whole set's. The boosting loop is ``boosting.run_boosting`` itself, on the
-client, with the local learner (``learners.make_learner``) and the local scheme
-(``MHScheme``, ``MOScheme``, ``MRScheme``) given a Dataset and a scheme of no rows (the bins,
-vocabularies and label count) and the shards' reducer (``shards.ClusterReducer``, the
-``engine/reduction.py`` seam): every sum they take over examples (the W+/W- histograms,
-the categorical value masses, Z_t and the loss shares, MR's pair masses) is each shard's, added by a
-reduction tree of pairwise additions on the workers. Only sums travel. The training
-cover of every round comes from the shards in one round trip after the last round
-(``ClusterCover``).
+A thin layer in the shape of LightGBM's ``dask.py``: it never re-implements the algorithm
+or fitting's rules. ``fit`` is ``BoostClassifier``'s: one ``training.fit_runs.Fit`` (here
+``cluster_fit.ClusterFit``, which changes only where the rows are), so ``eval_set`` and early
+stopping, the evaluation history, ``class_weight``, ``warm_start`` and calibration follow
+the local rules. The partitions of the training data that a worker holds become one
+*shard* on it (``shards.py``): their rows binned with the common bins and coded with the
+common vocabularies (a ``Dataset``) and the local scheme over those rows, its weights
+normalised by the whole training set's total, so that every shard's D, training loss and
+Z_t are its share of the whole set's. The boosting loop runs on the client with the local
+learner and scheme given a Dataset and a scheme of no rows (the bins, vocabularies and
+label count) and the shards' reducer (``shards.ClusterReducer``, the
+``engine/reduction.py`` seam): every sum they take over examples is each shard's, added by
+a reduction tree of pairwise additions on the workers. Only sums travel.
 
-Bins come from a sample of at most ``BinMapper``'s 200,000 rows drawn from every partition
-in proportion to its size, and fitted on a worker: the client receives the thresholds, never
-rows. On data of at most that many rows the sample is the data, so the bins, and hence the
-hypotheses, are those of ``BoostClassifier`` on the gathered data (equal to rounding: the
-partitions' sums are added in another order). A categorical column's vocabulary is the
-union of the partitions' distinct values (``partitions.table_columns``), sorted, as the
-local encoder's.
-
-Supported: binary data, AdaBoost.MH (multiclass and multi-label) and AdaBoost.MO (each
-shard's ``MOScheme``: MH on its code-relabelled signs, its share of the decoded training
-error; the code from ``schemes.mo.build_code`` on the client), AdaBoost.MR on
-single-label data (each shard's ``MRScheme``, the pair masses of α summed, v normalised by
-the whole set's Z_t), stumps and products (the local learners over the reducer), trees and
-Hamming trees (``sharded_trees.py``: the local grower over the shards), numeric and
-categorical columns.
+Bins come from a sample of at most ``bin_rows`` (200,000, ``BinMapper``'s own subsample
+size) rows drawn from every partition in proportion to its size, and fitted on a worker:
+the client receives the thresholds, never rows. On data of at most that many rows the
+sample is the data, so the bins, and hence the hypotheses, are those of ``BoostClassifier``
+on the gathered data (equal to rounding: the partitions' sums are added in another order).
+A categorical column's vocabulary is the union of the partitions' distinct values
+(``partitions.table_columns``), sorted, as the local encoder's.
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
@@ -37,8 +28,8 @@ the input partitions and the rounds replayed, and after ``max_retries`` failures
 that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
 
 The input side (aligned partitions, their summaries, the bins' sample, a table's column
-kinds and vocabularies) is ``partitions.py``; the shards and their reducer ``shards.py``;
-trees ``sharded_trees.py``.
+kinds and vocabularies) is ``partitions.py``; the fit over the shards ``cluster_fit.py``;
+the shards and their reducer ``shards.py``; trees ``sharded_trees.py``.
 
 Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 """
@@ -52,10 +43,13 @@ from distributed import default_client
 from sklearn.utils._param_validation import Interval
 
 from confboost.dask.cluster_fit import ClusterFit
-from confboost.dask.partitions import is_dask_collection, is_dask_frame
+from confboost.dask.partitions import BIN_SAMPLE, is_dask_collection, is_dask_frame
 from confboost.estimators.classifier import BoostClassifier
 
 __all__ = ["DaskBoostClassifier"]
+
+#: The parameters of the cluster fit that ``BoostClassifier`` does not have.
+DASK_PARAMETERS = ("client", "timeout", "max_retries", "bin_rows")
 
 
 class DaskBoostClassifier(BoostClassifier):
@@ -77,22 +71,41 @@ class DaskBoostClassifier(BoostClassifier):
         grows (at most 15 for 16 leaves) on top of a stump round's two. "auto" is resolved
         as ``BoostClassifier`` does, on the total row count.
 
-    The bins come from a sample of at most 200,000 rows drawn from the partitions (see the
-    module docstring): on larger data they differ from ``BoostClassifier``'s, which draws
-    its own sample, so the models agree exactly only up to that size.
+    bin_rows : int or None, default=200000
+        Rows drawn from the partitions (in proportion to their sizes) to find the bins, on
+        one worker. None: every row of positive weight, the exact quantiles of the whole
+        set (that worker then holds all of X once).
 
-    Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
-    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``,
-    ``"product"`` and ``"auto"``, numeric and categorical columns (a dask array, or a dask
-    DataFrame; column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
-    refused), ``trim=0``; no ``eval_set``, ``early_stopping=True``, ``warm_start`` or
-    ``class_weight`` yet. Anything else is
-    refused at ``fit`` with a ValueError naming it. ``predict_proba`` is the uncalibrated
-    σ(2 f) (the temperature of ``calibration.py`` needs held-out runs, not on the cluster
-    yet): ``calibration`` is not applied.
+    The same model as ``BoostClassifier`` on the gathered data (f to rounding: sums are
+    added over the shards in another order) on data of at most ``bin_rows`` rows; on larger
+    data the bins come from another sample than ``BoostClassifier``'s own (it draws 200,000
+    rows itself), so the thresholds, and the models, differ a little.
+
+    Everything ``BoostClassifier.fit`` takes is supported, with these exceptions, each
+    refused at ``fit`` with a ValueError that says why:
+
+    - ``early_stopping=True`` needs an ``eval_set`` (it does not hold out
+      ``validation_fraction`` of the training rows: they would have to leave the workers to
+      be scored every round); ``early_stopping="auto"`` stops on an ``eval_set`` as the
+      local fit does;
+    - a ``Checkpoint`` callback (the run's weights and scores stay on the workers; a lost
+      worker is recovered by the fit itself);
+    - ``trim`` > 0, text columns and ``scheme="mr"`` on multi-label data (their statistics
+      are not taken over the shards yet).
+
+    ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
+    scored there every round, as are, under early stopping, the at most 10,000 training
+    rows of the training score. Calibration (``calibration="temperature"``) is fitted on
+    the first ``eval_set`` pair, as locally. Without an ``eval_set`` the local fit calibrates
+    on short cross-fitted runs whose held-out rows are all the training rows; these would
+    have to leave the workers, so a Dask fit without an ``eval_set`` is not calibrated
+    (``calibrator_`` is None; ``predict_proba`` is σ(2 f), as ``calibration=None``): pass an
+    ``eval_set`` for calibrated probabilities. ``warm_start=True`` keeps the fit's shards on
+    the cluster until the next fit continues them.
+
     ``predict``, ``predict_proba`` and ``decision_function`` of a dask collection return a
-    dask array computed partition by partition (of a NumPy array, a NumPy array);
-    ``to_local()`` is the plain ``BoostClassifier``.
+    dask array computed partition by partition (of in-memory data, ``BoostClassifier``'s
+    answer); ``to_local()`` is the plain ``BoostClassifier``.
     """
 
     _parameter_constraints = {
@@ -100,19 +113,21 @@ class DaskBoostClassifier(BoostClassifier):
         "client": "no_validation",
         "timeout": [Interval(Real, 0, None, closed="neither")],
         "max_retries": [Interval(Integral, 0, None, closed="left")],
+        "bin_rows": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, n_estimators=100, *, client=None, timeout=600.0, max_retries=2,
-                 weak_learner="stump", **params):
+                 bin_rows=BIN_SAMPLE, weak_learner="stump", **params):
         super().__init__(n_estimators, weak_learner=weak_learner, **params)
         self.client = client
         self.timeout = timeout
         self.max_retries = max_retries
+        self.bin_rows = bin_rows
 
     @classmethod
     def _get_param_names(cls):
         return sorted(set(BoostClassifier._get_param_names())
-                      | {"client", "timeout", "max_retries"})
+                      | set(DASK_PARAMETERS))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -137,7 +152,7 @@ class DaskBoostClassifier(BoostClassifier):
     def to_local(self):
         """The fitted model as a plain ``BoostClassifier`` (same parameters and model)."""
         local = BoostClassifier(**{key: value for key, value in self.get_params().items()
-                                   if key not in ("client", "timeout", "max_retries")})
+                                   if key not in DASK_PARAMETERS})
         for key, value in self.__dict__.items():
             if key.endswith("_") or key == "_multilabel":
                 setattr(local, key, value)
