@@ -125,3 +125,24 @@ def test_bin_rows_none_bins_every_row(client):
     sampled = DaskBoostClassifier(client=client, bin_rows=60, max_bins=16, **params)
     thresholds = [h.to_dict().get("threshold") for h in sampled.fit(Xd, yd).model_.hypotheses]
     assert thresholds != [h.to_dict().get("threshold") for h in theirs.model_.hypotheses]
+
+
+@pytest.mark.slow
+def test_a_table_with_eval_set_early_stopping_and_class_weight(client):
+    """A dask DataFrame with categorical columns, a dask DataFrame eval_set, balanced class
+    weights: the local fit's rounds, scores (the training score's rows gathered from the
+    table's partitions) and probabilities."""
+    dd = pytest.importorskip("dask.dataframe")
+    from tests.dask.test_dask import _dask_table, _table
+
+    frame, y = _table("multiclass")
+    held = frame.iloc[::3].reset_index(drop=True)
+    params = {"n_estimators": 40, "early_stopping": True, "n_iter_no_change": 2,
+              "class_weight": "balanced"}
+    theirs = BoostClassifier(**params).fit(frame, y, eval_set=[(held, y[::3])])
+    Xd, yd, _ = _dask_table(frame, y)
+    mine = DaskBoostClassifier(client=client, **params).fit(
+        Xd, yd, eval_set=[(dd.from_pandas(held, npartitions=2), y[::3])])
+    _assert_same_scores(mine, theirs)
+    np.testing.assert_allclose(mine.predict_proba(held), theirs.predict_proba(held),
+                               rtol=1e-9)
