@@ -201,13 +201,13 @@ class ClusterFit(Fit):
     def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
         _refuse_checkpoints(callbacks)
         try:
-            return super().fit(X, y, sample_weight, callbacks, eval_set, eval_names)
+            result = super().fit(X, y, sample_weight, callbacks, eval_set, eval_names)
         except BaseException:
             self.release()
             raise
-        finally:
-            if not self.params.warm_start:  # a warm start keeps its shards for the next fit
-                self.release()
+        if not self.params.warm_start:  # a warm start keeps its shards for the next fit
+            self.release()
+        return result
 
     def continue_fit(self, state, X, y, sample_weight=None, callbacks=(), eval_set=None,
                      eval_names=None):
