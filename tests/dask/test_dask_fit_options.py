@@ -109,8 +109,6 @@ def test_what_stays_refused_is_named(client, tmp_path):
         DaskBoostClassifier(3, client=client, early_stopping=True).fit(Xd, yd)
     with pytest.raises(ValueError, match="trim=0.1.*trimmed stump"):
         DaskBoostClassifier(3, client=client, trim=0.1).fit(Xd, yd)
-    # without held-out rows the default fit is not calibrated (see the class docstring)
-    assert DaskBoostClassifier(3, client=client).fit(Xd, yd).calibrator_ is None
 
 
 def test_bin_rows_none_bins_every_row(client):
@@ -146,3 +144,35 @@ def test_a_table_with_eval_set_early_stopping_and_class_weight(client):
     _assert_same_scores(mine, theirs)
     np.testing.assert_allclose(mine.predict_proba(held), theirs.predict_proba(held),
                                rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind, n_rows, params", [
+    ("binary", 400, {}),  # cross-fitted: 3 short runs, every training row held out once
+    ("multiclass", 3000, {}),  # one held-out tenth (above 2,500 rows)
+    pytest.param("multilabel", 400, {"weak_learner": "tree", "max_leaves": 4,
+                                     "min_leaf_weight": 0.02}, marks=pytest.mark.slow),
+    pytest.param("multiclass", 3000, {"scheme": "mo", "class_weight": "balanced",
+                                   "random_state": 3},
+                 marks=pytest.mark.slow),
+])
+def test_the_default_fit_is_calibrated_as_the_local_one(client, kind, n_rows, params):
+    """Without an eval_set: the calibration runs on the held-out rows that the local fit
+    holds out, each on shards of its own and the main run's bins; the same temperature and
+    probabilities."""
+    from sklearn.datasets import make_classification, make_multilabel_classification
+
+    if kind == "multilabel":
+        X, y = make_multilabel_classification(n_rows, 6, n_classes=3, random_state=1)
+    else:
+        X, y = make_classification(n_rows, 6, n_informative=4, n_redundant=0,
+                                   n_classes=2 if kind == "binary" else 3, random_state=2)
+    params = {"n_estimators": 20, "weak_learner": "stump", **params}
+    theirs = BoostClassifier(**params).fit(X, y)
+    Xd, yd = _dask_pair(X.astype(np.float64), y, chunk=n_rows // 3 + 1)
+    mine = DaskBoostClassifier(client=client, **params).fit(Xd, yd)
+    _assert_same_model(mine, theirs, 1e-9)
+    assert mine.calibrator_ is not None
+    assert mine.calibrator_.slope == pytest.approx(theirs.calibrator_.slope, rel=1e-9)
+    np.testing.assert_allclose(mine.predict_proba(X), theirs.predict_proba(X), rtol=1e-9)
+    uncalibrated = BoostClassifier(**params, calibration=None).fit(X, y).predict_proba(X)
+    assert np.abs(mine.predict_proba(X) - uncalibrated).max() > 1e-3

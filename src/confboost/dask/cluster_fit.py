@@ -12,13 +12,17 @@ only where the training rows are differs:
   bins and vocabularies) and the shards' reducer (``shards.ClusterReducer``); the shards
   are built, on the workers, when the run's Dataset is asked for (``_dataset``), once the
   scheme's MO code is known;
-- held-out rows are gathered: an ``eval_set`` of dask collections, and under early
-  stopping the at most ``TRAIN_SCORE_ROWS`` training rows of the training score. They are
-  scored on the client every round, as on one machine.
+- held-out rows are gathered: an ``eval_set`` of dask collections, under early stopping
+  the at most ``TRAIN_SCORE_ROWS`` training rows of the training score, and calibration's
+  held-out rows (chosen by the local rule from the labels, gathered for it). They are
+  scored on the client, as on one machine;
+- each calibration run trains on shards of its own, of its training rows (taken from the
+  partitions on the workers), with the main run's bins.
 
 What stays refused, and why, is ``check_supported``'s and ``ClusterFit.hold_out``'s.
 """
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,6 +98,7 @@ class ShardedInputs(TrainingInputs):
     total_weight: float = 0.0
     n_positive: int = 0
     token: str = ""
+    client: object = None
     parts: list = None
     part_rows: list = None
     source: object = None
@@ -119,6 +124,17 @@ class ShardedInputs(TrainingInputs):
                    else list(self.source.to_delayed()))
         return gather_rows(self.client, sources, [part[1] for part in self.parts],
                            [part[2] for part in self.parts], self.part_rows, rows)
+
+
+@dataclass
+class RunPlace:
+    """Where one run's rows are: its partitions, their totals, its reducer and shards."""
+
+    parts: list
+    total_weight: float
+    n_positive: int
+    reducer: ClusterReducer
+    shards: Shards = None
 
 
 class RoundCount(TrainingCallback):
@@ -195,8 +211,10 @@ class ClusterFit(Fit):
         self.timeout = float(estimator.timeout)
         self.max_retries = int(estimator.max_retries)
         self.bin_rows = estimator.bin_rows
-        self.reducer = ClusterReducer(None)  # its shards come with the run's Dataset
-        self.shards = None
+        # the run being built (``_scheme_place`` to ``_run_callbacks``): its partitions,
+        # totals, reducer and shards; every run's shards, to release
+        self.placed = None
+        self.built = []
 
     def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
         _refuse_checkpoints(callbacks)
@@ -216,9 +234,11 @@ class ClusterFit(Fit):
                                     eval_names)
 
     def release(self):
-        """Let the cluster drop this fit's shards."""
-        if self.shards is not None and self.shards.futures is not None:
-            self.client.cancel(self.shards.futures)
+        """Let the cluster drop this fit's shards (every run's)."""
+        for shards in self.built:
+            if shards.futures is not None:
+                self.client.cancel(shards.futures)
+        self.built = []
 
     # -- stage 1: summaries of the partitions, never their rows ---------------------------
     def read_inputs(self, X, y, sample_weight=None):
@@ -279,8 +299,7 @@ class ClusterFit(Fit):
             token=tokenize(X, y, sample_weight), parts=parts,
             part_rows=[summary[0] for summary in summaries],
             source=None if encoder is None else X,
-            vocabularies={} if table is None else table[1])
-        inputs.client = client
+            vocabularies={} if table is None else table[1], client=client)
         return inputs
 
     # -- stage 2: the given eval_set, gathered -------------------------------------------
@@ -293,9 +312,16 @@ class ClusterFit(Fit):
                     "[(X_val, y_val)]) (dask collections or arrays). It does not hold out "
                     "validation_fraction of the training rows (they would have to leave the "
                     "workers to be scored every round)")
-            # no held-out rows: calibration's cross-fitted short runs would each need
-            # shards of their own (see DaskBoostClassifier's docstring)
-            return Split(None, [], False, eval_fingerprint=eval_fingerprint([]))
+            if self.params.calibration is None:
+                return Split(None, [], False, eval_fingerprint=eval_fingerprint([]))
+            # calibration's held-out rows, chosen as locally (stratified by class: the
+            # labels come to the client), each run on shards of its own
+            if not inputs.multilabel:
+                labels = self.client.gather(self.client.compute([part[1]
+                                                                 for part in inputs.parts]))
+                inputs = dataclasses.replace(inputs, encoded=np.searchsorted(
+                    inputs.classes, np.concatenate(labels)))
+            return super().hold_out(inputs)
         gathered = [(_computed(X), _computed(y)) for _, (X, y) in pairs]
         return super().hold_out(inputs, gathered, [name for name, _ in pairs])
 
@@ -310,26 +336,63 @@ class ClusterFit(Fit):
                        signs, encoded, weight)
 
     # -- stage 3: the run's scheme and learner over the shards -----------------------------
-    def _scheme_place(self, inputs):
-        return {"total_weight": inputs.total_weight, "reducer": self.reducer}
+    #: A run's f on its training rows is on the shards, not at hand.
+    _scores_at_hand = False
 
-    def _default_smoothing(self, inputs, weight, k):
-        return smoothing_from_totals(inputs.total_weight, inputs.n_positive, k)
+    def _rows_of(self, inputs, rows):
+        return inputs.signs, inputs.encoded, inputs.sample_weight  # no rows on the client
+
+    def _scheme_place(self, inputs, rows):
+        """Place the run on ``rows`` (None: all): its partitions (the calibration run's, the
+        rows taken from each), their totals, a reducer whose shards ``_dataset`` builds."""
+        if rows is None:
+            parts, total, n_positive = inputs.parts, inputs.total_weight, inputs.n_positive
+        else:
+            parts = _rows_of_parts(inputs.parts, inputs.part_rows, rows)
+            totals = self.client.gather(self.client.compute(
+                [delayed(partition_totals)(part[2]) for part in parts]))
+            total = float(sum(each for each, _ in totals))
+            n_positive = sum(count for _, count in totals)
+        self.placed = RunPlace(parts, total, n_positive, ClusterReducer(None))
+        return {"total_weight": total, "reducer": self.placed.reducer}
+
+    def _default_smoothing(self, inputs, rows, weight, k):
+        return smoothing_from_totals(self.placed.total_weight, self.placed.n_positive, k)
+
+    def _fold_dataset(self, main, rows):
+        return None  # ``_dataset`` builds the run's shards, on the main run's bins
 
     def _dataset(self, inputs, rows, weight, scheme):
-        """The Dataset of no rows (bins fitted on a worker from a sample of the partitions,
-        the vocabularies) and the shards built from it, on the workers."""
-        if rows is not None:
-            raise AssertionError("a distributed run trains on every row")
-        client, p = self.client, self.params
-        n_samples = inputs.n_samples
+        """The Dataset of no rows (the main run's: bins fitted on a worker from a sample of
+        the partitions, the vocabularies) and the run's shards built from it, on the
+        workers."""
+        client, p, placed = self.client, self.params, self.placed
+        if rows is None:
+            header = self._header(inputs)
+        else:  # a calibration run: the main run's bins
+            header = dataclasses.replace(self.header, n_samples=int(len(rows)))
+        arguments = (header, inputs.classes, inputs.multilabel, p.init, placed.total_weight,
+                     self.known.get("code_"), p.decoding, scheme.name == "mr")
+
+        def build():
+            return build_shards(client, placed.parts, self.timeout, *arguments)
+
+        placed.reducer.shards = placed.shards = Shards(client, build, self.timeout,
+                                                       self.max_retries)
+        self.built.append(placed.shards)
+        return header
+
+    def _header(self, inputs):
+        """The main run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
+        rows drawn from the partitions, the vocabularies."""
+        client, n_samples = self.client, inputs.n_samples
         drawn = n_samples if self.bin_rows is None else self.bin_rows
-        mapper = client.compute(delayed(fit_bins)(p.max_bins, *[
+        mapper = client.compute(delayed(fit_bins)(self.params.max_bins, *[
             delayed(bin_sample)(part[0], part[2], int(np.ceil(drawn * n / n_samples)), index)
             for index, (part, n) in enumerate(zip(inputs.parts, inputs.part_rows,
                                                   strict=True))])).result(timeout=self.timeout)
         encoder = inputs.attributes.get("encoder_")
-        header = Dataset(
+        self.header = Dataset(
             codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),
             n_bins=mapper.n_bins_, bin_mapper=mapper,
             numeric_columns=np.asarray(np.arange(inputs.attributes["n_features_in_"])
@@ -338,27 +401,36 @@ class ClusterFit(Fit):
             categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
                          for position, values in sorted(inputs.vocabularies.items())],
             n_samples=n_samples, n_columns=inputs.attributes["n_features_in_"])
-        code = self.known.get("code_")
-        arguments = (header, inputs.classes, inputs.multilabel, p.init, inputs.total_weight,
-                     code, p.decoding, scheme.name == "mr")
-
-        def build():
-            return build_shards(client, inputs.parts, self.timeout, *arguments)
-
-        self.shards = Shards(client, build, self.timeout, self.max_retries)
-        self.reducer.shards = self.shards
-        return header
+        return self.header
 
     def _learner(self, dataset, smoothing, k):
         name = self.known["weak_learner_"]
         if name in SHARDED_TREES:
-            return SHARDED_TREES[name](self.mode, smoothing, self.shards, k,
+            return SHARDED_TREES[name](self.mode, smoothing, self.placed.shards, k,
                                        **self.probe._tree_params())
         return make_learner(name, dataset, self.mode, smoothing,
-                            n_terms=int(self.params.product_terms), reducer=self.reducer)
+                            n_terms=int(self.params.product_terms),
+                            reducer=self.placed.reducer)
 
     def _run_callbacks(self, weight):
-        return [ClusterCover(self.reducer), RoundCount(self.shards)]
+        return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards)]
+
+
+def _take_piece(X, y, weight, codes, rows):
+    """Rows ``rows`` of one partition (X, y, weights, value codes)."""
+    return X[rows], np.asarray(y)[rows], weight[rows], [each[rows] for each in codes]
+
+
+def _rows_of_parts(parts, part_rows, rows):
+    """The partitions of ``rows`` (sorted, whole-set positions): each partition's rows
+    among them, delayed; partitions without any are left out."""
+    starts = np.concatenate([[0], np.cumsum(part_rows)])
+    taken = []
+    for part, start, end in zip(parts, starts[:-1], starts[1:], strict=True):
+        local = rows[(rows >= start) & (rows < end)] - start
+        if local.size:
+            taken.append(tuple(delayed(_take_piece, nout=4)(*part, local)))
+    return taken
 
 
 def _refuse_checkpoints(callbacks):

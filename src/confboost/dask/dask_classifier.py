@@ -95,13 +95,14 @@ class DaskBoostClassifier(BoostClassifier):
 
     ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
     scored there every round, as are, under early stopping, the at most 10,000 training
-    rows of the training score. Calibration (``calibration="temperature"``) is fitted on
-    the first ``eval_set`` pair, as locally. Without an ``eval_set`` the local fit calibrates
-    on short cross-fitted runs whose held-out rows are all the training rows; these would
-    have to leave the workers, so a Dask fit without an ``eval_set`` is not calibrated
-    (``calibrator_`` is None; ``predict_proba`` is σ(2 f), as ``calibration=None``): pass an
-    ``eval_set`` for calibrated probabilities. ``warm_start=True`` keeps the fit's shards on
-    the cluster until the next fit continues them.
+    rows of the training score. Calibration (``calibration="temperature"``, the default) is
+    the local one: on the first ``eval_set`` pair, or, without one, on the short runs of the
+    rows the local fit holds out (one ``validation_fraction`` above 2,500 rows, else three
+    cross-fitted folds), each run on shards of its own with the main run's bins. For that
+    the labels (one value a row) come to the client, to choose the held-out rows as the
+    local fit does, and the held-out rows themselves, to be scored there.
+    ``warm_start=True`` keeps the fit's shards on the cluster until the next fit continues
+    them.
 
     ``predict``, ``predict_proba`` and ``decision_function`` of a dask collection return a
     dask array computed partition by partition (of in-memory data, ``BoostClassifier``'s

@@ -281,10 +281,11 @@ class Fit:
             training = self._record(inputs, main, self._training_set(inputs, split), False)
             main.callbacks.append(training)
         folds = []
-        if len(split.folds) > 1:  # cross-fitted: the held-out rows are all the training rows
+        if len(split.folds) > 1 and self._scores_at_hand:
+            # cross-fitted: the held-out rows are all the training rows
             main.callbacks.append(ScoresAt())
         for rows, eval_set in split.folds:  # short runs on the main run's bins
-            fold = self._part(inputs, rows, dataset_rows(main.run.dataset, rows))
+            fold = self._part(inputs, rows, self._fold_dataset(main, rows))
             fold.callbacks, fold.eval_set = [], eval_set  # only their held-out f is read
             folds.append(fold)
         return FitState(self.params.as_dict(), inputs.fingerprint(), split.eval_fingerprint,
@@ -304,14 +305,11 @@ class Fit:
     def _part(self, inputs, rows, dataset=None):
         """A ``RunPart`` training on ``rows`` (None: all), on ``dataset`` when it is given
         (those rows already binned), otherwise on the rows binned here."""
-        signs, encoded, weight = inputs.signs, inputs.encoded, inputs.sample_weight
-        if rows is not None:
-            signs, weight = signs[rows], weight[rows]
-            encoded = None if encoded is None else encoded[rows]
+        signs, encoded, weight = self._rows_of(inputs, rows)
         scheme = self._scheme(signs, encoded, inputs.multilabel, weight,
-                              **self._scheme_place(inputs))
+                              **self._scheme_place(inputs, rows))
         k = scheme.labels.n_labels
-        smoothing = (self._default_smoothing(inputs, weight, k)
+        smoothing = (self._default_smoothing(inputs, rows, weight, k)
                      if self.params.smoothing == "auto" else float(self.params.smoothing))
         if (self.params.smoothing == "auto" and scheme.name == "mr" and self.params.alpha == "auto"
                 and self.params.trim == 0 and self.mode in (REAL, REAL_ABSTAIN)):
@@ -330,14 +328,30 @@ class Fit:
         return RunPart(run, self._run_callbacks(weight))
 
     # -- where the training rows are: one machine here (``confboost.dask`` overrides) ---
-    def _scheme_place(self, inputs):
+    #: Whether a run's f on its training rows is at hand (``scheme.scores``, ``ScoresAt``).
+    _scores_at_hand = True
+
+    def _rows_of(self, inputs, rows):
+        """The label signs, class indices and starting weights of the run on ``rows``
+        (None: all)."""
+        signs, encoded, weight = inputs.signs, inputs.encoded, inputs.sample_weight
+        if rows is not None:
+            signs, weight = signs[rows], weight[rows]
+            encoded = None if encoded is None else encoded[rows]
+        return signs, encoded, weight
+
+    def _scheme_place(self, inputs, rows):
         """The scheme's ``total_weight`` and ``reducer`` (``build_scheme``): none here,
         its own rows' total and the identity."""
         return {}
 
-    def _default_smoothing(self, inputs, weight, k):
+    def _default_smoothing(self, inputs, rows, weight, k):
         """ε of ``smoothing="auto"`` from the run's starting weights."""
         return default_smoothing(weight, k)
+
+    def _fold_dataset(self, main, rows):
+        """A calibration run's Dataset: ``rows`` of the main run's, on its bins."""
+        return dataset_rows(main.run.dataset, rows)
 
     def _dataset(self, inputs, rows, weight, scheme):
         """The run's ``Dataset``: ``rows`` of X (None: all), binned here."""
