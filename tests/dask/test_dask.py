@@ -209,9 +209,7 @@ def test_dataframe_columns_by_name(client):
         DaskBoostClassifier(client=client).fit(dd.from_pandas(frame, npartitions=2), yd)
 
 
-@pytest.mark.parametrize("params, named", [({"trim": 0.1}, "trim=0.1"),
-                                           ({"early_stopping": True},
-                                            "stops early on an eval_set")])
+@pytest.mark.parametrize("params, named", [({"trim": 0.1}, "trim=0.1")])
 def test_unsupported_settings_are_named(client, params, named):
     X, y = _data("binary")
     Xd, yd, _ = _dask(X, y)

@@ -71,6 +71,21 @@ def test_eval_set_and_early_stopping_give_the_local_fit(client, kind, params):
         _assert_same_scores(again, theirs)
 
 
+@pytest.mark.parametrize("kind", ["multiclass",
+                                  pytest.param("multilabel", marks=pytest.mark.slow)])
+def test_early_stopping_on_held_out_training_rows(client, kind):
+    """``early_stopping=True`` without an eval_set: the local fit's validation rows held
+    out (the main run trains on shards of the other rows, binned on them), the same rounds,
+    scores and calibrated probabilities."""
+    X, y = _data(kind)
+    params = {"n_estimators": 60, "early_stopping": True, "n_iter_no_change": 2}
+    theirs = BoostClassifier(**params).fit(X, y)
+    assert theirs.n_estimators_ < params["n_estimators"]
+    mine = DaskBoostClassifier(client=client, **params).fit(*_dask(X, y)[:2])
+    _assert_same_scores(mine, theirs)
+    np.testing.assert_allclose(mine.predict_proba(X), theirs.predict_proba(X), rtol=1e-9)
+
+
 @pytest.mark.parametrize("class_weight", ["balanced",
                                           pytest.param({0: 3.0, 2: 0.5},
                                                        marks=pytest.mark.slow)])
@@ -105,8 +120,6 @@ def test_what_stays_refused_is_named(client, tmp_path):
     with pytest.raises(ValueError, match="Checkpoint.*stay on the workers"):
         DaskBoostClassifier(3, client=client).fit(
             Xd, yd, callbacks=[Checkpoint(tmp_path / "run.ckpt")])
-    with pytest.raises(ValueError, match="stops early on an eval_set"):
-        DaskBoostClassifier(3, client=client, early_stopping=True).fit(Xd, yd)
     with pytest.raises(ValueError, match="trim=0.1.*trimmed stump"):
         DaskBoostClassifier(3, client=client, trim=0.1).fit(Xd, yd)
 

@@ -13,11 +13,12 @@ only where the training rows are differs:
   are built, on the workers, when the run's Dataset is asked for (``_dataset``), once the
   scheme's MO code is known;
 - held-out rows are gathered: an ``eval_set`` of dask collections, under early stopping
-  the at most ``TRAIN_SCORE_ROWS`` training rows of the training score, and calibration's
-  held-out rows (chosen by the local rule from the labels, gathered for it). They are
-  scored on the client, as on one machine;
-- each calibration run trains on shards of its own, of its training rows (taken from the
-  partitions on the workers), with the main run's bins.
+  the at most ``TRAIN_SCORE_ROWS`` training rows of the training score, and the rows held
+  out for early stopping's validation or for calibration (chosen by the local rule from
+  the labels, gathered for it). They are scored on the client, as on one machine;
+- a run on some of the rows (the main run beside held-out validation rows, a calibration
+  run) trains on shards of its own, of its rows (taken from the partitions on the
+  workers); a calibration run on the main run's bins.
 
 What stays refused, and why, is ``check_supported``'s and ``ClusterFit.hold_out``'s.
 """
@@ -131,6 +132,7 @@ class RunPlace:
     """Where one run's rows are: its partitions, their totals, its reducer and shards."""
 
     parts: list
+    part_rows: list
     total_weight: float
     n_positive: int
     reducer: ClusterReducer
@@ -215,6 +217,7 @@ class ClusterFit(Fit):
         # totals, reducer and shards; every run's shards, to release
         self.placed = None
         self.built = []
+        self.header = None  # the main run's Dataset of no rows
 
     def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
         _refuse_checkpoints(callbacks)
@@ -306,16 +309,11 @@ class ClusterFit(Fit):
     def hold_out(self, inputs, eval_set=None, eval_names=None):
         pairs = _eval_pairs(eval_set, eval_names)
         if not pairs:
-            if self.params.early_stopping is True:
-                raise ValueError(
-                    "DaskBoostClassifier stops early on an eval_set: pass fit(eval_set="
-                    "[(X_val, y_val)]) (dask collections or arrays). It does not hold out "
-                    "validation_fraction of the training rows (they would have to leave the "
-                    "workers to be scored every round)")
-            if self.params.calibration is None:
+            if self.params.early_stopping is not True and self.params.calibration is None:
                 return Split(None, [], False, eval_fingerprint=eval_fingerprint([]))
-            # calibration's held-out rows, chosen as locally (stratified by class: the
-            # labels come to the client), each run on shards of its own
+            # the validation rows of early stopping, or calibration's held-out rows, chosen
+            # as locally (stratified by class: the labels come to the client); the runs on
+            # the other rows train on shards of their own
             if not inputs.multilabel:
                 labels = self.client.gather(self.client.compute([part[1]
                                                                  for part in inputs.parts]))
@@ -346,14 +344,15 @@ class ClusterFit(Fit):
         """Place the run on ``rows`` (None: all): its partitions (the calibration run's, the
         rows taken from each), their totals, a reducer whose shards ``_dataset`` builds."""
         if rows is None:
-            parts, total, n_positive = inputs.parts, inputs.total_weight, inputs.n_positive
+            parts, sizes = inputs.parts, inputs.part_rows
+            total, n_positive = inputs.total_weight, inputs.n_positive
         else:
-            parts = _rows_of_parts(inputs.parts, inputs.part_rows, rows)
+            parts, sizes = _rows_of_parts(inputs.parts, inputs.part_rows, rows)
             totals = self.client.gather(self.client.compute(
                 [delayed(partition_totals)(part[2]) for part in parts]))
             total = float(sum(each for each, _ in totals))
             n_positive = sum(count for _, count in totals)
-        self.placed = RunPlace(parts, total, n_positive, ClusterReducer(None))
+        self.placed = RunPlace(parts, sizes, total, n_positive, ClusterReducer(None))
         return {"total_weight": total, "reducer": self.placed.reducer}
 
     def _default_smoothing(self, inputs, rows, weight, k):
@@ -367,8 +366,8 @@ class ClusterFit(Fit):
         the partitions, the vocabularies) and the run's shards built from it, on the
         workers."""
         client, p, placed = self.client, self.params, self.placed
-        if rows is None:
-            header = self._header(inputs)
+        if self.header is None:  # the main run: its rows' bins
+            header = self._header(inputs, placed)
         else:  # a calibration run: the main run's bins
             header = dataclasses.replace(self.header, n_samples=int(len(rows)))
         arguments = (header, inputs.classes, inputs.multilabel, p.init, placed.total_weight,
@@ -382,14 +381,14 @@ class ClusterFit(Fit):
         self.built.append(placed.shards)
         return header
 
-    def _header(self, inputs):
+    def _header(self, inputs, placed):
         """The main run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
-        rows drawn from the partitions, the vocabularies."""
-        client, n_samples = self.client, inputs.n_samples
+        rows drawn from its partitions ``placed``, the vocabularies."""
+        client, n_samples = self.client, sum(placed.part_rows)
         drawn = n_samples if self.bin_rows is None else self.bin_rows
         mapper = client.compute(delayed(fit_bins)(self.params.max_bins, *[
             delayed(bin_sample)(part[0], part[2], int(np.ceil(drawn * n / n_samples)), index)
-            for index, (part, n) in enumerate(zip(inputs.parts, inputs.part_rows,
+            for index, (part, n) in enumerate(zip(placed.parts, placed.part_rows,
                                                   strict=True))])).result(timeout=self.timeout)
         encoder = inputs.attributes.get("encoder_")
         self.header = Dataset(
@@ -423,14 +422,15 @@ def _take_piece(X, y, weight, codes, rows):
 
 def _rows_of_parts(parts, part_rows, rows):
     """The partitions of ``rows`` (sorted, whole-set positions): each partition's rows
-    among them, delayed; partitions without any are left out."""
+    among them, delayed, and their row counts; partitions without any are left out."""
     starts = np.concatenate([[0], np.cumsum(part_rows)])
-    taken = []
+    taken, sizes = [], []
     for part, start, end in zip(parts, starts[:-1], starts[1:], strict=True):
         local = rows[(rows >= start) & (rows < end)] - start
         if local.size:
             taken.append(tuple(delayed(_take_piece, nout=4)(*part, local)))
-    return taken
+            sizes.append(int(local.size))
+    return taken, sizes
 
 
 def _refuse_checkpoints(callbacks):

@@ -84,10 +84,6 @@ class DaskBoostClassifier(BoostClassifier):
     Everything ``BoostClassifier.fit`` takes is supported, with these exceptions, each
     refused at ``fit`` with a ValueError that says why:
 
-    - ``early_stopping=True`` needs an ``eval_set`` (it does not hold out
-      ``validation_fraction`` of the training rows: they would have to leave the workers to
-      be scored every round); ``early_stopping="auto"`` stops on an ``eval_set`` as the
-      local fit does;
     - a ``Checkpoint`` callback (the run's weights and scores stay on the workers; a lost
       worker is recovered by the fit itself);
     - ``trim`` > 0, text columns and ``scheme="mr"`` on multi-label data (their statistics
@@ -95,7 +91,9 @@ class DaskBoostClassifier(BoostClassifier):
 
     ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
     scored there every round, as are, under early stopping, the at most 10,000 training
-    rows of the training score. Calibration (``calibration="temperature"``, the default) is
+    rows of the training score and, without an ``eval_set``, the ``validation_fraction``
+    of the training rows held out (chosen by the local rule; the main run then trains, and
+    is binned, on the other rows). Calibration (``calibration="temperature"``, the default) is
     the local one: on the first ``eval_set`` pair, or, without one, on the short runs of the
     rows the local fit holds out (one ``validation_fraction`` above 2,500 rows, else three
     cross-fitted folds), each run on shards of its own with the main run's bins. For that
