@@ -139,10 +139,11 @@ def test_bin_rows_none_bins_every_row(client):
 
 
 @pytest.mark.slow
-def test_a_table_with_eval_set_early_stopping_and_class_weight(client):
-    """A dask DataFrame with categorical columns, a dask DataFrame eval_set, balanced class
-    weights: the local fit's rounds, scores (the training score's rows gathered from the
-    table's partitions) and probabilities."""
+@pytest.mark.parametrize("given", [True, False], ids=["eval_set", "validation_fraction"])
+def test_a_table_with_eval_set_early_stopping_and_class_weight(client, given):
+    """A dask DataFrame with categorical columns, a dask DataFrame eval_set (or held-out
+    training rows), balanced class weights: the local fit's rounds, scores (the training
+    score's rows gathered from the table's partitions) and probabilities."""
     dd = pytest.importorskip("dask.dataframe")
     from tests.dask.test_dask import _dask_table, _table
 
@@ -150,10 +151,11 @@ def test_a_table_with_eval_set_early_stopping_and_class_weight(client):
     held = frame.iloc[::3].reset_index(drop=True)
     params = {"n_estimators": 40, "early_stopping": True, "n_iter_no_change": 2,
               "class_weight": "balanced"}
-    theirs = BoostClassifier(**params).fit(frame, y, eval_set=[(held, y[::3])])
+    theirs = BoostClassifier(**params).fit(
+        frame, y, eval_set=[(held, y[::3])] if given else None)
     Xd, yd, _ = _dask_table(frame, y)
     mine = DaskBoostClassifier(client=client, **params).fit(
-        Xd, yd, eval_set=[(dd.from_pandas(held, npartitions=2), y[::3])])
+        Xd, yd, eval_set=[(dd.from_pandas(held, npartitions=2), y[::3])] if given else None)
     _assert_same_scores(mine, theirs)
     np.testing.assert_allclose(mine.predict_proba(held), theirs.predict_proba(held),
                                rtol=1e-9)
