@@ -119,8 +119,8 @@ def test_same_hypotheses_as_one_machine(client, kind, params):
     Xd, yd, wd = _dask(X, y, weights)
     params = {"weak_learner": "stump", **params}  # explicit, whatever the default
     mine = DaskBoostClassifier(n_estimators=15, client=client, **params).fit(Xd, yd, wd)
-    # the Dask model's probabilities are uncalibrated (no held-out runs on the cluster yet)
-    theirs = BoostClassifier(n_estimators=15, calibration=None, **params).fit(
+    # calibrated as locally: the held-out runs on shards of their own
+    theirs = BoostClassifier(n_estimators=15, **params).fit(
         X, y, sample_weight=weights)
     _assert_same_model(mine, theirs, _tolerance(params))
     if params.get("scheme") == "mo":
@@ -362,8 +362,8 @@ def test_same_model_on_a_table(client, kind, params):
     weights = np.random.default_rng(2).uniform(0.5, 2.0, len(frame))
     Xd, yd, wd = _dask_table(frame, y, weights)
     mine = DaskBoostClassifier(n_estimators=rounds, client=client, **params).fit(Xd, yd, wd)
-    theirs = BoostClassifier(n_estimators=rounds, calibration=None, **params).fit(
-        frame, y, sample_weight=weights)
+    theirs = BoostClassifier(n_estimators=rounds, **params).fit(frame, y,
+                                                                sample_weight=weights)
     _assert_same_model(mine, theirs)
     types = {h.to_dict()["type"] for h in mine.model_.hypotheses}
     kinds = {kind for h in mine.model_.hypotheses for kind in h.to_dict().get("kind", [])}

@@ -20,7 +20,9 @@ only where the training rows are differs:
   run) trains on shards of its own, of its rows (taken from the partitions on the
   workers); a calibration run on the main run's bins.
 
-What stays refused, and why, is ``check_supported``'s and ``ClusterFit.hold_out``'s.
+What stays refused says why: ``trim`` (``check_supported``), a ``Checkpoint`` callback
+(``_refuse_checkpoints``), multi-label MR (``read_inputs``) and text columns
+(``partitions.table_columns``).
 """
 
 import dataclasses
@@ -201,7 +203,7 @@ class ClusterFit(Fit):
     Parameters
     ----------
     estimator : DaskBoostClassifier
-        Its parameters checked; ``client``, ``timeout`` and ``max_retries`` are read here.
+        Its parameters checked; ``timeout``, ``max_retries`` and ``bin_rows`` are read here.
     mode : int
     client : distributed.Client
     """
