@@ -53,8 +53,8 @@ from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import smoothing_from_totals
 from confboost.engine.learners import make_learner
 from confboost.training.checkpoint import Checkpoint
-from confboost.training.fit_runs import Fit, _eval_pairs
-from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint
+from confboost.training.fit_runs import Fit
+from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint, eval_pairs
 from confboost.training.holdout import encode_eval_labels
 from confboost.training.inputs import ArrayInput, TableInput
 from confboost.training.round_scores import EvalSet
@@ -309,7 +309,7 @@ class ClusterFit(Fit):
 
     # -- stage 2: the given eval_set, gathered -------------------------------------------
     def hold_out(self, inputs, eval_set=None, eval_names=None):
-        pairs = _eval_pairs(eval_set, eval_names)
+        pairs = eval_pairs(eval_set, eval_names)
         if not pairs:
             if self.params.early_stopping is not True and self.params.calibration is None:
                 return Split(None, [], False, eval_fingerprint=eval_fingerprint([]))

@@ -53,6 +53,7 @@ from confboost.training.fit_state import (
     Split,
     TrainingInputs,
     eval_fingerprint,
+    eval_pairs,
 )
 from confboost.training.holdout import (
     MIN_HELD_OUT,
@@ -176,7 +177,7 @@ class Fit:
         self._check_same_params(state)
         inputs = self.read_inputs(X, y, sample_weight)
         self._check_same_data(state, inputs)
-        if eval_fingerprint(_eval_pairs(eval_set, eval_names)) != state.eval_fingerprint:
+        if eval_fingerprint(eval_pairs(eval_set, eval_names)) != state.eval_fingerprint:
             raise ValueError("warm_start continues the previous fit, scored on its eval_set; "
                              "this fit's eval_set (or eval_names) differs: pass the same "
                              "pairs again (set warm_start=False to start afresh)")
@@ -214,7 +215,7 @@ class Fit:
     # -- stage 2 ------------------------------------------------------------------------
     def hold_out(self, inputs, eval_set=None, eval_names=None):
         """Which rows train and which are scored: a ``Split``."""
-        pairs = _eval_pairs(eval_set, eval_names)
+        pairs = eval_pairs(eval_set, eval_names)
         given = eval_fingerprint(pairs)
         # which rows are held out is seeded by random_state, 0 when None: two fits of the
         # same data give the same model and the same probabilities (and a checkpoint
@@ -601,26 +602,3 @@ def _scores_with_initial(record):
     if record is None:
         return np.empty(0, dtype=np.float64)
     return np.asarray([record.initial, *record.values], dtype=np.float64)
-
-
-def _eval_pairs(eval_set, eval_names):
-    """``eval_set`` as a list of (name, (X, y)): a list of pairs, or one pair alone;
-    ``eval_names`` name them (LightGBM's "valid_0", "valid_1", ... by default)."""
-    if eval_set is None:
-        if eval_names is not None:
-            raise ValueError("eval_names names the eval_set pairs; no eval_set was given")
-        return []
-    if (isinstance(eval_set, tuple) and len(eval_set) == 2
-            and not isinstance(eval_set[0], (tuple, list))):
-        eval_set = [eval_set]  # one pair alone
-    pairs = list(eval_set)
-    if not pairs or any(not isinstance(p, (tuple, list)) or len(p) != 2 for p in pairs):
-        raise ValueError("eval_set must be a list of (X_val, y_val) pairs")
-    names = ([f"valid_{i}" for i in range(len(pairs))] if eval_names is None
-             else [eval_names] if isinstance(eval_names, str) else list(eval_names))
-    if len(names) != len(pairs) or len(set(names)) != len(names):
-        raise ValueError(f"eval_names must name each of the {len(pairs)} eval_set pairs "
-                         f"once; got {names!r}")
-    if "training" in names:
-        raise ValueError("eval_names: 'training' names the training score")
-    return list(zip(names, pairs, strict=True))
