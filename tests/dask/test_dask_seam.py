@@ -15,7 +15,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 pytest.importorskip("distributed")
-from confboost.dask.dask_classifier import ClusterCover  # noqa: E402
+from confboost.dask.cluster_fit import ClusterCover  # noqa: E402
 from confboost.dask.shards import ClusterReducer, Shard, _add  # noqa: E402
 from confboost.data.columns import FrameEncoder  # noqa: E402
 from confboost.engine.boosting import BoostingRun  # noqa: E402

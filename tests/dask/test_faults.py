@@ -122,9 +122,6 @@ def test_a_worker_without_partitions_grows_the_local_model(kind, params):
     _assert_same_model(mine, theirs, 1e-9)
 
 
-@pytest.mark.xfail(strict=True, raises=(TypeError, ValueError),
-                   reason="DaskBoostClassifier takes no eval_set and refuses "
-                          "early_stopping=True yet")
 def test_early_stopping_on_an_eval_set_stops_where_the_local_fit_does():
     """Early stopping on a held-out Dask collection stops at the local fit's round, with its
     model (LightGBM-Dask users report it ignored)."""

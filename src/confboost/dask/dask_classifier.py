@@ -1,35 +1,26 @@
-"""Distributed training on Dask: the engine's own learners and schemes over the shards.
+"""Distributed training on Dask: the local fit, with the training rows on the workers.
 
-A thin layer in the shape of LightGBM's ``dask.py``: it never re-implements the algorithm.
-The partitions of the training data that a worker holds become one *shard* on it
-(``shards.py``): their rows binned with the common bins and coded with the common
-vocabularies (a ``Dataset``) and the local scheme over those rows, its weights normalised
-by the whole training set's total, so that every shard's D, training loss and Z_t are its
-share of the whole set's. The boosting loop is ``boosting.run_boosting`` itself, on the
-client, with the local learner (``learners.make_learner``) and the local scheme
-(``MHScheme``, ``MOScheme``, ``MRScheme``) given a Dataset and a scheme of no rows (the bins,
-vocabularies and label count) and the shards' reducer (``shards.ClusterReducer``, the
-``engine/reduction.py`` seam): every sum they take over examples (the W+/W- histograms,
-the categorical value masses, Z_t and the loss shares, MR's pair masses) is each shard's, added by a
-reduction tree of pairwise additions on the workers. Only sums travel. The training
-cover of every round comes from the shards in one round trip after the last round
-(``ClusterCover``).
+A thin layer in the shape of LightGBM's ``dask.py``: it never re-implements the algorithm
+or fitting's rules. ``fit`` is ``BoostClassifier``'s: one ``training.fit_runs.Fit`` (here
+``cluster_fit.ClusterFit``, which changes only where the rows are), so ``eval_set`` and early
+stopping, the evaluation history, ``class_weight``, ``warm_start`` and calibration follow
+the local rules. The partitions of the training data that a worker holds become one
+*shard* on it (``shards.py``): their rows binned with the common bins and coded with the
+common vocabularies (a ``Dataset``) and the local scheme over those rows, its weights
+normalised by the whole training set's total, so that every shard's D, training loss and
+Z_t are its share of the whole set's. The boosting loop runs on the client with the local
+learner and scheme given a Dataset and a scheme of no rows (the bins, vocabularies and
+label count) and the shards' reducer (``shards.ClusterReducer``, the
+``engine/reduction.py`` seam): every sum they take over examples is each shard's, added by
+a reduction tree of pairwise additions on the workers. Only sums travel.
 
-Bins come from a sample of at most ``BinMapper``'s 200,000 rows drawn from every partition
-in proportion to its size, and fitted on a worker: the client receives the thresholds, never
-rows. On data of at most that many rows the sample is the data, so the bins, and hence the
-hypotheses, are those of ``BoostClassifier`` on the gathered data (equal to rounding: the
-partitions' sums are added in another order). A categorical column's vocabulary is the
-union of the partitions' distinct values (``partitions.table_columns``), sorted, as the
-local encoder's.
-
-Supported: binary data, AdaBoost.MH (multiclass and multi-label) and AdaBoost.MO (each
-shard's ``MOScheme``: MH on its code-relabelled signs, its share of the decoded training
-error; the code from ``schemes.mo.build_code`` on the client), AdaBoost.MR on
-single-label data (each shard's ``MRScheme``, the pair masses of α summed, v normalised by
-the whole set's Z_t), stumps and products (the local learners over the reducer), trees and
-Hamming trees (``sharded_trees.py``: the local grower over the shards), numeric and
-categorical columns.
+Bins come from a sample of at most ``bin_rows`` (200,000, ``BinMapper``'s own subsample
+size) rows drawn from every partition in proportion to its size, and fitted on a worker:
+the client receives the thresholds, never rows. On data of at most that many rows the
+sample is the data, so the bins, and hence the hypotheses, are those of ``BoostClassifier``
+on the gathered data (equal to rounding: the partitions' sums are added in another order).
+A categorical column's vocabulary is the union of the partitions' distinct values
+(``partitions.table_columns``), sorted, as the local encoder's.
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
@@ -37,13 +28,12 @@ the input partitions and the rounds replayed, and after ``max_retries`` failures
 that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
 
 The input side (aligned partitions, their summaries, the bins' sample, a table's column
-kinds and vocabularies) is ``partitions.py``; the shards and their reducer ``shards.py``;
-trees ``sharded_trees.py``.
+kinds and vocabularies) is ``partitions.py``; the fit over the shards ``cluster_fit.py``;
+the shards and their reducer ``shards.py``; trees ``sharded_trees.py``.
 
 Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 """
 
-import copy
 from numbers import Integral, Real
 
 import dask.array as da
@@ -51,95 +41,15 @@ import numpy as np
 from dask import delayed
 from distributed import default_client
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import type_of_target
 
-from confboost.dask.partitions import (
-    BIN_SAMPLE,
-    bin_sample,
-    fit_bins,
-    is_dask_frame,
-    is_table,
-    partition_summary,
-    partitions,
-    table_columns,
-)
-from confboost.dask.sharded_trees import ShardedHammingTreeLearner, ShardedTreeLearner
-from confboost.dask.shards import ClusterReducer, Shards, build_shards
-from confboost.data.dataset import CategoricalColumn, Dataset
-from confboost.engine.boosting import ProgressPrinter, run_boosting
-from confboost.engine.callbacks import TrainingCallback
-from confboost.engine.confidence import smoothing_from_totals
-from confboost.engine.learners import choose_learner, make_learner
-from confboost.engine.model import BoostedModel
-from confboost.engine.schemes import BINARY_CODE
-from confboost.engine.schemes.codes import min_distance
-from confboost.engine.schemes.mh import MHScheme
-from confboost.engine.schemes.mo import MOScheme, build_code
-from confboost.engine.schemes.mr import MRScheme, pair_smoothing
+from confboost.dask.cluster_fit import ClusterFit
+from confboost.dask.partitions import BIN_SAMPLE, is_dask_collection, is_dask_frame
 from confboost.estimators.classifier import BoostClassifier
-from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
-from confboost.training.fit_runs import is_fitted_attribute
-from confboost.training.fit_state import FitResult
-from confboost.training.params import tree_defaults
 
 __all__ = ["DaskBoostClassifier"]
 
-
-#: The tree learners over shards, by ``weak_learner``.
-SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
-
-
-class RoundCount(TrainingCallback):
-    """Keeps ``Shards.rounds_done``, so that a failure of the cluster names its round.
-
-    Parameters
-    ----------
-    shards : Shards
-    """
-
-    def __init__(self, shards):
-        self.shards = shards
-
-    def after_iteration(self, env):
-        self.shards.rounds_done = env.round_index + 1
-        return False
-
-
-class ClusterCover(TrainingCallback):
-    """The training cover of every round's hypothesis (``explain.record_cover``'s, a
-    product's sign patterns included), from the shards in one round trip after the last
-    round: the blocks of a round are kept on the shards (``OnShards``) and the sample
-    weights never change.
-
-    Parameters
-    ----------
-    reducer : ClusterReducer
-    """
-
-    def __init__(self, reducer):
-        self.reducer = reducer
-        self.fits = []
-
-    def after_iteration(self, env):
-        self.fits.append(env.record["fit"])
-        return False
-
-    def after_training(self, env):
-        if self.fits:
-            fits = self.fits
-            covers = self.reducer.covers(
-                [fit.train_blocks for fit in fits],
-                [fit.hypothesis.values.shape[0] for fit in fits],
-                [fit.train_patterns for fit in fits],
-                [0 if fit.train_patterns is None else 1 << len(fit.hypothesis.test_columns())
-                 for fit in fits])
-            for fit, (cover, pattern_masses) in zip(fits, covers, strict=True):
-                fit.hypothesis.cover = cover
-                if fit.train_patterns is not None:  # a product's (as ``record_cover``)
-                    seen = np.flatnonzero(pattern_masses > 0)
-                    fit.hypothesis.pattern_cover = (seen.astype(np.int64),
-                                                    pattern_masses[seen])
-        self.fits = []
+#: The parameters of the cluster fit that ``BoostClassifier`` does not have.
+DASK_PARAMETERS = ("client", "timeout", "max_retries", "bin_rows")
 
 
 class DaskBoostClassifier(BoostClassifier):
@@ -163,22 +73,40 @@ class DaskBoostClassifier(BoostClassifier):
         ``learning_rate``'s "auto" (``max_leaves_``, ``learning_rate_``: trees of 32 leaves
         at 0.5 on more than 10,000 rows of at most 2,000 features × labels).
 
-    The bins come from a sample of at most 200,000 rows drawn from the partitions (see the
-    module docstring): on larger data they differ from ``BoostClassifier``'s, which draws
-    its own sample, so the models agree exactly only up to that size.
+    bin_rows : int or None, default=200000
+        Rows drawn from the partitions (in proportion to their sizes) to find the bins, on
+        one worker. None: every row of positive weight, the exact quantiles of the whole
+        set (that worker then holds all of X once).
 
-    Supported: binary data, ``scheme="mh"`` (multiclass, multi-label), ``"mo"`` and
-    ``"mr"`` (single-label data), ``weak_learner="stump"``, ``"tree"``, ``"hamming_tree"``,
-    ``"product"`` and ``"auto"``, numeric and categorical columns (a dask array, or a dask
-    DataFrame; column kinds as ``BoostClassifier``'s, ``feature_types`` included; text columns are
-    refused), ``trim=0``; no ``eval_set``, ``early_stopping=True``, ``warm_start`` or
-    ``class_weight`` yet. Anything else is
-    refused at ``fit`` with a ValueError naming it. ``predict_proba`` is the uncalibrated
-    σ(2 f) (the temperature of ``calibration.py`` needs held-out runs, not on the cluster
-    yet): ``calibration`` is not applied.
+    The same model as ``BoostClassifier`` on the gathered data (f to rounding: sums are
+    added over the shards in another order) on data of at most ``bin_rows`` rows; on larger
+    data the bins come from another sample than ``BoostClassifier``'s own (it draws 200,000
+    rows itself), so the thresholds, and the models, differ a little.
+
+    Everything ``BoostClassifier.fit`` takes is supported, with these exceptions, each
+    refused at ``fit`` with a ValueError that says why:
+
+    - a ``Checkpoint`` callback (the run's weights and scores stay on the workers; a lost
+      worker is recovered by the fit itself);
+    - ``trim`` > 0, text columns and ``scheme="mr"`` on multi-label data (their statistics
+      are not taken over the shards yet).
+
+    ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
+    scored there every round, as are, under early stopping, the at most 10,000 training
+    rows of the training score and, without an ``eval_set``, the ``validation_fraction``
+    of the training rows held out (chosen by the local rule; the main run then trains, and
+    is binned, on the other rows). Calibration (``calibration="temperature"``, the default) is
+    the local one: on the first ``eval_set`` pair, or, without one, on the short runs of the
+    rows the local fit holds out (one ``validation_fraction`` above 2,500 rows, else three
+    cross-fitted folds), each run on shards of its own with the main run's bins. For that
+    the labels (one value a row) come to the client, to choose the held-out rows as the
+    local fit does, and the held-out rows themselves, to be scored there.
+    ``warm_start=True`` keeps the fit's shards on the cluster until the next fit continues
+    them.
+
     ``predict``, ``predict_proba`` and ``decision_function`` of a dask collection return a
-    dask array computed partition by partition (of a NumPy array, a NumPy array);
-    ``to_local()`` is the plain ``BoostClassifier``.
+    dask array computed partition by partition (of in-memory data, ``BoostClassifier``'s
+    answer); ``to_local()`` is the plain ``BoostClassifier``.
     """
 
     _parameter_constraints = {
@@ -186,202 +114,56 @@ class DaskBoostClassifier(BoostClassifier):
         "client": "no_validation",
         "timeout": [Interval(Real, 0, None, closed="neither")],
         "max_retries": [Interval(Integral, 0, None, closed="left")],
+        "bin_rows": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, n_estimators=100, *, client=None, timeout=600.0, max_retries=2,
-                 weak_learner="stump", **params):
+                 bin_rows=BIN_SAMPLE, weak_learner="stump", **params):
         super().__init__(n_estimators, weak_learner=weak_learner, **params)
         self.client = client
         self.timeout = timeout
         self.max_retries = max_retries
+        self.bin_rows = bin_rows
 
     @classmethod
     def _get_param_names(cls):
         return sorted(set(BoostClassifier._get_param_names())
-                      | {"client", "timeout", "max_retries"})
+                      | set(DASK_PARAMETERS))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
 
-    def fit(self, X, y, sample_weight=None, callbacks=None):
-        """Boost on dask collections (X: n_samples × n_features; y: labels or indicator rows).
+    def fit(self, X, y, sample_weight=None, callbacks=None, eval_set=None, eval_names=None):
+        """Boost on dask collections (X: n_samples × n_features; y: labels or indicator
+        rows; sample_weight: a dask array), as ``BoostClassifier.fit``.
 
-        The rows stay on the workers (see the module docstring); the fit is all or nothing as
-        ``BoostClassifier.fit``'s.
+        The training rows stay on the workers (see the module docstring). ``eval_set``'s
+        pairs may be dask collections or in-memory data; they are gathered to the client and
+        scored there every round. The fit is all or nothing, as ``BoostClassifier.fit``'s.
         """
-        return super().fit(X, y, sample_weight, callbacks)
+        return super().fit(X, y, sample_weight, callbacks, eval_set, eval_names)
 
-    def _fit(self, X, y, sample_weight, callbacks, eval_set=None, eval_names=None):
-        """The fit's attributes, set on a blank copy that ``fit`` adopts in one store."""
-        shadow = copy.copy(self)
-        shadow.__dict__ = {key: value for key, value in self.__dict__.items()
-                           if not is_fitted_attribute(key)}
-        shadow._fit_on_cluster(X, y, sample_weight, callbacks, eval_set)
-        return FitResult({key: value for key, value in shadow.__dict__.items()
-                          if is_fitted_attribute(key)}, None)
-
-    def _fit_on_cluster(self, X, y, sample_weight, callbacks, eval_set):
-        mode = self._validate_params_once()
-        self._check_supported()
-        if eval_set is not None:
-            raise ValueError("DaskBoostClassifier does not take an eval_set yet; fit "
-                             "BoostClassifier on gathered data for early stopping")
-        client = self.client if self.client is not None else default_client()
-        encoder, vocabularies = (table_columns(client, X, self.feature_types)
-                                 if is_table(X, self.feature_types) else (None, {}))
-        parts, n_features, names = partitions(
-            X, y, sample_weight, None if encoder is None else (encoder, vocabularies))
-        summaries = client.gather(client.compute(
-            [delayed(partition_summary)(*part[:3]) for part in parts]))
-        n_samples = sum(summary[0] for summary in summaries)
-        # "auto" as on one machine: trees on more than 2,500 examples (same model as local)
-        self.weak_learner_ = choose_learner(self.weak_learner, n_samples, self.trim)
-        multilabel = np.ndim(summaries[0][1]) == 0
-        if multilabel:
-            classes = np.arange(summaries[0][1])
-        else:
-            classes = np.unique(np.concatenate([summary[1] for summary in summaries]))
-            if type_of_target(classes) not in ("binary", "multiclass"):
-                raise ValueError(f"y must hold class labels; found {classes[:5].tolist()}")
-            if classes.size < 2:
-                raise ValueError(f"y has only one class ({classes[0]}); a classifier needs "
-                                 "at least two")
-        total_weight = sum(summary[2] for summary in summaries)
-        if not total_weight > 0:
-            raise ValueError("sample_weight sums to zero; at least one example needs weight")
-        k = classes.size if multilabel or classes.size > 2 else 1
-        self.max_leaves_, self.learning_rate_ = tree_defaults(
-            self.max_leaves, self.learning_rate, self.weak_learner_, n_samples, n_features, k)
-        code = self._code(classes, multilabel)
-        if code is not None:
-            k = code.shape[1]
-        mr = self._mr(classes, multilabel)
-        smoothing = (smoothing_from_totals(total_weight, sum(s[3] for s in summaries), k)
-                     if self.smoothing == "auto" else float(self.smoothing))
-        if (mr and self.smoothing == "auto" and self.alpha == "auto"
-                and mode in (REAL, REAL_ABSTAIN)):  # as fitting.py: MR's pair ε
-            smoothing = pair_smoothing(smoothing)
-        mapper = client.compute(delayed(fit_bins)(self.max_bins, *[
-            delayed(bin_sample)(part[0], part[2],
-                                int(np.ceil(BIN_SAMPLE * summary[0] / n_samples)), index)
-            for index, (part, summary) in enumerate(zip(parts, summaries, strict=True))]))
-        mapper = mapper.result(timeout=self.timeout)
-        # the Dataset's columns without its rows (each shard holds its rows')
-        header = Dataset(
-            codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),
-            n_bins=mapper.n_bins_, bin_mapper=mapper,
-            numeric_columns=np.asarray(np.arange(n_features) if encoder is None else
-                                       encoder.numeric_columns, dtype=np.intp),
-            categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
-                         for position, values in sorted(vocabularies.items())],
-            n_samples=n_samples, n_columns=n_features)
-
-        def build():
-            return build_shards(client, parts, self.timeout, header, classes, multilabel,
-                                self.init, total_weight, code, self.decoding, mr)
-
-        shards = Shards(client, build, float(self.timeout), int(self.max_retries))
-        reducer = ClusterReducer(shards)
-        try:
-            # the scheme and the learner of one machine, over no rows: the shards hold them
-            no_rows = np.empty(0)
-            if mr:
-                scheme = MRScheme(np.empty((0, k), dtype=np.int8), no_rows,
-                                  total_weight=total_weight, reducer=reducer)
-            elif code is not None and code.shape[1] > 1:
-                scheme = MOScheme(np.empty(0, dtype=np.intp), code, self.decoding, no_rows,
-                                  total_weight, reducer)
-            else:
-                scheme = MHScheme(np.empty((0, k), dtype=np.int8), no_rows,
-                                  not multilabel and classes.size > 2, self.init,
-                                  total_weight, reducer)
-            learner = (SHARDED_TREES[self.weak_learner_](mode, smoothing, shards, k,
-                                                        **self._tree_params(self.max_leaves_))
-                       if self.weak_learner_ in SHARDED_TREES else
-                       make_learner(self.weak_learner_, header, mode, smoothing,
-                                    n_terms=int(self.product_terms), reducer=reducer))
-            callbacks = [*(callbacks or ()), ClusterCover(reducer), RoundCount(shards)]
-            if self.verbose:
-                callbacks.insert(0, ProgressPrinter(self.n_estimators, self.verbose))
-            hypotheses, alphas, history = run_boosting(
-                header, scheme, learner, self.n_estimators, self.alpha, mode, smoothing,
-                callbacks, self.learning_rate_)
-        finally:
-            if shards.futures is not None:
-                client.cancel(shards.futures)
-        self.classes_ = classes
-        self._multilabel = multilabel
-        for fitted in ("code_", "code_distance_"):
-            self.__dict__.pop(fitted, None)
-        if code is not None:
-            self.code_, self.code_distance_ = code, min_distance(code)
-        self.n_features_in_ = n_features
-        if encoder is not None:
-            self.encoder_ = encoder
-            self.feature_kinds_ = np.asarray(encoder.kinds, dtype=object)
-        else:
-            self.feature_kinds_ = np.full(n_features, "continuous", dtype=object)
-        if names is not None and all(isinstance(name, str) for name in names):
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.smoothing_ = smoothing
-        self.model_ = BoostedModel(hypotheses, alphas, k)
-        self.history_ = history
-        self.n_estimators_ = len(hypotheses)
-        # no held-out runs on the cluster yet: the uncalibrated link (calibration.py)
-        self.calibrator_ = None
-        self.best_iteration_ = None
-
-    def _mr(self, classes, multilabel):
-        """Whether the shards run AdaBoost.MR (``scheme="mr"`` on single-label data of more
-        than two classes; binary data is the MH path, as ``schemes.build_scheme``'s)."""
-        if self.scheme != "mr":
-            return False
-        if multilabel:
-            raise ValueError("DaskBoostClassifier trains scheme='mr' (AdaBoost.MR) on "
-                             "single-label data only: on multi-label data MR's prediction "
-                             "cut is learned from a sort of every training score, not yet "
-                             "on the cluster; use scheme='mh', or BoostClassifier on "
-                             "gathered data")
-        return classes.size > 2
-
-    def _code(self, classes, multilabel):
-        """AdaBoost.MO's code matrix as ``schemes.build_scheme`` makes it (the same
-        ``random_state``, the same code); None under MH."""
-        if self.scheme != "mo":
-            return None
-        if multilabel:
-            raise ValueError("scheme='mo' (AdaBoost.MO) is for single-label data; use "
-                             "scheme='mh' for a multi-label (2-D indicator) y")
-        if classes.size == 2:
-            return BINARY_CODE
-        return build_code(self.code, classes.size, self.code_length, self.random_state)
-
-    def _check_supported(self):
-        unsupported = [(self.trim != 0, f"trim={self.trim!r}"),
-                       (self.early_stopping is True, "early_stopping=True"),
-                       (self.warm_start, "warm_start=True"),
-                       (self.class_weight is not None, f"class_weight={self.class_weight!r}")]
-        named = [text for bad, text in unsupported if bad]
-        if named:
-            raise ValueError(f"DaskBoostClassifier does not support {', '.join(named)} yet: "
-                             "it trains every weak_learner with scheme='mh' (binary, "
-                             "multiclass and multi-label data), 'mo' or 'mr' (single-label "
-                             "data) and trim=0; train the others with BoostClassifier on "
-                             "gathered data")
+    def _new_fit(self, mode):
+        """The local ``Fit`` with the training rows on the cluster (``ClusterFit``)."""
+        return ClusterFit(self, mode, self.client if self.client is not None
+                          else default_client())
 
     def to_local(self):
         """The fitted model as a plain ``BoostClassifier`` (same parameters and model)."""
         local = BoostClassifier(**{key: value for key, value in self.get_params().items()
-                                   if key not in ("client", "timeout", "max_retries")})
+                                   if key not in DASK_PARAMETERS})
         for key, value in self.__dict__.items():
             if key.endswith("_") or key == "_multilabel":
                 setattr(local, key, value)
         return local
 
     def _map(self, X, method, n_outputs, dtype=np.float64):
-        """``method`` of the local model on every partition of a dask collection."""
+        """``method`` of the local model on every partition of a dask collection
+        (in-memory X: ``BoostClassifier``'s own, which a fit's scoring views answer)."""
+        if not is_dask_collection(X):
+            return getattr(BoostClassifier, method)(self, X)
         local = self.to_local()
         if is_dask_frame(X) and hasattr(self, "encoder_"):
             # the local model reads each pandas partition through its encoder
@@ -392,8 +174,6 @@ class DaskBoostClassifier(BoostClassifier):
                 for part, n in zip(X.to_delayed(), lengths, strict=True)])
         if is_dask_frame(X):
             X = X.to_dask_array(lengths=True)
-        if not isinstance(X, da.Array):
-            return getattr(local, method)(X)
         X = X.rechunk({1: -1})
         if n_outputs is None:
             return X.map_blocks(getattr(local, method), drop_axis=1, dtype=dtype)
@@ -401,6 +181,8 @@ class DaskBoostClassifier(BoostClassifier):
                             dtype=dtype)
 
     def decision_function(self, X):
+        if not is_dask_collection(X):
+            return super().decision_function(X)
         k = self.model_.n_labels
         return self._map(X, "decision_function", None if k == 1 else k)
 

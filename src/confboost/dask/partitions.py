@@ -44,16 +44,71 @@ def is_dask_frame(X, kinds=("DataFrame",)):
 
 
 def partition_summary(X, y, sample_weight):
-    """Rows, label values (or label count), Σ w, #{w > 0} of one partition; ValueError on
-    values ``BoostClassifier.fit`` refuses (infinite X, bad weights, a non-0/1 indicator)."""
+    """Rows, label values (or label count), Σ w, #{w > 0} and each label value's count
+    (None for an indicator y) of one partition; ValueError on values
+    ``BoostClassifier.fit`` refuses (infinite X, bad weights, a non-0/1 indicator)."""
     if np.isinf(X).any():
         raise ValueError("X holds infinite values (NaN is a missing value; inf is refused)")
     if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
         raise ValueError("sample_weight must be finite and non-negative")
     if y.ndim == 2 and not np.isin(y, (0, 1)).all():
         raise ValueError("a 2-D y is a multi-label indicator matrix and must hold only 0 and 1")
-    labels = y.shape[1] if y.ndim == 2 else np.unique(y)
-    return X.shape[0], labels, float(np.sum(sample_weight)), int(np.count_nonzero(sample_weight))
+    labels, counts = (y.shape[1], None) if y.ndim == 2 else np.unique(y, return_counts=True)
+    return (X.shape[0], labels, *partition_totals(sample_weight), counts)
+
+
+def partition_totals(sample_weight):
+    """Σ w and #{w > 0} of one partition's weights."""
+    return float(np.sum(sample_weight)), int(np.count_nonzero(sample_weight))
+
+
+def weighted_by_class(sample_weight, y, classes, factors):
+    """One partition's sample weights times each example's class factor (``class_weight``,
+    as ``targets.starting_weights`` multiplies them)."""
+    return sample_weight * factors[np.searchsorted(classes, y)]
+
+
+def is_dask_collection(value):
+    """Whether ``value`` is a dask array, DataFrame or Series."""
+    return isinstance(value, da.Array) or is_dask_frame(value, ("DataFrame", "Series"))
+
+
+def _take(part, rows):
+    """Rows ``rows`` of one partition (a pandas frame by position, or an array)."""
+    return part.iloc[rows] if hasattr(part, "iloc") else np.asarray(part)[rows]
+
+
+def gather_rows(client, sources, labels, weights, part_rows, rows):
+    """Training rows ``rows`` (sorted, whole-set positions) on the client, from the
+    partitions that hold them: (X, y, weights), X a pandas frame when ``sources`` are a
+    dask DataFrame's partitions, else an array.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    sources, labels, weights : list of Delayed
+        Each partition's X, y and weights.
+    part_rows : list of int
+        Each partition's row count.
+    rows : ndarray of int
+    """
+    starts = np.concatenate([[0], np.cumsum(part_rows)])
+    taken = []
+    for index, (start, end) in enumerate(zip(starts[:-1], starts[1:], strict=True)):
+        local = rows[(rows >= start) & (rows < end)] - start
+        if local.size:
+            taken.append([delayed(_take)(part[index], local)
+                          for part in (sources, labels, weights)])
+    pieces = client.gather(client.compute(taken))
+    X = [piece[0] for piece in pieces]
+    if hasattr(X[0], "iloc"):
+        import pandas as pd  # a dask DataFrame's partitions: pandas is there
+
+        X = pd.concat(X)
+    else:
+        X = np.concatenate(X)
+    return (X, np.concatenate([piece[1] for piece in pieces]),
+            np.concatenate([piece[2] for piece in pieces]))
 
 
 def bin_sample(X, sample_weight, n_rows, seed):

@@ -190,12 +190,16 @@ class Booster:
         """The ``FitResult`` of a fit on (X, y): a ``training.fit_runs.Fit`` of this
         estimator, new or continuing the previous one's runs (``warm_start``)."""
         mode = self._validate_params_once()
-        fit = Fit(self, mode)
+        fit = self._new_fit(mode)
         state = self.__dict__.get("_warm")
         if self.warm_start and state is not None:
             return fit.continue_fit(state, X, y, sample_weight, callbacks or (), eval_set,
                                     eval_names)
         return fit.fit(X, y, sample_weight, callbacks or (), eval_set, eval_names)
+
+    def _new_fit(self, mode):
+        """The ``Fit`` of this estimator (the Dask estimator's runs on its cluster)."""
+        return Fit(self, mode)
 
     def _adopt(self, result):
         """Assign a fit's attributes in one store: the parameters and other attributes as

@@ -53,6 +53,7 @@ from confboost.training.fit_state import (
     Split,
     TrainingInputs,
     eval_fingerprint,
+    eval_pairs,
 )
 from confboost.training.holdout import (
     MIN_HELD_OUT,
@@ -177,7 +178,7 @@ class Fit:
         self._check_same_params(state)
         inputs = self.read_inputs(X, y, sample_weight)
         self._check_same_data(state, inputs)
-        if eval_fingerprint(_eval_pairs(eval_set, eval_names)) != state.eval_fingerprint:
+        if eval_fingerprint(eval_pairs(eval_set, eval_names)) != state.eval_fingerprint:
             raise ValueError("warm_start continues the previous fit, scored on its eval_set; "
                              "this fit's eval_set (or eval_names) differs: pass the same "
                              "pairs again (set warm_start=False to start afresh)")
@@ -215,7 +216,7 @@ class Fit:
     # -- stage 2 ------------------------------------------------------------------------
     def hold_out(self, inputs, eval_set=None, eval_names=None):
         """Which rows train and which are scored: a ``Split``."""
-        pairs = _eval_pairs(eval_set, eval_names)
+        pairs = eval_pairs(eval_set, eval_names)
         given = eval_fingerprint(pairs)
         # which rows are held out is seeded by random_state, 0 when None: two fits of the
         # same data give the same model and the same probabilities (and a checkpoint
@@ -285,10 +286,11 @@ class Fit:
             training = self._record(inputs, main, self._training_set(inputs, split), False)
             main.callbacks.append(training)
         folds = []
-        if len(split.folds) > 1:  # cross-fitted: the held-out rows are all the training rows
+        if len(split.folds) > 1 and self._scores_at_hand:
+            # cross-fitted: the held-out rows are all the training rows
             main.callbacks.append(ScoresAt())
         for rows, eval_set in split.folds:  # short runs on the main run's bins
-            fold = self._part(inputs, rows, dataset_rows(main.run.dataset, rows))
+            fold = self._part(inputs, rows, self._fold_dataset(main, rows))
             fold.callbacks, fold.eval_set = [], eval_set  # only their held-out f is read
             folds.append(fold)
         return FitState(self.params.as_dict(), inputs.fingerprint(), split.eval_fingerprint,
@@ -308,14 +310,12 @@ class Fit:
     def _part(self, inputs, rows, dataset=None):
         """A ``RunPart`` training on ``rows`` (None: all), on ``dataset`` when it is given
         (those rows already binned), otherwise on the rows binned here."""
-        signs, encoded, weight = inputs.signs, inputs.encoded, inputs.sample_weight
-        if rows is not None:
-            signs, weight = signs[rows], weight[rows]
-            encoded = None if encoded is None else encoded[rows]
-        scheme = self._scheme(signs, encoded, inputs.multilabel, weight)
+        signs, encoded, weight = self._rows_of(inputs, rows)
+        scheme = self._scheme(signs, encoded, inputs.multilabel, weight,
+                              **self._scheme_place(inputs, rows))
         k = scheme.labels.n_labels
-        smoothing = (default_smoothing(weight, k) if self.params.smoothing == "auto"
-                     else float(self.params.smoothing))
+        smoothing = (self._default_smoothing(inputs, rows, weight, k)
+                     if self.params.smoothing == "auto" else float(self.params.smoothing))
         if (self.params.smoothing == "auto" and scheme.name == "mr" and self.params.alpha == "auto"
                 and self.params.trim == 0 and self.mode in (REAL, REAL_ABSTAIN)):
             smoothing = pair_smoothing(smoothing)
@@ -324,25 +324,65 @@ class Fit:
         alpha_method = ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
                         and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
         if dataset is None:
-            dataset = inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
-                                             self.params.random_state, weight)
-        learner = make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
-                               trim=float(self.params.trim), n_terms=int(self.params.product_terms),
-                               **self.probe._tree_params(self.known["max_leaves_"]))
+            dataset = self._dataset(inputs, rows, weight, scheme)
+        learner = self._learner(dataset, smoothing, k)
         params = {key: value for key, value in self.params.as_dict().items()
                   if key not in RUN_FREE}
         run = BoostingRun(dataset, scheme, learner, alpha_method, self.mode, smoothing,
                           self.known["learning_rate_"], identity=(weight, params))
-        return RunPart(run, [CoverRecord(weight)])
+        return RunPart(run, self._run_callbacks(weight))
 
-    def _scheme(self, signs, encoded, multilabel, weight):
+    # -- where the training rows are: one machine here (``confboost.dask`` overrides) ---
+    #: Whether a run's f on its training rows is at hand (``scheme.scores``, ``ScoresAt``).
+    _scores_at_hand = True
+
+    def _rows_of(self, inputs, rows):
+        """The label signs, class indices and starting weights of the run on ``rows``
+        (None: all)."""
+        signs, encoded, weight = inputs.signs, inputs.encoded, inputs.sample_weight
+        if rows is not None:
+            signs, weight = signs[rows], weight[rows]
+            encoded = None if encoded is None else encoded[rows]
+        return signs, encoded, weight
+
+    def _scheme_place(self, inputs, rows):
+        """The scheme's ``total_weight`` and ``reducer`` (``build_scheme``): none here,
+        its own rows' total and the identity."""
+        return {}
+
+    def _default_smoothing(self, inputs, rows, weight, k):
+        """ε of ``smoothing="auto"`` from the run's starting weights."""
+        return default_smoothing(weight, k)
+
+    def _fold_dataset(self, main, rows):
+        """A calibration run's Dataset: ``rows`` of the main run's, on its bins."""
+        return dataset_rows(main.run.dataset, rows)
+
+    def _dataset(self, inputs, rows, weight, scheme):
+        """The run's ``Dataset``: ``rows`` of X (None: all), binned here."""
+        return inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
+                                      self.params.random_state, weight)
+
+    def _learner(self, dataset, smoothing, k):
+        """The run's weak learner (``learners.make_learner``) on ``dataset``."""
+        return make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
+                            trim=float(self.params.trim), n_terms=int(self.params.product_terms),
+                            **self.probe._tree_params(self.known["max_leaves_"]))
+
+    def _run_callbacks(self, weight):
+        """The run's own callbacks: the training cover of each round."""
+        return [CoverRecord(weight)]
+
+    def _scheme(self, signs, encoded, multilabel, weight, **place):
         """The scheme's training state on these examples (``schemes.build_scheme``); every
-        run of a fit shares the first run's MO code."""
+        run of a fit shares the first run's MO code. ``place``: where the rows are
+        (``_scheme_place``)."""
         code, p = self.known.get("code_"), self.params
         scheme, built = build_scheme(p.scheme, signs, encoded, multilabel, weight,
                                      init=p.init, code=p.code if code is None else code,
                                      code_length=p.code_length if code is None else None,
-                                     decoding=p.decoding, random_state=p.random_state)
+                                     decoding=p.decoding, random_state=p.random_state,
+                                     **place)
         if built is not None and code is None:
             self.known["code_"], self.known["code_distance_"] = built, min_distance(built)
         return scheme
@@ -566,26 +606,3 @@ def _scores_with_initial(record):
     if record is None:
         return np.empty(0, dtype=np.float64)
     return np.asarray([record.initial, *record.values], dtype=np.float64)
-
-
-def _eval_pairs(eval_set, eval_names):
-    """``eval_set`` as a list of (name, (X, y)): a list of pairs, or one pair alone;
-    ``eval_names`` name them (LightGBM's "valid_0", "valid_1", ... by default)."""
-    if eval_set is None:
-        if eval_names is not None:
-            raise ValueError("eval_names names the eval_set pairs; no eval_set was given")
-        return []
-    if (isinstance(eval_set, tuple) and len(eval_set) == 2
-            and not isinstance(eval_set[0], (tuple, list))):
-        eval_set = [eval_set]  # one pair alone
-    pairs = list(eval_set)
-    if not pairs or any(not isinstance(p, (tuple, list)) or len(p) != 2 for p in pairs):
-        raise ValueError("eval_set must be a list of (X_val, y_val) pairs")
-    names = ([f"valid_{i}" for i in range(len(pairs))] if eval_names is None
-             else [eval_names] if isinstance(eval_names, str) else list(eval_names))
-    if len(names) != len(pairs) or len(set(names)) != len(names):
-        raise ValueError(f"eval_names must name each of the {len(pairs)} eval_set pairs "
-                         f"once; got {names!r}")
-    if "training" in names:
-        raise ValueError("eval_names: 'training' names the training score")
-    return list(zip(names, pairs, strict=True))

@@ -3,7 +3,8 @@
 ``FitParams`` (the checked parameters), ``TrainingInputs`` (the data read once), ``Split``
 (which rows train and which are scored), ``RunPart`` (a run and what follows it),
 ``FitState`` (everything built, which a warm start continues) and ``FitResult`` (every
-fitted attribute, which the estimator assigns in one store). Plain dataclasses: a stage
+fitted attribute, which the estimator assigns in one store), and how ``eval_set`` is read
+(``eval_pairs``, ``eval_fingerprint``). Plain dataclasses: a stage
 can be run, and tested, on hand-made input of the stage before it.
 """
 
@@ -139,6 +140,29 @@ def eval_fingerprint(named_pairs):
     for name, (X, y) in named_pairs:
         parts += [name, *data_parts(X), *data_parts(y)]
     return run_fingerprint(*parts)
+
+
+def eval_pairs(eval_set, eval_names):
+    """``eval_set`` as a list of (name, (X, y)): a list of pairs, or one pair alone;
+    ``eval_names`` name them (LightGBM's "valid_0", "valid_1", ... by default)."""
+    if eval_set is None:
+        if eval_names is not None:
+            raise ValueError("eval_names names the eval_set pairs; no eval_set was given")
+        return []
+    if (isinstance(eval_set, tuple) and len(eval_set) == 2
+            and not isinstance(eval_set[0], (tuple, list))):
+        eval_set = [eval_set]  # one pair alone
+    pairs = list(eval_set)
+    if not pairs or any(not isinstance(p, (tuple, list)) or len(p) != 2 for p in pairs):
+        raise ValueError("eval_set must be a list of (X_val, y_val) pairs")
+    names = ([f"valid_{i}" for i in range(len(pairs))] if eval_names is None
+             else [eval_names] if isinstance(eval_names, str) else list(eval_names))
+    if len(names) != len(pairs) or len(set(names)) != len(names):
+        raise ValueError(f"eval_names must name each of the {len(pairs)} eval_set pairs "
+                         f"once; got {names!r}")
+    if "training" in names:
+        raise ValueError("eval_names: 'training' names the training score")
+    return list(zip(names, pairs, strict=True))
 
 
 @dataclass

@@ -9,6 +9,7 @@ module owns both.
 
 import numpy as np
 
+from confboost.engine.reduction import LOCAL
 from confboost.engine.schemes.mh import MHOutputs, MHScheme
 from confboost.engine.schemes.mo import MOOutputs, MOScheme, build_code
 from confboost.engine.schemes.mr import MROutputs, MRScheme
@@ -20,7 +21,8 @@ BINARY_CODE = np.array([[-1], [1]], dtype=np.int8)
 
 
 def build_scheme(name, signs, encoded, multilabel, sample_weight, *, init="uniform",
-                 code="random", code_length=None, decoding="loss", random_state=None):
+                 code="random", code_length=None, decoding="loss", random_state=None,
+                 total_weight=None, reducer=LOCAL):
     """The training state of scheme ``name``, and its output code (MO only).
 
     Parameters
@@ -34,6 +36,11 @@ def build_scheme(name, signs, encoded, multilabel, sample_weight, *, init="unifo
     sample_weight : ndarray of shape (n_samples,)
     init, code, code_length, decoding, random_state
         The estimator's parameters of those names.
+    total_weight : float, optional
+        Σ w of the whole training set when these rows are one shard of it (the scheme's
+        D and loss are then the shard's shares); default: Σ ``sample_weight``.
+    reducer : Reducer, default=LOCAL
+        Where the scheme's sums are taken (``engine/reduction.py``).
 
     Returns
     -------
@@ -49,12 +56,14 @@ def build_scheme(name, signs, encoded, multilabel, sample_weight, *, init="unifo
                              "example's class is encoded by one codeword; use scheme="
                              "'mh' or 'mr' for a multi-label (2-D indicator) y")
         if binary:
-            return MHScheme(signs, sample_weight, False, init), BINARY_CODE
+            return MHScheme(signs, sample_weight, False, init, total_weight,
+                            reducer), BINARY_CODE
         matrix = build_code(code, signs.shape[1], code_length, random_state)
-        return MOScheme(encoded, matrix, decoding, sample_weight), matrix
+        return MOScheme(encoded, matrix, decoding, sample_weight, total_weight,
+                        reducer), matrix
     if name == "mr" and not binary:
-        return MRScheme(signs, sample_weight, multilabel), None
-    return MHScheme(signs, sample_weight, single_label, init), None
+        return MRScheme(signs, sample_weight, multilabel, total_weight, reducer), None
+    return MHScheme(signs, sample_weight, single_label, init, total_weight, reducer), None
 
 
 def scheme_outputs(name, classes, multilabel, code=None, decoding="loss", thresholds=None):

@@ -1,0 +1,461 @@
+"""The local fit (``training.fit_runs.Fit``) on training rows held by a Dask cluster.
+
+``ClusterFit`` is ``Fit`` with the rows elsewhere: fitting's rules (the scheme and its MO
+code, smoothing, the learner's choice, ``eval_set`` and early stopping, the evaluation
+history, calibration, ``warm_start``'s checks, the fitted attributes) are ``Fit``'s own, and
+only where the training rows are differs:
+
+- ``read_inputs`` reads the collections' summaries, never their rows (``ShardedInputs``:
+  the classes, Σ w and the row count; ``class_weight`` multiplies each partition's weights
+  on its worker, with the factors of the whole set's class counts);
+- the scheme and the learner are the local ones given the run's ``Dataset`` of no rows (the
+  bins and vocabularies) and the shards' reducer (``shards.ClusterReducer``); the shards
+  are built, on the workers, when the run's Dataset is asked for (``_dataset``), once the
+  scheme's MO code is known;
+- held-out rows are gathered: an ``eval_set`` of dask collections, under early stopping
+  the at most ``TRAIN_SCORE_ROWS`` training rows of the training score, and the rows held
+  out for early stopping's validation or for calibration (chosen by the local rule from
+  the labels, gathered for it). They are scored on the client, as on one machine;
+- a run on some of the rows (the main run beside held-out validation rows, a calibration
+  run) trains on shards of its own, of its rows (taken from the partitions on the
+  workers); a calibration run on the main run's bins.
+
+What stays refused says why: ``trim`` (``check_supported``), a ``Checkpoint`` callback
+(``_refuse_checkpoints``), multi-label MR (``read_inputs``) and text columns
+(``partitions.table_columns``).
+"""
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+from dask import delayed
+from dask.base import tokenize
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import type_of_target
+
+from confboost.dask.partitions import (
+    bin_sample,
+    fit_bins,
+    gather_rows,
+    is_dask_collection,
+    is_table,
+    partition_summary,
+    partition_totals,
+    partitions,
+    table_columns,
+    weighted_by_class,
+)
+from confboost.dask.sharded_trees import ShardedHammingTreeLearner, ShardedTreeLearner
+from confboost.dask.shards import ClusterReducer, Shards, build_shards
+from confboost.data.dataset import CategoricalColumn, Dataset
+from confboost.engine.callbacks import TrainingCallback
+from confboost.engine.confidence import smoothing_from_totals
+from confboost.engine.learners import make_learner
+from confboost.training.checkpoint import Checkpoint
+from confboost.training.fit_runs import Fit
+from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint, eval_pairs
+from confboost.training.holdout import encode_eval_labels
+from confboost.training.inputs import ArrayInput, TableInput
+from confboost.training.round_scores import EvalSet
+
+#: The tree learners over shards, by ``weak_learner``.
+SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
+
+
+def check_supported(params):
+    """ValueError naming each parameter the cluster does not train with, and why."""
+    if params.trim != 0:
+        raise ValueError(f"DaskBoostClassifier does not support trim={params.trim!r}: the "
+                         "trimmed stump's statistics are not taken over the shards; use "
+                         "trim=0, or BoostClassifier on gathered data")
+
+
+@dataclass
+class ShardedInputs(TrainingInputs):
+    """``TrainingInputs`` whose rows stay on the workers: the label signs, classes and
+    starting weights of no rows, with the whole set's totals.
+
+    Attributes
+    ----------
+    rows : int
+        Rows of the training data.
+    total_weight : float
+        Σ of the starting weights (sample weights times class weights).
+    n_positive : int
+        #{starting weight > 0}.
+    token : str
+        ``dask.base.tokenize`` of X, y and sample_weight (the same collections, the same
+        token): a warm start's same-data check.
+    parts : list of tuple
+        Aligned delayed partitions (X, y, starting weights, value codes).
+    part_rows : list of int
+    source : object
+        What held-out training rows are taken from: the dask DataFrame of a table, or
+        None (the partitions' X).
+    vocabularies : dict of int to list
+        Each categorical column's values, by table position.
+    """
+
+    rows: int = 0
+    total_weight: float = 0.0
+    n_positive: int = 0
+    token: str = ""
+    client: object = None
+    parts: list = None
+    part_rows: list = None
+    source: object = None
+    vocabularies: dict = None
+
+    @property
+    def n_samples(self):
+        """Rows of the training data."""
+        return self.rows
+
+    @property
+    def work(self):
+        """Example·feature·label cells (the thread rule's measure, on the client)."""
+        return self.rows * self.attributes["n_features_in_"] * self.signs.shape[1]
+
+    def fingerprint(self):
+        """The collections' token (their rows are never hashed on the client)."""
+        return self.token
+
+    def gather(self, rows):
+        """Training rows ``rows`` (sorted) on the client: (X as given, y, starting weights)."""
+        sources = ([part[0] for part in self.parts] if self.source is None
+                   else list(self.source.to_delayed()))
+        return gather_rows(self.client, sources, [part[1] for part in self.parts],
+                           [part[2] for part in self.parts], self.part_rows, rows)
+
+
+@dataclass
+class RunPlace:
+    """Where one run's rows are: its partitions, their totals, its reducer and shards."""
+
+    parts: list
+    part_rows: list
+    total_weight: float
+    n_positive: int
+    reducer: ClusterReducer
+    shards: Shards = None
+
+
+class RoundCount(TrainingCallback):
+    """Keeps ``Shards.rounds_done``, so that a failure of the cluster names its round.
+
+    Parameters
+    ----------
+    shards : Shards
+    """
+
+    def __init__(self, shards):
+        self.shards = shards
+
+    def after_iteration(self, env):
+        self.shards.rounds_done = env.round_index + 1
+        return False
+
+
+class ClusterCover(TrainingCallback):
+    """The training cover of every round's hypothesis (``explain.record_cover``'s, a
+    product's sign patterns included), from the shards in one round trip after the run's
+    rounds: the blocks of a round are kept on the shards (``OnShards``) and the sample
+    weights never change.
+
+    Parameters
+    ----------
+    reducer : ClusterReducer
+    """
+
+    #: As ``fit_runs.CoverRecord``'s.
+    order = -200
+
+    def __init__(self, reducer):
+        self.reducer = reducer
+        self.fits = []
+
+    def after_iteration(self, env):
+        self.fits.append(env.record["fit"])
+        return False
+
+    def after_training(self, env):
+        if self.fits:
+            fits = self.fits
+            covers = self.reducer.covers(
+                [fit.train_blocks for fit in fits],
+                [fit.hypothesis.values.shape[0] for fit in fits],
+                [fit.train_patterns for fit in fits],
+                [0 if fit.train_patterns is None else 1 << len(fit.hypothesis.test_columns())
+                 for fit in fits])
+            for fit, (cover, pattern_masses) in zip(fits, covers, strict=True):
+                fit.hypothesis.cover = cover
+                if fit.train_patterns is not None:  # a product's (as ``record_cover``)
+                    seen = np.flatnonzero(pattern_masses > 0)
+                    fit.hypothesis.pattern_cover = (seen.astype(np.int64),
+                                                    pattern_masses[seen])
+        self.fits = []
+
+
+class ClusterFit(Fit):
+    """``Fit`` on dask collections (see the module docstring).
+
+    Parameters
+    ----------
+    estimator : DaskBoostClassifier
+        Its parameters checked; ``timeout``, ``max_retries`` and ``bin_rows`` are read here.
+    mode : int
+    client : distributed.Client
+    """
+
+    def __init__(self, estimator, mode, client):
+        super().__init__(estimator, mode)
+        check_supported(self.params)
+        self.client = client
+        self.timeout = float(estimator.timeout)
+        self.max_retries = int(estimator.max_retries)
+        self.bin_rows = estimator.bin_rows
+        # the run being built (``_scheme_place`` to ``_run_callbacks``): its partitions,
+        # totals, reducer and shards; every run's shards, to release
+        self.placed = None
+        self.built = []
+        self.header = None  # the main run's Dataset of no rows
+
+    def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
+        _refuse_checkpoints(callbacks)
+        try:
+            result = super().fit(X, y, sample_weight, callbacks, eval_set, eval_names)
+        except BaseException:
+            self.release()
+            raise
+        if not self.params.warm_start:  # a warm start keeps its shards for the next fit
+            self.release()
+        return result
+
+    def continue_fit(self, state, X, y, sample_weight=None, callbacks=(), eval_set=None,
+                     eval_names=None):
+        _refuse_checkpoints(callbacks)
+        return super().continue_fit(state, X, y, sample_weight, callbacks, eval_set,
+                                    eval_names)
+
+    def release(self):
+        """Let the cluster drop this fit's shards (every run's)."""
+        for shards in self.built:
+            if shards.futures is not None:
+                self.client.cancel(shards.futures)
+        self.built = []
+
+    # -- stage 1: summaries of the partitions, never their rows ---------------------------
+    def read_inputs(self, X, y, sample_weight=None):
+        p, client = self.params, self.client
+        table = (table_columns(client, X, p.feature_types) if is_table(X, p.feature_types)
+                 else None)
+        parts, n_features, names = partitions(X, y, sample_weight, table)
+        summaries = client.gather(client.compute(
+            [delayed(partition_summary)(*part[:3]) for part in parts]))
+        multilabel = np.ndim(summaries[0][1]) == 0
+        if multilabel:
+            classes = np.arange(summaries[0][1])
+            if p.scheme == "mr":
+                raise ValueError(
+                    "DaskBoostClassifier trains scheme='mr' (AdaBoost.MR) on single-label "
+                    "data only: on multi-label data MR's prediction cut is learned from a "
+                    "sort of every training score, not on the cluster; use scheme='mh', or "
+                    "BoostClassifier on gathered data")
+        else:
+            classes = np.unique(np.concatenate([summary[1] for summary in summaries]))
+            if type_of_target(classes) not in ("binary", "multiclass"):
+                raise ValueError(f"y must hold class labels; found {classes[:5].tolist()}")
+            if classes.size < 2:
+                raise ValueError(f"y has only one class ({classes[0]}); a classifier needs "
+                                 "at least two")
+        totals = [summary[2:4] for summary in summaries]
+        if p.class_weight is not None:
+            factors = _class_factors(p.class_weight, classes, multilabel, summaries)
+            parts = [(x, labels, delayed(weighted_by_class)(w, labels, classes, factors), codes)
+                     for x, labels, w, codes in parts]
+            totals = client.gather(client.compute(
+                [delayed(partition_totals)(part[2]) for part in parts]))
+        total_weight = sum(total for total, _ in totals)
+        if not total_weight > 0:
+            raise ValueError("sample_weight sums to zero; at least one example needs weight")
+        k = classes.size if multilabel or classes.size > 2 else 1
+        encoder = None if table is None else table[0]
+        attributes = {"n_features_in_": n_features,
+                      "feature_kinds_": (np.full(n_features, "continuous", dtype=object)
+                                         if encoder is None else
+                                         np.asarray(encoder.kinds, dtype=object))}
+        if names is not None and all(isinstance(name, str) for name in names):
+            attributes["feature_names_in_"] = np.asarray(names, dtype=object)
+        if encoder is not None:
+            attributes["encoder_"] = encoder
+        # the probe checks eval_set's X against the columns (``ArrayInput.held_out``)
+        self.probe.__dict__.update({key: value for key, value in attributes.items()
+                                    if key in ("n_features_in_", "feature_names_in_")})
+        adapter = ArrayInput() if encoder is None else TableInput(encoder=encoder)
+        attributes.update(classes_=classes, _multilabel=multilabel, _input=adapter)
+        self.known = dict(attributes)
+        inputs = ShardedInputs(
+            adapter, None, np.empty((0, k), dtype=np.int8),
+            None if multilabel else np.empty(0, dtype=np.intp), classes, multilabel,
+            np.empty(0), attributes, rows=sum(summary[0] for summary in summaries),
+            total_weight=float(total_weight),
+            n_positive=sum(int(count) for _, count in totals),
+            token=tokenize(X, y, sample_weight), parts=parts,
+            part_rows=[summary[0] for summary in summaries],
+            source=None if encoder is None else X,
+            vocabularies={} if table is None else table[1], client=client)
+        return inputs
+
+    # -- stage 2: the given eval_set, gathered -------------------------------------------
+    def hold_out(self, inputs, eval_set=None, eval_names=None):
+        pairs = eval_pairs(eval_set, eval_names)
+        if not pairs:
+            if self.params.early_stopping is not True and self.params.calibration is None:
+                return Split(None, [], False, eval_fingerprint=eval_fingerprint([]))
+            # the validation rows of early stopping, or calibration's held-out rows, chosen
+            # as locally (stratified by class: the labels come to the client); the runs on
+            # the other rows train on shards of their own
+            if not inputs.multilabel:
+                labels = self.client.gather(self.client.compute([part[1]
+                                                                 for part in inputs.parts]))
+                inputs = dataclasses.replace(inputs, encoded=np.searchsorted(
+                    inputs.classes, np.concatenate(labels)))
+            return super().hold_out(inputs)
+        gathered = [(_computed(X), _computed(y)) for _, (X, y) in pairs]
+        return super().hold_out(inputs, gathered, [name for name, _ in pairs])
+
+    def _rows_set(self, inputs, name, rows):
+        """Training rows ``rows`` gathered to the client, as an ``EvalSet`` (the training
+        score under early stopping)."""
+        raw, y, weight = inputs.gather(np.asarray(rows))
+        signs, encoded = encode_eval_labels(y, inputs.classes, inputs.multilabel)
+        labels = ((signs > 0).astype(np.int64) if inputs.multilabel
+                  else inputs.classes[encoded])
+        return EvalSet(name, inputs.adapter.held_out(self.probe, raw, True), raw, labels,
+                       signs, encoded, weight)
+
+    # -- stage 3: the run's scheme and learner over the shards -----------------------------
+    #: A run's f on its training rows is on the shards, not at hand.
+    _scores_at_hand = False
+
+    def _rows_of(self, inputs, rows):
+        return inputs.signs, inputs.encoded, inputs.sample_weight  # no rows on the client
+
+    def _scheme_place(self, inputs, rows):
+        """Place the run on ``rows`` (None: all): its partitions (the calibration run's, the
+        rows taken from each), their totals, a reducer whose shards ``_dataset`` builds."""
+        if rows is None:
+            parts, sizes = inputs.parts, inputs.part_rows
+            total, n_positive = inputs.total_weight, inputs.n_positive
+        else:
+            parts, sizes = _rows_of_parts(inputs.parts, inputs.part_rows, rows)
+            totals = self.client.gather(self.client.compute(
+                [delayed(partition_totals)(part[2]) for part in parts]))
+            total = float(sum(each for each, _ in totals))
+            n_positive = sum(count for _, count in totals)
+        self.placed = RunPlace(parts, sizes, total, n_positive, ClusterReducer(None))
+        return {"total_weight": total, "reducer": self.placed.reducer}
+
+    def _default_smoothing(self, inputs, rows, weight, k):
+        return smoothing_from_totals(self.placed.total_weight, self.placed.n_positive, k)
+
+    def _fold_dataset(self, main, rows):
+        return None  # ``_dataset`` builds the run's shards, on the main run's bins
+
+    def _dataset(self, inputs, rows, weight, scheme):
+        """The Dataset of no rows (the main run's: bins fitted on a worker from a sample of
+        the partitions, the vocabularies) and the run's shards built from it, on the
+        workers."""
+        client, p, placed = self.client, self.params, self.placed
+        if self.header is None:  # the main run: its rows' bins
+            header = self._header(inputs, placed)
+        else:  # a calibration run: the main run's bins
+            header = dataclasses.replace(self.header, n_samples=int(len(rows)))
+        arguments = (header, inputs.classes, inputs.multilabel, p.init, placed.total_weight,
+                     self.known.get("code_"), p.decoding, scheme.name == "mr")
+
+        def build():
+            return build_shards(client, placed.parts, self.timeout, *arguments)
+
+        placed.reducer.shards = placed.shards = Shards(client, build, self.timeout,
+                                                       self.max_retries)
+        self.built.append(placed.shards)
+        return header
+
+    def _header(self, inputs, placed):
+        """The main run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
+        rows drawn from its partitions ``placed``, the vocabularies."""
+        client, n_samples = self.client, sum(placed.part_rows)
+        drawn = n_samples if self.bin_rows is None else self.bin_rows
+        mapper = client.compute(delayed(fit_bins)(self.params.max_bins, *[
+            delayed(bin_sample)(part[0], part[2], int(np.ceil(drawn * n / n_samples)), index)
+            for index, (part, n) in enumerate(zip(placed.parts, placed.part_rows,
+                                                  strict=True))])).result(timeout=self.timeout)
+        encoder = inputs.attributes.get("encoder_")
+        self.header = Dataset(
+            codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),
+            n_bins=mapper.n_bins_, bin_mapper=mapper,
+            numeric_columns=np.asarray(np.arange(inputs.attributes["n_features_in_"])
+                                       if encoder is None else encoder.numeric_columns,
+                                       dtype=np.intp),
+            categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
+                         for position, values in sorted(inputs.vocabularies.items())],
+            n_samples=n_samples, n_columns=inputs.attributes["n_features_in_"])
+        return self.header
+
+    def _learner(self, dataset, smoothing, k):
+        name = self.known["weak_learner_"]
+        if name in SHARDED_TREES:
+            return SHARDED_TREES[name](self.mode, smoothing, self.placed.shards, k,
+                                       **self.probe._tree_params(self.known["max_leaves_"]))
+        return make_learner(name, dataset, self.mode, smoothing,
+                            n_terms=int(self.params.product_terms),
+                            reducer=self.placed.reducer)
+
+    def _run_callbacks(self, weight):
+        return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards)]
+
+
+def _take_piece(X, y, weight, codes, rows):
+    """Rows ``rows`` of one partition (X, y, weights, value codes)."""
+    return X[rows], np.asarray(y)[rows], weight[rows], [each[rows] for each in codes]
+
+
+def _rows_of_parts(parts, part_rows, rows):
+    """The partitions of ``rows`` (sorted, whole-set positions): each partition's rows
+    among them, delayed, and their row counts; partitions without any are left out."""
+    starts = np.concatenate([[0], np.cumsum(part_rows)])
+    taken, sizes = [], []
+    for part, start, end in zip(parts, starts[:-1], starts[1:], strict=True):
+        local = rows[(rows >= start) & (rows < end)] - start
+        if local.size:
+            taken.append(tuple(delayed(_take_piece, nout=4)(*part, local)))
+            sizes.append(int(local.size))
+    return taken, sizes
+
+
+def _refuse_checkpoints(callbacks):
+    if any(isinstance(callback, Checkpoint) for callback in callbacks or ()):
+        raise ValueError("DaskBoostClassifier does not take a Checkpoint callback: a "
+                         "checkpoint saves the run's weights and scores, which stay on the "
+                         "workers; a distributed fit recovers from a lost worker itself "
+                         "(max_retries)")
+
+
+def _class_factors(class_weight, classes, multilabel, summaries):
+    """Each class's ``class_weight`` factor (``holdout.class_weights``'), from the whole
+    set's class counts."""
+    if multilabel:
+        raise ValueError("class_weight is for single-label data (1-D y); a multi-label y "
+                         "takes sample_weight instead")
+    counts = np.zeros(classes.size, dtype=np.int64)
+    for summary in summaries:
+        counts[np.searchsorted(classes, summary[1])] += summary[4]
+    # scikit-learn's compute_class_weight reads y's class counts only
+    return compute_class_weight(class_weight, classes=classes, y=np.repeat(classes, counts))
+
+
+def _computed(value):
+    """A dask collection computed (an eval_set's X or y), anything else as it is."""
+    return value.compute() if is_dask_collection(value) else value
