@@ -204,7 +204,8 @@ def peers(libraries=tuple(LIBRARIES)):
 
     Returns a dict, per installed library, of ``process`` and ``cpu`` (the whole fresh
     process's wall and CPU seconds), ``in_process`` (the snippet's wall: imports and fits),
-    ``notebook`` and ``notebook_cpu`` (the snippet's wall and CPU seconds when NumPy and
+    ``outside_cpu`` (the process's CPU seconds outside the snippet: the interpreter's start
+    and exit), ``notebook`` and ``notebook_cpu`` (the snippet's wall and CPU seconds when NumPy and
     scikit-learn were imported before its clock started); and ``load`` (one-minute load
     average at the end).
     """
@@ -214,11 +215,12 @@ def peers(libraries=tuple(LIBRARIES)):
     for _ in range(common.REPEATS):
         for name in libraries:
             out, wall, cpu = _timed([sys.executable, "-c", snippet(name)])
-            in_process = float(out.split()[0])
+            in_process, in_process_cpu = (float(v) for v in out.split())
             out = _timed([sys.executable, "-c", snippet(name, notebook=True)])[0]
             notebook, notebook_cpu = (float(v) for v in out.split())
-            runs[name].append((wall, cpu, in_process, notebook, notebook_cpu))
-    keys = ("process", "cpu", "in_process", "notebook", "notebook_cpu")
+            runs[name].append((wall, cpu, in_process, cpu - in_process_cpu, notebook,
+                               notebook_cpu))
+    keys = ("process", "cpu", "in_process", "outside_cpu", "notebook", "notebook_cpu")
     result = {name: {key: _median([r[i] for r in timed]) for i, key in enumerate(keys)}
               for name, timed in runs.items()}
     return {**result, "load": os.getloadavg()[0]}
@@ -227,12 +229,13 @@ def peers(libraries=tuple(LIBRARIES)):
 def peers_table(result):
     """Markdown lines for ``peers()``'s result."""
     lines = ["| library | fresh process wall (s) | fresh process CPU (s) | imports + fits in "
-             "process (s) | NumPy and scikit-learn imported first: wall (s) | CPU (s) |",
-             "|---|---|---|---|---|---|"]
+             "process (s) | start and exit CPU (s) | NumPy and scikit-learn imported first: "
+             "wall (s) | CPU (s) |", "|---|---|---|---|---|---|---|"]
     for name, r in result.items():
         if name != "load":
             lines.append(f"| {name} | {r['process']:.3f} | {r['cpu']:.3f} | "
-                         f"{r['in_process']:.3f} | {r['notebook']:.3f} | "
+                         f"{r['in_process']:.3f} | {r['outside_cpu']:.3f} | "
+                         f"{r['notebook']:.3f} | "
                          f"{r['notebook_cpu']:.3f} |")
     return lines + ["", f"Load average at the end: {result['load']:.1f}."]
 
