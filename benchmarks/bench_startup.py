@@ -13,12 +13,20 @@ no scikit-learn. "In process" is the snippet's own clock, from its first import 
 last fit; the whole process adds the interpreter's start and its exit (the exit walks every
 object numba made unless something froze them, ``cli.app.command_line``).
 
-``python benchmarks/bench_startup.py [--cold] [--before SRC]``: ``--before`` runs the same
-processes on another source tree (another checkout's ``src``, with its own numba cache),
-alternating with this checkout's, and prints both columns and their ratio.
+``--peers`` (``peers()``) runs the same two fits through LightGBM's and XGBoost's
+scikit-learn estimators and scikit-learn's ``HistGradientBoostingClassifier``, each library
+in its own fresh process, the libraries alternating: the whole process (what a script or a
+notebook's restarted kernel pays: each of these libraries imports scikit-learn, and the
+exit walks every object the imports made), and the snippet again with NumPy and
+scikit-learn imported before its clock starts (a notebook that has used scikit-learn).
+
+``python benchmarks/bench_startup.py [--cold] [--before SRC] [--peers]``: ``--before`` runs
+the same processes on another source tree (another checkout's ``src``, with its own numba
+cache), alternating with this checkout's, and prints both columns and their ratio.
 """
 
 import gzip
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -33,11 +41,36 @@ import common
 GOLDEN = Path(os.environ.get("CONFBOOST_GOLDEN", common.ROOT.parent / "shared" / "golden")
               ) / "icsiboost"
 
-SNIPPET = ("import time; t = time.perf_counter(); import numpy as np; from confboost import "
-           "BoostClassifier; X = np.random.default_rng(0).normal(size=(500, 5)); "
-           "c = BoostClassifier(5).fit(X, X[:, 0] > 0); c.predict(X); "
-           "BoostClassifier(5).fit(X, (X[:, 0] > 0) + (X[:, 1] > 0)); "
-           "print(time.perf_counter() - t)")
+#: The same first fits for every library: a binary fit of 5 rounds on 500 x 5, a prediction,
+#: then a 3-class fit. ``{make}`` is the estimator's construction.
+FITS = ("X = np.random.default_rng(0).normal(size=(500, 5)); y = (X[:, 0] > 0).astype(int); "
+        "c = {make}.fit(X, y); c.predict(X); {make}.fit(X, y + (X[:, 1] > 0)); ")
+#: Each library's import and its estimator with 5 rounds, otherwise its defaults.
+LIBRARIES = {
+    "confboost": ("from confboost import BoostClassifier", "BoostClassifier(5)"),
+    "LightGBM": ("from lightgbm import LGBMClassifier",
+                 "LGBMClassifier(n_estimators=5, verbose=-1)"),
+    "XGBoost": ("from xgboost import XGBClassifier", "XGBClassifier(n_estimators=5)"),
+    "HistGradientBoosting": ("from sklearn.ensemble import HistGradientBoostingClassifier",
+                             "HistGradientBoostingClassifier(max_iter=5)"),
+}
+#: What a notebook has imported before its first fit: NumPy and scikit-learn.
+NOTEBOOK = "import numpy as np; import sklearn.base; "
+
+
+def snippet(library="confboost", notebook=False):
+    """The code a fresh process runs: ``library``'s import and first fits, printing their
+    wall and CPU seconds; with ``notebook``, NumPy and scikit-learn are imported before the
+    clock starts."""
+    imported, make = LIBRARIES[library]
+    clock = "import time; t0, c0 = time.perf_counter(), time.process_time(); "
+    return ((NOTEBOOK if notebook else "") + clock
+            + ("" if notebook else "import numpy as np; ") + imported + "; "
+            + FITS.format(make=make)
+            + "print(time.perf_counter() - t0, time.process_time() - c0)")
+
+
+SNIPPET = snippet()
 IMPORT = "import time; t = time.perf_counter(); import confboost; print(time.perf_counter() - t)"
 
 
@@ -65,9 +98,10 @@ def _timed(command, cwd=None, memory=False, src=SRC):
     return (*result, usage.ru_maxrss / 1024) if memory else result
 
 
-def _fresh(snippet=SNIPPET, src=SRC):
-    out, wall, cpu = _timed([sys.executable, "-c", snippet], src=src)
-    return float(out.strip()), wall, cpu
+def _fresh(code=SNIPPET, src=SRC):
+    """(the snippet's own wall seconds, the process's wall and CPU seconds)."""
+    out, wall, cpu = _timed([sys.executable, "-c", code], src=src)
+    return float(out.split()[0]), wall, cpu
 
 
 def clear_cache(src=SRC):
@@ -158,6 +192,54 @@ def measure(sources=(SRC,), cold=True, rounds=100):
     return results
 
 
+def _installed(library):
+    module = LIBRARIES[library][0].split()[1].split(".")[0]
+    return importlib.util.find_spec(module) is not None
+
+
+def peers(libraries=tuple(LIBRARIES)):
+    """The same first fits through each library's scikit-learn estimator, each in its own
+    fresh process, the libraries alternating (a warm numba cache for confboost: one process
+    runs first): medians of ``REPEATS``.
+
+    Returns a dict, per installed library, of ``process`` and ``cpu`` (the whole fresh
+    process's wall and CPU seconds), ``in_process`` (the snippet's wall: imports and fits),
+    ``outside_cpu`` (the process's CPU seconds outside the snippet: the interpreter's start
+    and exit), ``notebook`` and ``notebook_cpu`` (the snippet's wall and CPU seconds when NumPy and
+    scikit-learn were imported before its clock started); and ``load`` (one-minute load
+    average at the end).
+    """
+    libraries = [name for name in libraries if _installed(name)]
+    runs = {name: [] for name in libraries}
+    _fresh(snippet("confboost"))
+    for _ in range(common.REPEATS):
+        for name in libraries:
+            out, wall, cpu = _timed([sys.executable, "-c", snippet(name)])
+            in_process, in_process_cpu = (float(v) for v in out.split())
+            out = _timed([sys.executable, "-c", snippet(name, notebook=True)])[0]
+            notebook, notebook_cpu = (float(v) for v in out.split())
+            runs[name].append((wall, cpu, in_process, cpu - in_process_cpu, notebook,
+                               notebook_cpu))
+    keys = ("process", "cpu", "in_process", "outside_cpu", "notebook", "notebook_cpu")
+    result = {name: {key: _median([r[i] for r in timed]) for i, key in enumerate(keys)}
+              for name, timed in runs.items()}
+    return {**result, "load": os.getloadavg()[0]}
+
+
+def peers_table(result):
+    """Markdown lines for ``peers()``'s result."""
+    lines = ["| library | fresh process wall (s) | fresh process CPU (s) | imports + fits in "
+             "process (s) | start and exit CPU (s) | NumPy and scikit-learn imported first: "
+             "wall (s) | CPU (s) |", "|---|---|---|---|---|---|---|"]
+    for name, r in result.items():
+        if name != "load":
+            lines.append(f"| {name} | {r['process']:.3f} | {r['cpu']:.3f} | "
+                         f"{r['in_process']:.3f} | {r['outside_cpu']:.3f} | "
+                         f"{r['notebook']:.3f} | "
+                         f"{r['notebook_cpu']:.3f} |")
+    return lines + ["", f"Load average at the end: {result['load']:.1f}."]
+
+
 def run(cold=True):
     """This checkout's figures (``measure``'s dict)."""
     return measure((SRC,), cold)[0]
@@ -199,7 +281,14 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold", action="store_true", help="also the empty-cache run")
     parser.add_argument("--before", help="source tree to compare against (its src folder)")
+    parser.add_argument("--peers", action="store_true",
+                        help="only the first fits of confboost, LightGBM, XGBoost and "
+                             "HistGradientBoosting, each in its own process")
     args = parser.parse_args()
+    if args.peers:
+        print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
+        print("\n".join(peers_table(peers())))
+        sys.exit(0)
     sources = ((Path(args.before).resolve(), SRC) if args.before else (SRC,))
     print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
     print("\n".join(table(measure(sources, args.cold),

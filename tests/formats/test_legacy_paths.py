@@ -26,23 +26,48 @@ def _rows(X):
     return np.array([[np.nan if value is None else value for value in row] for row in X])
 
 
+@pytest.fixture(scope="module")
+def warnings_on_reading():
+    """{reader: {name: the FutureWarnings' messages}} of reading every pickle in one fresh
+    process per reader (``pickle``, ``joblib``), on first use.
+
+    There the old paths are imported for the first time; before each file the old paths
+    are dropped from ``sys.modules``, so each file's reading imports them again and warns
+    (the warnings are once per import of a path), as in a process of its own.
+    """
+    found = {}
+
+    def read(reader):
+        if reader not in found:
+            load = {"pickle": "pickle.loads(open(path, 'rb').read())",
+                    "joblib": "joblib.load(path)"}[reader]
+            code = (f"import {reader}, warnings, json, sys\n"
+                    "from confboost import _legacy\n"
+                    "warnings.simplefilter('always')\n"
+                    "found = {}\n"
+                    "for name, path in json.loads(sys.argv[1]).items():\n"
+                    "    for old in _legacy.MOVED:\n"
+                    "        sys.modules.pop(old, None)\n"
+                    "    with warnings.catch_warnings(record=True) as caught:\n"
+                    f"        {load}\n"
+                    "    found[name] = [str(w.message) for w in caught\n"
+                    "                   if issubclass(w.category, FutureWarning)]\n"
+                    "print(json.dumps(found))\n")
+            paths = {name: str(PICKLES / f"{name}.{'pkl' if reader == 'pickle' else 'joblib'}")
+                     for name in sorted(EXPECTED)}
+            out = subprocess.run([sys.executable, "-c", code, json.dumps(paths)],
+                                 capture_output=True, text=True, check=True).stdout
+            found[reader] = json.loads(out.strip().splitlines()[-1])
+        return found[reader]
+
+    return read
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 @pytest.mark.parametrize("reader", ["pickle", "joblib"])
-def test_a_file_pickled_before_the_move_predicts_the_same(name, reader):
+def test_a_file_pickled_before_the_move_predicts_the_same(name, reader, warnings_on_reading):
     path = PICKLES / f"{name}.{'pkl' if reader == 'pickle' else 'joblib'}"
-    # Each pickle is read in a fresh process: there the old paths are imported for the
-    # first time, so the warnings are raised (they are once per process and path).
-    read = {"pickle": "pickle.loads(open(sys.argv[1], 'rb').read())",
-            "joblib": "joblib.load(sys.argv[1])"}[reader]
-    code = (f"import {reader}, warnings, json, sys\n"
-            "warnings.simplefilter('always')\n"
-            "with warnings.catch_warnings(record=True) as caught:\n"
-            f"    {read}\n"
-            "print(json.dumps([str(w.message) for w in caught"
-            " if issubclass(w.category, FutureWarning)]))\n")
-    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                         text=True, check=True).stdout
-    messages = json.loads(out.strip().splitlines()[-1])
+    messages = warnings_on_reading(reader)[name]
     assert messages and all(" moved to confboost." in m for m in messages)
     clf = pickle.loads(path.read_bytes()) if reader == "pickle" else joblib.load(path)
     decision = np.asarray(clf.decision_function(_rows(EXPECTED[name]["X"])))
