@@ -31,7 +31,10 @@ process fits each of the set's folds once (loading the kernels and warming the c
 then times a second fit of each, summed over the folds; the cost is the ratio of the two
 medians. ``--n-jobs N`` fixes the fits' threads (the default ``n_jobs`` lets the thread
 tuner choose per process, and a process that settles on other threads than its pair
-costs another CPU time for the same work). A candidate sets ``calibration.py``'s
+costs another CPU time for the same work). ``--one-process`` instead times both fits in
+each of the ``--repeats`` processes, calibrated and not alternated (ABBA, after a warm-up of
+each): there the thread tuner gives both the count it chose for the data, and the cost is
+the ratio of the CPU sums. A candidate sets ``calibration.py``'s
 constants (``FOLD_ROUNDS_SHARE``, the share of the rounds each cross-fitted run trains up
 to 2,500 examples, and ``CARRY_EXPONENTS``, β of the carried slope); ``--before SRC``
 adds the ``BoostClassifier()`` of another checkout's ``src`` folder, timed the same way.
@@ -155,6 +158,40 @@ def calibration_cpu(name, knobs, calibrated, n_jobs=None):
     return {"cpu": cpu, "loss": loss, "accuracy": accuracy}
 
 
+def calibration_pair(name, knobs, n_jobs=None):
+    """In this process: each fold of set ``name`` fitted calibrated and with
+    ``calibration=None``, once each to warm up, then timed in the order calibrated, None,
+    None, calibrated.
+
+    Returns
+    -------
+    dict
+        ``cpu``: process CPU seconds of the timed calibrated fits, summed over the folds and
+        the two; ``base``: the same for ``calibration=None``; ``loss``, ``accuracy``: the
+        calibrated models' pooled test scores (``pooled_scores``).
+    """
+    for key, value in knobs.items():
+        setattr(calibration, key, value)
+    folds = list(splits(name))
+    makers = {True: lambda: BoostClassifier(n_jobs=n_jobs),
+              False: lambda: BoostClassifier(calibration=None, n_jobs=n_jobs)}
+    for calibrated in (True, False):  # the kernels loaded, the tuner settled, caches warm
+        for X_train, y_train, _, _ in folds:
+            makers[calibrated]().fit(X_train, y_train)
+    cpu, truths, probas = {True: 0.0, False: 0.0}, [], []
+    for calibrated in (True, False, False, True):
+        for X_train, y_train, X_test, y_test in folds:
+            start = time.process_time()
+            model = makers[calibrated]().fit(X_train, y_train)
+            cpu[calibrated] += time.process_time() - start
+            if calibrated and len(truths) < len(folds):
+                truths.append(np.searchsorted(model.classes_, y_test) if np.ndim(y_test) == 1
+                              else y_test)
+                probas.append(model.predict_proba(X_test))
+    loss, accuracy = pooled_scores(truths, probas)
+    return {"cpu": cpu[True], "base": cpu[False], "loss": loss, "accuracy": accuracy}
+
+
 def pooled_scores(truths, probas):
     """Log loss and accuracy of pooled folds (per label mean for multi-label data)."""
     y, p = np.concatenate(truths), np.concatenate(probas)
@@ -165,7 +202,8 @@ def pooled_scores(truths, probas):
             float(accuracy_score(y, p.argmax(axis=1))))
 
 
-def compare_calibration(sets, repeats=7, before=None, labels=None, n_jobs=None):
+def compare_calibration(sets, repeats=7, before=None, labels=None, n_jobs=None,
+                        one_process=False):
     """The ``CALIBRATION`` table: per candidate and set, log loss, accuracy and the CPU
     cost of the default fit over ``calibration=None`` (``calibration_cpu`` in fresh
     processes, ``repeats`` of each, alternated; the ratio of the medians).
@@ -180,6 +218,8 @@ def compare_calibration(sets, repeats=7, before=None, labels=None, n_jobs=None):
         The ``CALIBRATION`` candidates to measure (None: all).
     n_jobs : int or None
         The fits' ``n_jobs`` (None: the default threads).
+    one_process : bool
+        Time both fits in each process (``calibration_pair``) rather than each in its own.
     """
     from common import fresh
 
@@ -192,6 +232,12 @@ def compare_calibration(sets, repeats=7, before=None, labels=None, n_jobs=None):
         for label, knobs, env in candidates:
             ours, bases = [], []
             for _ in range(repeats):
+                if one_process:
+                    pair = fresh("probabilities", "calibration_pair", name, knobs, n_jobs,
+                                 env=env)
+                    ours.append(pair)
+                    bases.append(pair["base"])
+                    continue
                 ours.append(fresh("probabilities", "calibration_cpu", name, knobs, True,
                                   n_jobs, env=env))
                 bases.append(fresh("probabilities", "calibration_cpu", name, knobs, False,
@@ -276,6 +322,8 @@ def main():
                         help="fresh processes per candidate and set (--calibration)")
     parser.add_argument("--before", help="another checkout's src folder (--calibration)")
     parser.add_argument("--candidates", nargs="*", help="CALIBRATION labels (--calibration)")
+    parser.add_argument("--one-process", action="store_true", help="time the calibrated fit "
+                        "and its calibration=None pair in one process (--calibration)")
     parser.add_argument("--n-jobs", type=int, help="the fits' n_jobs (--calibration; default: "
                         "the thread tuner's choice)")
     parser.add_argument("--carry", action="store_true", help="only the table of β")
@@ -283,7 +331,8 @@ def main():
     if args.calibration:
         X, y = load_wine(return_X_y=True)
         BoostClassifier(2).fit(X, y)  # compile the kernels before any timing
-        compare_calibration(args.sets, args.repeats, args.before, args.candidates, args.n_jobs)
+        compare_calibration(args.sets, args.repeats, args.before, args.candidates, args.n_jobs,
+                            args.one_process)
         return
     if args.carry:
         carry_table(args.sets)
