@@ -355,7 +355,7 @@ def test_two_fits_of_the_same_data_run_on_the_same_threads(monkeypatch):
     X = rng.normal(size=(3000, 4))
     y = X[:, 0] + 0.3 * rng.normal(size=3000) > 0
     for calibration in ("temperature", None, "temperature"):
-        BoostClassifier(12, weak_learner="tree", max_leaves=4, calibration=calibration
+        BoostClassifier(30, weak_learner="tree", max_leaves=4, calibration=calibration
                         ).fit(X, y)
     first = tuners[0]
     assert len(first.choices) == 1 and len(tuners) == 3
