@@ -279,11 +279,12 @@ def test_a_tuner_starts_where_the_last_one_on_the_same_work_settled():
     first = _remembering_tuner(lambda threads: 0.01 * threads, "work", memory)
     first.run(20)
     assert first.tuner.choices == [1]
-    # the next fit of the same work runs on 1 thread from its first round, without a probe,
-    # until the schedule the first one left says to probe again
+    # the next fit of the same work runs on 1 thread after its first round (which loads
+    # and builds the run), without a probe, until the schedule left says to probe again
     second = _remembering_tuner(lambda threads: 0.01 * threads, "work", memory)
     second.now = first.now
-    assert second.run(20) == [1] * 20 and second.tuner.choices == []
+    assert second.tuner.threads == 2  # nothing changes before the first round's call
+    assert second.run(20) == [2] + [1] * 19 and second.tuner.choices == []
     # other work, or no key: a probe from the ceiling
     for key, memory_used in (("other work", memory), (None, memory)):
         other = _remembering_tuner(lambda threads: 0.01 * threads, key, memory_used)
@@ -344,10 +345,11 @@ def test_two_fits_of_the_same_data_run_on_the_same_threads(monkeypatch):
         tuners.append(self)
         used.append([])
 
-    def call(self, round_index, record=None):
+    def call(self, round_index, record=None):  # the count the next round runs with
+        stop = original_call(self, round_index, record)
         if self is tuners[-1]:
             used[-1].append(self.threads)
-        return original_call(self, round_index, record)
+        return stop
 
     monkeypatch.setattr(threads.ThreadTuner, "__init__", init)
     monkeypatch.setattr(threads.ThreadTuner, "__call__", call)

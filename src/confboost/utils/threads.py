@@ -150,8 +150,10 @@ class ThreadTuner:
     kernels and builds the run.
 
     With a ``key`` (the work of the fit), the tuner starts from what ``memory`` holds for
-    it: the count settled on last and the probe schedule, so that the fits of the same
-    data in a process run on the same count and only the first probes at once.
+    it: the count settled on last, taken at its first call (a tuner that is never called,
+    as in a prediction, changes nothing), and the probe schedule, so that the fits of the
+    same data in a process run their rounds on the same count and only the first probes at
+    once.
 
     Parameters
     ----------
@@ -197,10 +199,10 @@ class ThreadTuner:
         self._probe_at = -float("inf")  # clock time of the next probe: the first run's start
         self._key = (threads, key) if self.adaptive and key is not None else None
         self._memory = MEMORY if memory is None else memory
+        self._remembered = None  # the count to take after the first round, from memory
         remembered = self._memory.get(self._key) if self._key is not None else None
         if remembered is not None:
-            count, self._period, self._probe_at = remembered
-            self._use(count)
+            self._remembered, self._period, self._probe_at = remembered
 
     #: A training callback's ``order`` (``engine/callbacks.py``): after every other
     #: callback, so that a round's time includes theirs, as the next round's will.
@@ -215,6 +217,9 @@ class ThreadTuner:
         returns False (the tuner never stops the loop)."""
         if not self.adaptive:
             return False
+        if self._remembered is not None:
+            self._use(self._remembered)
+            self._remembered = None
         now = self._clock()
         previous, self._last = self._last, (now, round_index)
         if previous is None or round_index == 0 or round_index != previous[1] + 1:
