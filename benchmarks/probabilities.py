@@ -29,10 +29,15 @@ eval_set: log loss, accuracy and the cost of each default fit over the same fit 
 candidate and ``calibration=None`` alternated, ``--repeats`` processes of each: every
 process fits each of the set's folds once (loading the kernels and warming the caches),
 then times a second fit of each, summed over the folds; the cost is the ratio of the two
-medians. A candidate sets ``calibration.py``'s constants (``FOLD_ROUNDS_SHARE``, the share
-of the rounds each cross-fitted run trains up to 2,500 examples, and ``CARRY_EXPONENTS``,
-β of the carried slope); ``--before SRC`` adds the ``BoostClassifier()`` of another
-checkout's ``src`` folder, timed the same way.
+medians. ``--n-jobs N`` fixes the fits' threads (the default ``n_jobs`` lets the thread
+tuner choose per process, and a process that settles on other threads than its pair
+costs another CPU time for the same work). ``--one-process`` instead times both fits in
+each of the ``--repeats`` processes, calibrated and not alternated (ABBA, after a warm-up of
+each): there the thread tuner gives both the count it chose for the data, and the cost is
+the ratio of the CPU sums. A candidate sets ``calibration.py``'s
+constants (``FOLD_ROUNDS_SHARE``, the share of the rounds each cross-fitted run trains up
+to 2,500 examples, and ``CARRY_EXPONENTS``, β of the carried slope); ``--before SRC``
+adds the ``BoostClassifier()`` of another checkout's ``src`` folder, timed the same way.
 
 ``--carry`` prints, per set, the test log loss of the slope carried from the calibration
 runs' ⌈T/10⌉ rounds to T = 100 with β from 0.7 to 1, and of the slope fitted on the same
@@ -114,7 +119,7 @@ def evaluate(name, make):
     return pooled_scores(truths, probas)
 
 
-def calibration_cpu(name, knobs, calibrated):
+def calibration_cpu(name, knobs, calibrated, n_jobs=None):
     """In this process: each fold of set ``name`` fitted twice, the second fits timed.
 
     Parameters
@@ -124,6 +129,8 @@ def calibration_cpu(name, knobs, calibrated):
         Constants of ``calibration.py`` to set (a ``CALIBRATION`` candidate).
     calibrated : bool
         ``BoostClassifier()`` when True, ``BoostClassifier(calibration=None)`` when False.
+    n_jobs : int or None, default=None
+        The fits' ``n_jobs``.
 
     Returns
     -------
@@ -134,8 +141,8 @@ def calibration_cpu(name, knobs, calibrated):
     for key, value in knobs.items():
         setattr(calibration, key, value)
     folds = list(splits(name))
-    make = (lambda: BoostClassifier()) if calibrated else (
-        lambda: BoostClassifier(calibration=None))
+    make = (lambda: BoostClassifier(n_jobs=n_jobs)) if calibrated else (
+        lambda: BoostClassifier(calibration=None, n_jobs=n_jobs))
     for X_train, y_train, _, _ in folds:  # the kernels loaded, the caches warm
         make().fit(X_train, y_train)
     truths, probas, cpu = [], [], 0.0
@@ -151,6 +158,40 @@ def calibration_cpu(name, knobs, calibrated):
     return {"cpu": cpu, "loss": loss, "accuracy": accuracy}
 
 
+def calibration_pair(name, knobs, n_jobs=None):
+    """In this process: each fold of set ``name`` fitted calibrated and with
+    ``calibration=None``, once each to warm up, then timed in the order calibrated, None,
+    None, calibrated.
+
+    Returns
+    -------
+    dict
+        ``cpu``: process CPU seconds of the timed calibrated fits, summed over the folds and
+        the two; ``base``: the same for ``calibration=None``; ``loss``, ``accuracy``: the
+        calibrated models' pooled test scores (``pooled_scores``).
+    """
+    for key, value in knobs.items():
+        setattr(calibration, key, value)
+    folds = list(splits(name))
+    makers = {True: lambda: BoostClassifier(n_jobs=n_jobs),
+              False: lambda: BoostClassifier(calibration=None, n_jobs=n_jobs)}
+    for calibrated in (True, False):  # the kernels loaded, the tuner settled, caches warm
+        for X_train, y_train, _, _ in folds:
+            makers[calibrated]().fit(X_train, y_train)
+    cpu, truths, probas = {True: 0.0, False: 0.0}, [], []
+    for calibrated in (True, False, False, True):
+        for X_train, y_train, X_test, y_test in folds:
+            start = time.process_time()
+            model = makers[calibrated]().fit(X_train, y_train)
+            cpu[calibrated] += time.process_time() - start
+            if calibrated and len(truths) < len(folds):
+                truths.append(np.searchsorted(model.classes_, y_test) if np.ndim(y_test) == 1
+                              else y_test)
+                probas.append(model.predict_proba(X_test))
+    loss, accuracy = pooled_scores(truths, probas)
+    return {"cpu": cpu[True], "base": cpu[False], "loss": loss, "accuracy": accuracy}
+
+
 def pooled_scores(truths, probas):
     """Log loss and accuracy of pooled folds (per label mean for multi-label data)."""
     y, p = np.concatenate(truths), np.concatenate(probas)
@@ -161,7 +202,8 @@ def pooled_scores(truths, probas):
             float(accuracy_score(y, p.argmax(axis=1))))
 
 
-def compare_calibration(sets, repeats=7, before=None, labels=None):
+def compare_calibration(sets, repeats=7, before=None, labels=None, n_jobs=None,
+                        one_process=False):
     """The ``CALIBRATION`` table: per candidate and set, log loss, accuracy and the CPU
     cost of the default fit over ``calibration=None`` (``calibration_cpu`` in fresh
     processes, ``repeats`` of each, alternated; the ratio of the medians).
@@ -174,6 +216,10 @@ def compare_calibration(sets, repeats=7, before=None, labels=None):
         Another checkout's ``src`` folder, measured first as "before".
     labels : list of str or None
         The ``CALIBRATION`` candidates to measure (None: all).
+    n_jobs : int or None
+        The fits' ``n_jobs`` (None: the default threads).
+    one_process : bool
+        Time both fits in each process (``calibration_pair``) rather than each in its own.
     """
     from common import fresh
 
@@ -186,16 +232,24 @@ def compare_calibration(sets, repeats=7, before=None, labels=None):
         for label, knobs, env in candidates:
             ours, bases = [], []
             for _ in range(repeats):
+                if one_process:
+                    pair = fresh("probabilities", "calibration_pair", name, knobs, n_jobs,
+                                 env=env)
+                    ours.append(pair)
+                    bases.append(pair["base"])
+                    continue
                 ours.append(fresh("probabilities", "calibration_cpu", name, knobs, True,
-                                  env=env))
+                                  n_jobs, env=env))
                 bases.append(fresh("probabilities", "calibration_cpu", name, knobs, False,
-                                   env=env)["cpu"])
+                                   n_jobs, env=env)["cpu"])
             cpu = statistics.median(r["cpu"] for r in ours)
             base = statistics.median(bases)
             line = (f"| {name} | {label} | {ours[0]['loss']:.4f} | {ours[0]['accuracy']:.4f} "
                     f"| {cpu / base:.2f} ({cpu:.3f} / {base:.3f}) |")
             lines.append(line)
             print(line, flush=True)
+    lines.append(f"(load average {os.getloadavg()[0]:.1f} at the end)")
+    print(lines[-1], flush=True)
     return lines
 
 
@@ -268,12 +322,17 @@ def main():
                         help="fresh processes per candidate and set (--calibration)")
     parser.add_argument("--before", help="another checkout's src folder (--calibration)")
     parser.add_argument("--candidates", nargs="*", help="CALIBRATION labels (--calibration)")
+    parser.add_argument("--one-process", action="store_true", help="time the calibrated fit "
+                        "and its calibration=None pair in one process (--calibration)")
+    parser.add_argument("--n-jobs", type=int, help="the fits' n_jobs (--calibration; default: "
+                        "the thread tuner's choice)")
     parser.add_argument("--carry", action="store_true", help="only the table of β")
     args = parser.parse_args()
     if args.calibration:
         X, y = load_wine(return_X_y=True)
         BoostClassifier(2).fit(X, y)  # compile the kernels before any timing
-        compare_calibration(args.sets, args.repeats, args.before, args.candidates)
+        compare_calibration(args.sets, args.repeats, args.before, args.candidates, args.n_jobs,
+                            args.one_process)
         return
     if args.carry:
         carry_table(args.sets)

@@ -261,3 +261,105 @@ def test_tuner_drops_slower_threads_after_a_few_rounds():
     # 8 vs 4, 4 vs 2, 2 vs 1 with 3 rounds of each: settled within 30 rounds, where
     # PROBE_SECONDS of each would take hundreds
     assert used[29:] == [1] * 11
+
+
+def _remembering_tuner(cost, key, memory, threads=2):
+    from confboost.utils.threads import ThreadTuner
+
+    rounds = _Rounds(cost)
+    rounds.tuner = ThreadTuner(threads, lambda count: None, clock=rounds.clock, key=key,
+                               memory=memory)
+    return rounds
+
+
+def test_a_tuner_starts_where_the_last_one_on_the_same_work_settled():
+    from confboost.utils.threads import TunerMemory
+
+    memory = TunerMemory()
+    first = _remembering_tuner(lambda threads: 0.01 * threads, "work", memory)
+    first.run(20)
+    assert first.tuner.choices == [1]
+    # the next fit of the same work runs on 1 thread after its first round (which loads
+    # and builds the run), without a probe, until the schedule left says to probe again
+    second = _remembering_tuner(lambda threads: 0.01 * threads, "work", memory)
+    second.now = first.now
+    assert second.tuner.threads == 2  # nothing changes before the first round's call
+    assert second.run(20) == [2] + [1] * 19 and second.tuner.choices == []
+    # other work, or no key: a probe from the ceiling
+    for key, memory_used in (("other work", memory), (None, memory)):
+        other = _remembering_tuner(lambda threads: 0.01 * threads, key, memory_used)
+        other.now = first.now
+        assert other.run(20)[:2] == [2, 2] and other.tuner.choices == [1]
+
+
+def test_probes_grow_rarer_whatever_they_choose():
+    from confboost.utils.threads import ThreadTuner, TunerMemory
+
+    # a busy machine where the choice is a coin toss: every probe doubles the wait for the
+    # next, up to MAX_PERIOD, shared by the fits of the same work
+    memory, flip = TunerMemory(), {"round": 0}
+
+    def cost(threads):
+        flip["round"] += 1
+        return 0.01 * (threads if (flip["round"] // 50) % 2 else 1.0 / threads)
+
+    probes = []
+    for _ in range(5):
+        rounds = _remembering_tuner(cost, "work", memory)
+        rounds.now = probes[-1][1] if probes else 0.0
+        rounds.run(2000)
+        probes.append((len(rounds.tuner.choices), rounds.now))
+    assert memory.get((2, "work"))[1] == ThreadTuner.MAX_PERIOD
+    # over 100 s of rounds: probes at about 0, 1, 3, 7, 15, 31, 63, 123 s, not one a second
+    assert probes[-1][1] > 100 and sum(count for count, _ in probes) <= 9
+
+
+def test_tuner_memory_keeps_the_most_recent_works():
+    from confboost.utils.threads import TunerMemory
+
+    memory = TunerMemory()
+    for key in range(TunerMemory.SIZE + 1):
+        memory.put(key, 1, 1.0, 0.0)
+    assert memory.get(0) is None and memory.get(TunerMemory.SIZE) == (1, 1.0, 0.0)
+    memory.clear()
+    assert memory.get(TunerMemory.SIZE) is None
+
+
+@pytest.mark.skipif(__import__("numba").config.NUMBA_NUM_THREADS < 2, reason="one thread only")
+def test_two_fits_of_the_same_data_run_on_the_same_threads(monkeypatch):
+    import numpy as np
+
+    from confboost import BoostClassifier
+    from confboost.utils import threads
+
+    monkeypatch.setattr(threads, "MEMORY", threads.TunerMemory())
+    monkeypatch.setattr(threads, "SMALL_WORK", 0)
+    monkeypatch.setattr(threads.ThreadTuner, "PROBE_ROUNDS", 1)
+    monkeypatch.setattr(threads.ThreadTuner, "PROBE_SECONDS", 0.0)
+    monkeypatch.setattr(threads.ThreadTuner, "FIRST_PERIOD", 1e9)  # no second probe
+    tuners, used = [], []
+    original_init, original_call = threads.ThreadTuner.__init__, threads.ThreadTuner.__call__
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        tuners.append(self)
+        used.append([])
+
+    def call(self, round_index, record=None):  # the count the next round runs with
+        stop = original_call(self, round_index, record)
+        if self is tuners[-1]:
+            used[-1].append(self.threads)
+        return stop
+
+    monkeypatch.setattr(threads.ThreadTuner, "__init__", init)
+    monkeypatch.setattr(threads.ThreadTuner, "__call__", call)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 4))
+    y = X[:, 0] + 0.3 * rng.normal(size=3000) > 0
+    for calibration in ("temperature", None, "temperature"):
+        BoostClassifier(30, weak_learner="tree", max_leaves=4, calibration=calibration
+                        ).fit(X, y)
+    first = tuners[0]
+    assert len(first.choices) == 1 and len(tuners) == 3
+    for tuner, counts in zip(tuners[1:], used[1:], strict=True):
+        assert tuner.choices == [] and set(counts) == {first.choices[0]}

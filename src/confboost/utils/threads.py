@@ -25,14 +25,20 @@ kernel loads it: a small prediction may never load it), and with two busy proces
 cores the thread count that pays depends on the machine's load at the moment and on the
 round, so a fit with the default ``n_jobs`` measures it (``ThreadTuner``): it times a few
 rounds with its threads and with half as many, keeps the faster, and measures again now and
-then. The kernels give the same model on any thread count (their sums run in fixed chunks),
-so the choice changes only the time. On one thread the parallel kernels run their serial
-builds (``lazy_numba.serial_kernels``): the same code without numba's parallel machinery,
-quicker to compile and to load.
+then, less often while the choice holds. A tuner remembers its choice and its schedule for the
+work it tuned (``TunerMemory``): the next fit of the same data in the process starts on that
+count and probes only when the schedule says so, so that two fits of the same data run on the
+same threads (a calibrated fit and one with ``calibration=None`` compare the same work, and
+each fit does not pay its own probe). The kernels give the same model on any thread count
+(their sums run in fixed chunks), so the choice changes only the time. On one thread the
+parallel kernels run their serial builds (``lazy_numba.serial_kernels``): the same code
+without numba's parallel machinery, quicker to compile and to load.
 """
 
 import sys
+import threading
 import time
+from collections import OrderedDict
 from contextlib import contextmanager
 from statistics import fmean
 
@@ -83,6 +89,47 @@ def wanted_threads(n_jobs, available, work=None):
     return max(1, min(n_jobs, available))
 
 
+class TunerMemory:
+    """The thread counts tuners settled on in this process, by the work they tuned.
+
+    An entry holds the count last settled on, the period between probes and the clock time
+    of the next probe; a ``ThreadTuner`` given a key starts from its entry and writes it back
+    each time it settles. The ``SIZE`` most recently used works are kept. Safe to share
+    between threads.
+    """
+
+    SIZE = 64
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._entries = OrderedDict()
+
+    def get(self, key):
+        """(threads, period, probe_at) last stored under ``key``, or None."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
+
+    def put(self, key, threads, period, probe_at):
+        """Store a settled choice under ``key``, forgetting the least recently used beyond
+        ``SIZE``."""
+        with self._lock:
+            self._entries[key] = (threads, period, probe_at)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.SIZE:
+                self._entries.popitem(last=False)
+
+    def clear(self):
+        with self._lock:
+            self._entries.clear()
+
+
+#: The process's tuner memory (``numba_threads``' tuners use it).
+MEMORY = TunerMemory()
+
+
 class ThreadTuner:
     """A training callback that keeps the thread count which runs the rounds fastest.
 
@@ -94,12 +141,19 @@ class ThreadTuner:
     round time is below ``MORE_THREADS_GAIN`` times the smaller's. The mean, not the
     median: the rounds a descheduled thread delays are the cost of the threads on a busy
     machine, and enough of them (several of the scheduler's time slices) even out its
-    noise. Settled, it probes again, from the ceiling, after ``FIRST_PERIOD`` seconds; the
-    period doubles while the choice stays the same (the machine's load moves, and a quieter
-    machine earns the threads back). A round's time is the wall time between two calls in
-    one run: the first call of a run (round index 0, or one that does not follow the
-    previous call's) only starts the clock, since that round loads the kernels and builds
-    the run.
+    noise. Settled, it probes again, from the ceiling, after ``FIRST_PERIOD`` seconds, and
+    the period doubles at every probe up to ``MAX_PERIOD`` (the machine's load moves, and a
+    quieter machine earns the threads back; but each probe is a coin toss on a busy machine,
+    and rarer probes make the choice steadier and cheaper). A round's time is the wall time
+    between two calls in one run: the first call of a run (round index 0, or one that does
+    not follow the previous call's) only starts the clock, since that round loads the
+    kernels and builds the run.
+
+    With a ``key`` (the work of the fit), the tuner starts from what ``memory`` holds for
+    it: the count settled on last, taken at its first call (a tuner that is never called,
+    as in a prediction, changes nothing), and the probe schedule, so that the fits of the
+    same data in a process run their rounds on the same count and only the first probes at
+    once.
 
     Parameters
     ----------
@@ -111,21 +165,27 @@ class ThreadTuner:
         False: keep ``threads`` (an ``n_jobs`` the user chose).
     clock : callable, default=time.perf_counter
         Seconds, for the round times.
+    key : hashable or None, default=None
+        The work tuned (``numba_threads`` gives the fit's cells); None: no memory.
+    memory : TunerMemory or None, default=None
+        Where the choices are kept; None: the process's ``MEMORY``.
 
     Attributes
     ----------
     threads : int
         The count the next round runs with.
     choices : list of int
-        Every count settled on, in order.
+        Every count this tuner settled on, in order.
     """
 
     PROBE_ROUNDS = 3
     PROBE_SECONDS = 0.03
     MORE_THREADS_GAIN = 0.95
     FIRST_PERIOD = 1.0
+    MAX_PERIOD = 60.0
 
-    def __init__(self, threads, set_threads, adaptive=True, clock=time.perf_counter):
+    def __init__(self, threads, set_threads, adaptive=True, clock=time.perf_counter,
+                 key=None, memory=None):
         self.ceiling = threads
         self.threads = threads
         self.choices = []
@@ -135,8 +195,14 @@ class ThreadTuner:
         self._last = None  # (clock, round_index) of the previous call
         self._pair = None  # (more, fewer) threads being compared; None when settled
         self._times = {}
-        self._period = self.FIRST_PERIOD
+        self._period = None  # seconds to the next probe once settled; None: FIRST_PERIOD
         self._probe_at = -float("inf")  # clock time of the next probe: the first run's start
+        self._key = (threads, key) if self.adaptive and key is not None else None
+        self._memory = MEMORY if memory is None else memory
+        self._remembered = None  # the count to take after the first round, from memory
+        remembered = self._memory.get(self._key) if self._key is not None else None
+        if remembered is not None:
+            self._remembered, self._period, self._probe_at = remembered
 
     #: A training callback's ``order`` (``engine/callbacks.py``): after every other
     #: callback, so that a round's time includes theirs, as the next round's will.
@@ -151,6 +217,9 @@ class ThreadTuner:
         returns False (the tuner never stops the loop)."""
         if not self.adaptive:
             return False
+        if self._remembered is not None:
+            self._use(self._remembered)
+            self._remembered = None
         now = self._clock()
         previous, self._last = self._last, (now, round_index)
         if previous is None or round_index == 0 or round_index != previous[1] + 1:
@@ -186,11 +255,13 @@ class ThreadTuner:
         else:
             chosen = fewer
         self._pair = None
-        self._period = (2 * self._period if self.choices and self.choices[-1] == chosen
-                        else self.FIRST_PERIOD)
+        self._period = (self.FIRST_PERIOD if self._period is None
+                        else min(2 * self._period, self.MAX_PERIOD))
         self._probe_at = now + self._period
         self.choices.append(chosen)
         self._use(chosen)
+        if self._key is not None:
+            self._memory.put(self._key, chosen, self._period, self._probe_at)
 
     def _use(self, count):
         if count != self.threads:
@@ -213,8 +284,9 @@ def numba_threads(n_jobs, work=None):
     ------
     ThreadTuner
         A boosting-loop callback that changes the count between rounds; inert unless
-        ``n_jobs`` is None and more than one thread is used. The count in force when the
-        block ends is undone: the previous one is restored.
+        ``n_jobs`` is None and more than one thread is used. With ``work``, it starts from
+        the count settled on for the same work earlier in the process (``TunerMemory``).
+        The count in force when the block ends is undone: the previous one is restored.
     """
     if (n_jobs == 1 or (n_jobs is None and work is not None and work < SMALL_WORK)) \
             and not numba_loaded():  # one thread: numba need not load before a kernel runs
@@ -230,7 +302,8 @@ def numba_threads(n_jobs, work=None):
             with serial_kernels():
                 yield ThreadTuner(threads, numba.set_num_threads, adaptive=n_jobs is None)
         else:
-            yield ThreadTuner(threads, numba.set_num_threads, adaptive=n_jobs is None)
+            yield ThreadTuner(threads, numba.set_num_threads, adaptive=n_jobs is None,
+                              key=work)
     finally:
         numba.set_num_threads(previous)
 
