@@ -56,6 +56,7 @@ from sklearn.utils.multiclass import type_of_target
 from confboost.dask.partitions import (
     BIN_SAMPLE,
     bin_sample,
+    computed,
     fit_bins,
     is_dask_frame,
     is_table,
@@ -151,7 +152,10 @@ class DaskBoostClassifier(BoostClassifier):
     client : distributed.Client, optional
         The cluster to train on; default: ``distributed.default_client()``.
     timeout : float, default=600
-        Seconds one round's results may take before the round is retried.
+        Seconds one round's results may take before the round is retried, and that each
+        wait before training may take (the partitions' sizes, labels and weights, the
+        categorical columns' values, the bins) before ``fit`` raises a TimeoutError naming
+        what it waited for.
     max_retries : int, default=2
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
     weak_learner : default="stump"
@@ -226,12 +230,14 @@ class DaskBoostClassifier(BoostClassifier):
             raise ValueError("DaskBoostClassifier does not take an eval_set yet; fit "
                              "BoostClassifier on gathered data for early stopping")
         client = self.client if self.client is not None else default_client()
-        encoder, vocabularies = (table_columns(client, X, self.feature_types)
+        timeout = float(self.timeout)
+        encoder, vocabularies = (table_columns(client, X, self.feature_types, timeout)
                                  if is_table(X, self.feature_types) else (None, {}))
         parts, n_features, names = partitions(
-            X, y, sample_weight, None if encoder is None else (encoder, vocabularies))
-        summaries = client.gather(client.compute(
-            [delayed(partition_summary)(*part[:3]) for part in parts]))
+            X, y, sample_weight, None if encoder is None else (encoder, vocabularies),
+            client, timeout)
+        summaries = computed(client, [delayed(partition_summary)(*part[:3]) for part in parts],
+                             timeout, "the partitions' row counts, labels and weights")
         n_samples = sum(summary[0] for summary in summaries)
         # "auto" as on one machine: trees on more than 2,500 examples (same model as local)
         self.weak_learner_ = choose_learner(self.weak_learner, n_samples, self.trim)
@@ -258,11 +264,11 @@ class DaskBoostClassifier(BoostClassifier):
         if (mr and self.smoothing == "auto" and self.alpha == "auto"
                 and mode in (REAL, REAL_ABSTAIN)):  # as fitting.py: MR's pair ε
             smoothing = pair_smoothing(smoothing)
-        mapper = client.compute(delayed(fit_bins)(self.max_bins, *[
+        mapper = computed(client, [delayed(fit_bins)(self.max_bins, *[
             delayed(bin_sample)(part[0], part[2],
                                 int(np.ceil(BIN_SAMPLE * summary[0] / n_samples)), index)
-            for index, (part, summary) in enumerate(zip(parts, summaries, strict=True))]))
-        mapper = mapper.result(timeout=self.timeout)
+            for index, (part, summary) in enumerate(zip(parts, summaries, strict=True))])],
+            timeout, "the bins (fitted on a sample of the partitions)")[0]
         # the Dataset's columns without its rows (each shard holds its rows')
         header = Dataset(
             codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),
