@@ -270,6 +270,9 @@ def _sum_key(function, args):
     return (function, args) if plain(args) else None
 
 
+#: ``Shards.pending`` before the fit's first sum or change.
+_START = object()
+
 #: The most shards whose results the client gathers and adds itself (above: a reduction
 #: tree on the workers). The client then receives CLIENT_SUM results a trip, each the size
 #: of one histogram, and the trip saves the tree's hops between workers.
@@ -309,9 +312,12 @@ class Shards:
         self.rounds_done = 0  # kept by the fit's ``RoundCount``: a failure names its round
         self.trips = 0  # round trips waited for
         self.futures = None
-        self.next_sum = None  # the key (``_sum_key``) of the first sum after a change
-        self.after_change = True  # whether no sum came since the last change
-        self.ahead = None  # (key, total): that sum of the current shards, taken ahead
+        # which sum follows which change: a change (its function) -> the key (``_sum_key``)
+        # of the sum that came next after it last time (None: another change came); the
+        # fit's first sum, guessed for a change not seen yet; the last change while nothing
+        # has followed it (``_START`` before any)
+        self.follows, self.first_sum, self.pending = {}, None, _START
+        self.ahead = None  # (key, total): a sum of the current shards, taken ahead
         self.attempt(lambda: None)
 
     def reduce(self, function, *args):
@@ -320,8 +326,11 @@ class Shards:
         change, when it is this one, costs no trip."""
         key = _sum_key(function, args) if function is shard_sum else None
         ahead, self.ahead = self.ahead, None
-        if self.after_change:
-            self.after_change, self.next_sum = False, key
+        if self.pending is _START:
+            self.first_sum = key
+        elif self.pending is not None:
+            self.follows[self.pending] = key
+        self.pending = None
         if key is not None and ahead is not None and ahead[0] == key:
             return ahead[1]
         return self.attempt(lambda: self.total(self.each(function, self.futures, *args)))
@@ -329,9 +338,12 @@ class Shards:
     def run(self, function, *args):
         """Every shard ← ``function(shard, *args)`` (a new shard), under ``attempt``;
         returns the new shards' ``result`` summed. The same tasks take the sum that followed
-        the last change (``shard_step``), kept for the next ``reduce``. The step is
-        recorded, to replay after a rebuild."""
-        then, self.ahead, self.after_change = self.next_sum, None, True
+        this change last time (the first change: the fit's first sum; ``shard_step``), kept
+        for the next ``reduce``. The step is recorded, to replay after a rebuild."""
+        if self.pending not in (None, _START):  # a change followed by a change
+            self.follows[self.pending] = None
+        change = (function, args[0] if args and callable(args[0]) else None)
+        then, self.ahead, self.pending = self.follows.get(change, self.first_sum), None, change
 
         def step():
             new_futures = self.each(shard_step, self.futures, function, args,
