@@ -161,7 +161,7 @@ class DaskBoostClassifier(BoostClassifier):
     weak_learner : default="stump"
         Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
         "auto" to grow trees, and a tree costs the workers about a round trip per level it
-        grows (at most 15 for 16 leaves) on top of a stump round's two. "auto" is resolved
+        grows (at most 15 for 16 leaves) on top of a stump round's one. "auto" is resolved
         as ``BoostClassifier`` does, on the total row count.
 
     The bins come from a sample of at most 200,000 rows drawn from the partitions (see the

@@ -19,13 +19,15 @@ the shards' histograms of the node's smaller child, built from their rows.
 
 Which nodes go in a batch: before each split the grower offers the node to split and the
 best waiting leaves that may still split (``grower._offer_next_splits``); when the node was
-not partitioned yet, all of these are, in one trip. Best-first growth then finds most of its
-picks already partitioned: a tree costs about one round trip per level that it grows (a
-tree of L leaves at most L - 1, the count without batches), on top of the round's update.
-A node's sums do not depend on when it was partitioned (each shard partitions a node's own
-range of rows, and sums in the same order), so the tree is the one grown a split at a time.
-The root's histogram costs one round trip (the shards' ``StumpLearner.histogram`` summed); its
-value masses (with categorical columns) one more.
+not partitioned yet, all of these are, in one trip, with the children of nodes partitioned
+ahead, whose splits the client finds itself (``ShardedRows._look_ahead``). Best-first
+growth then finds most of its picks already partitioned: a tree costs about one round trip
+per level that it grows (a tree of L leaves at most L - 1, the count without batches), on
+top of the round's update. A node's sums do not depend on when it was partitioned (each
+shard partitions a node's own range of rows, and sums in the same order), so the tree is
+the one grown a split at a time. The root's histogram (the shards' ``StumpLearner.histogram``
+summed) comes back with the last round's update (``shards.shard_step``; the first round's
+costs a trip); its value masses (with categorical columns) one more trip.
 
 The split is chosen once, on the client, by the grower's own search; the leaf values and Z
 come from the summed leaf masses by the local learner's rule (``TreeLearner.leaf_values``).
