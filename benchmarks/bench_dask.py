@@ -8,8 +8,11 @@ threads, then
 the workers before the clock starts. Per round = (fit of R rounds - fit of 1 round) / (R - 1),
 which leaves out binning and start-up; "overhead" is the share of a distributed round not
 spent in the local engine's work, 1 - local s/round / distributed s/round (scheduling,
-moving histograms and shares, the reduction). Run alone:
-``python benchmarks/bench_dask.py``.
+moving histograms and shares, the reduction); "trips/round" the round trips the client
+waits for a round, counted the same way. ``BENCH_DASK_WORKERS`` (default "1,2") picks the
+clusters. Run alone: ``python benchmarks/bench_dask.py``; against another source tree
+(before/after), ``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers
+inherit it).
 """
 
 import os
@@ -19,6 +22,7 @@ import common
 
 ROWS = int(os.environ.get("BENCH_DASK_ROWS", "2000000"))
 ROUNDS = int(os.environ.get("BENCH_DASK_ROUNDS", "20"))
+WORKERS = [int(n) for n in os.environ.get("BENCH_DASK_WORKERS", "1,2").split(",")]
 
 
 def _timed(fit):
@@ -28,10 +32,31 @@ def _timed(fit):
 
 
 def _per_round(fit):
-    """(seconds per round, whole fit of ROUNDS rounds, accuracy model)."""
+    """(seconds per round, whole fit of ROUNDS rounds, accuracy model, trips per round)."""
+    trips = _counted_trips()
     one, _ = _timed(lambda: fit(1))
+    trips_one = trips[0]
     whole, model = _timed(lambda: fit(ROUNDS))
-    return (whole - one) / (ROUNDS - 1), whole, model
+    return ((whole - one) / (ROUNDS - 1), whole, model,
+            (trips[0] - 2 * trips_one) / (ROUNDS - 1))
+
+
+def _counted_trips():
+    """A one-item list counting the round trips of ``Shards.total`` (every wait of the
+    client for the shards' sums) from now on; [0] on one machine."""
+    count = [0]
+    try:
+        from confboost.dask import shards
+    except ImportError:  # no dask: the local rows only
+        return count
+    total = shards.Shards.total
+
+    def counted(self, futures):
+        count[0] += 1
+        return total(self, futures)
+
+    shards.Shards.total = counted
+    return count
 
 
 #: The weak learners timed, by row name.
@@ -61,9 +86,9 @@ def _run(X, y, Xt, yt, params):
                                **params).fit(X, y)  # as the Dask fit: one run
 
     local_fit(2)  # compile
-    local_round, local_whole, local_model = _per_round(local_fit)
-    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0)}
-    for n_workers in (1, 2):
+    local_round, local_whole, local_model, _ = _per_round(local_fit)
+    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0, 0.0)}
+    for n_workers in WORKERS:
         threads = max(1, common.THREADS // n_workers)
         with LocalCluster(n_workers=n_workers, threads_per_worker=threads, processes=True,
                           dashboard_address=None) as cluster, Client(cluster) as client:
@@ -76,14 +101,16 @@ def _run(X, y, Xt, yt, params):
                                            **params).fit(Xd, yd)
 
             fit(2)  # compile on the workers
-            seconds, whole, model = _per_round(fit)
+            seconds, whole, model, trips = _per_round(fit)
             rows[f"{n_workers} worker(s) x {threads} thread(s)"] = (
-                seconds, whole, model.to_local().score(Xt, yt), 1.0 - local_round / seconds)
+                seconds, whole, model.to_local().score(Xt, yt), 1.0 - local_round / seconds,
+                trips)
     return rows
 
 
 if __name__ == "__main__":
     print(f"| {ROWS:,} x 50 binary, {ROUNDS} rounds | s/round | whole fit (s) | "
-          "test acc | overhead share |\n|---|---|---|---|---|")
-    for name, (seconds, whole, accuracy, overhead) in run().items():
-        print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} |")
+          "test acc | overhead share | trips/round |\n|---|---|---|---|---|---|")
+    for name, (seconds, whole, accuracy, overhead, trips) in run().items():
+        print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} | "
+              f"{trips:.1f} |")

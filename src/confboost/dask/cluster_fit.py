@@ -36,6 +36,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from confboost.dask.partitions import (
     bin_sample,
+    computed,
     fit_bins,
     gather_rows,
     is_dask_collection,
@@ -248,11 +249,11 @@ class ClusterFit(Fit):
     # -- stage 1: summaries of the partitions, never their rows ---------------------------
     def read_inputs(self, X, y, sample_weight=None):
         p, client = self.params, self.client
-        table = (table_columns(client, X, p.feature_types) if is_table(X, p.feature_types)
-                 else None)
-        parts, n_features, names = partitions(X, y, sample_weight, table)
-        summaries = client.gather(client.compute(
-            [delayed(partition_summary)(*part[:3]) for part in parts]))
+        table = (table_columns(client, X, p.feature_types, self.timeout)
+                 if is_table(X, p.feature_types) else None)
+        parts, n_features, names = partitions(X, y, sample_weight, table, client, self.timeout)
+        summaries = computed(client, [delayed(partition_summary)(*part[:3]) for part in parts],
+                             self.timeout, "the partitions' row counts, labels and weights")
         multilabel = np.ndim(summaries[0][1]) == 0
         if multilabel:
             classes = np.arange(summaries[0][1])
@@ -274,8 +275,8 @@ class ClusterFit(Fit):
             factors = _class_factors(p.class_weight, classes, multilabel, summaries)
             parts = [(x, labels, delayed(weighted_by_class)(w, labels, classes, factors), codes)
                      for x, labels, w, codes in parts]
-            totals = client.gather(client.compute(
-                [delayed(partition_totals)(part[2]) for part in parts]))
+            totals = computed(client, [delayed(partition_totals)(part[2]) for part in parts],
+                              self.timeout, "the partitions' class-weighted totals")
         total_weight = sum(total for total, _ in totals)
         if not total_weight > 0:
             raise ValueError("sample_weight sums to zero; at least one example needs weight")
@@ -317,8 +318,8 @@ class ClusterFit(Fit):
             # as locally (stratified by class: the labels come to the client); the runs on
             # the other rows train on shards of their own
             if not inputs.multilabel:
-                labels = self.client.gather(self.client.compute([part[1]
-                                                                 for part in inputs.parts]))
+                labels = computed(self.client, [part[1] for part in inputs.parts],
+                                  self.timeout, "the labels that choose the held-out rows")
                 inputs = dataclasses.replace(inputs, encoded=np.searchsorted(
                     inputs.classes, np.concatenate(labels)))
             return super().hold_out(inputs)
@@ -350,8 +351,9 @@ class ClusterFit(Fit):
             total, n_positive = inputs.total_weight, inputs.n_positive
         else:
             parts, sizes = _rows_of_parts(inputs.parts, inputs.part_rows, rows)
-            totals = self.client.gather(self.client.compute(
-                [delayed(partition_totals)(part[2]) for part in parts]))
+            totals = computed(self.client,
+                              [delayed(partition_totals)(part[2]) for part in parts],
+                              self.timeout, "the totals of a run's rows")
             total = float(sum(each for each, _ in totals))
             n_positive = sum(count for _, count in totals)
         self.placed = RunPlace(parts, sizes, total, n_positive, ClusterReducer(None))
@@ -388,10 +390,11 @@ class ClusterFit(Fit):
         rows drawn from its partitions ``placed``, the vocabularies."""
         client, n_samples = self.client, sum(placed.part_rows)
         drawn = n_samples if self.bin_rows is None else self.bin_rows
-        mapper = client.compute(delayed(fit_bins)(self.params.max_bins, *[
+        mapper = computed(client, [delayed(fit_bins)(self.params.max_bins, *[
             delayed(bin_sample)(part[0], part[2], int(np.ceil(drawn * n / n_samples)), index)
             for index, (part, n) in enumerate(zip(placed.parts, placed.part_rows,
-                                                  strict=True))])).result(timeout=self.timeout)
+                                                  strict=True))])],
+            self.timeout, "the bins (fitted on rows drawn from the partitions)")[0]
         encoder = inputs.attributes.get("encoder_")
         self.header = Dataset(
             codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),

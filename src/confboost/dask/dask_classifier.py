@@ -62,13 +62,16 @@ class DaskBoostClassifier(BoostClassifier):
     client : distributed.Client, optional
         The cluster to train on; default: ``distributed.default_client()``.
     timeout : float, default=600
-        Seconds one round's results may take before the round is retried.
+        Seconds one round's results may take before the round is retried, and that each
+        wait before training may take (the partitions' sizes, labels and weights, the
+        categorical columns' values, the bins) before ``fit`` raises a TimeoutError naming
+        what it waited for.
     max_retries : int, default=2
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
     weak_learner : default="stump"
         Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
         "auto" to grow trees, and a tree costs the workers about a round trip per level it
-        grows (at most 15 for 16 leaves) on top of a stump round's two. "auto" is resolved
+        grows (at most 15 for 16 leaves) on top of a stump round's one. "auto" is resolved
         as ``BoostClassifier`` does, on the total row count, and so are ``max_leaves``'s and
         ``learning_rate``'s "auto" (``max_leaves_``, ``learning_rate_``: trees of 32 leaves
         at 0.5 on more than 10,000 rows of at most 2,000 features × labels).

@@ -21,6 +21,7 @@ import sys
 import dask.array as da
 import numpy as np
 from dask import delayed
+from distributed import default_client, wait
 
 from confboost.data.bin_mapper import BinMapper
 from confboost.data.category_values import fitted_values, is_missing, value_text
@@ -127,6 +128,26 @@ def fit_bins(max_bins, *samples):
 
 
 
+def computed(client, tasks, timeout, what):
+    """The values of delayed ``tasks`` computed on the cluster, waited for at most
+    ``timeout`` seconds (None: no limit); TimeoutError naming ``what`` was waited for."""
+    futures = client.compute(tasks)
+    try:
+        wait(futures, timeout=timeout)
+    except TimeoutError:
+        client.cancel(futures)
+        raise TimeoutError(f"DaskBoostClassifier waited timeout={timeout:g} s for {what} "
+                           "before training, and it did not come: are the cluster's workers "
+                           "running, and can they compute the input collections?") from None
+    return client.gather(futures)
+
+
+def _lengths(client, frame, timeout, name):
+    """The row count of each partition of a dask DataFrame or Series (list of int)."""
+    return [int(n) for n in computed(client, [delayed(len)(part) for part in frame.to_delayed()],
+                                     timeout, f"the row counts of {name}'s partitions")]
+
+
 def _known_chunks(name, chunks):
     """ValueError unless every chunk size of a dask array is known (a boolean mask leaves
     them NaN, and the partitions cannot be aligned)."""
@@ -135,9 +156,10 @@ def _known_chunks(name, chunks):
                          f"leaves it): call {name}.compute_chunk_sizes() first")
 
 
-def partitions(X, y, sample_weight, table=None):
+def partitions(X, y, sample_weight, table=None, client=None, timeout=None):
     """Aligned delayed partitions (X, y, w, value codes), the number of columns and the
-    column names.
+    column names. A dask DataFrame's row counts are computed on ``client`` (default: the
+    default client) within ``timeout`` seconds (``computed``).
 
     ``table`` (``table_columns``' output, for a dask DataFrame with categorical columns):
     X's partitions are encoded on the workers (``encode_partition``), X of a partition is its
@@ -145,9 +167,11 @@ def partitions(X, y, sample_weight, table=None):
     are an empty list.
     """
     names = None
+    if is_dask_frame(X) or is_dask_frame(y, ("Series", "DataFrame")):
+        client = client if client is not None else default_client()
     if table is not None:
         names = [str(column) for column in X.columns]
-        lengths = tuple(int(n) for n in X.map_partitions(len).compute())
+        lengths = tuple(_lengths(client, X, timeout, "X"))
         encoded = [delayed(encode_partition, nout=2)(part, *table)
                    for part in X.to_delayed()]
         n_features = len(names)
@@ -155,7 +179,7 @@ def partitions(X, y, sample_weight, table=None):
     else:
         if is_dask_frame(X):  # numeric columns only (else ``is_table``)
             names = [str(column) for column in X.columns]
-            X = X.to_dask_array(lengths=True)
+            X = X.to_dask_array(lengths=_lengths(client, X, timeout, "X"))
         if not isinstance(X, da.Array) or X.ndim != 2:
             raise ValueError("X must be a 2-D dask array or a dask DataFrame, got "
                              f"{type(X).__name__}; use BoostClassifier for in-memory data")
@@ -168,7 +192,7 @@ def partitions(X, y, sample_weight, table=None):
     _known_chunks("X", chunks)
     n_samples = sum(chunks[0])
     if is_dask_frame(y, ("Series", "DataFrame")):
-        y = y.to_dask_array(lengths=True)
+        y = y.to_dask_array(lengths=_lengths(client, y, timeout, "y"))
     y = da.asarray(y)
     _known_chunks("y", y.chunks)
     if y.shape[0] != n_samples:
@@ -224,12 +248,13 @@ def merged_fitted(parts):
     return "strings", next((odd for _, odd in seen if odd is not None), None)
 
 
-def table_columns(client, X, feature_types):
+def table_columns(client, X, feature_types, timeout=None):
     """The ``FrameEncoder`` of a dask DataFrame and each categorical column's vocabulary.
 
     Kinds follow ``data/columns.infer_feature_types``: numeric dtypes are continuous, a
     ``category`` dtype categorical, other columns by ``string_kind`` on the distinct values
-    of the whole column (merged from ``partition_values``); ``feature_types`` overrides.
+    of the whole column (merged from ``partition_values``, waited for at most ``timeout``
+    seconds); ``feature_types`` overrides.
 
     Returns
     -------
@@ -268,8 +293,9 @@ def table_columns(client, X, feature_types):
     read = [name for name in names if kinds.get(name) in (None, "categorical", "text")]
     merged = {name: (set(), 0, set(), []) for name in read}
     if read:
-        for values in client.gather(client.compute(
-                [delayed(partition_values)(part, read) for part in X.to_delayed()])):
+        for values in computed(
+                client, [delayed(partition_values)(part, read) for part in X.to_delayed()],
+                timeout, f"the values of the columns {read!r} in X's partitions"):
             for name, (distinct, n_present, texts, fitted) in values.items():
                 old = merged[name]
                 merged[name] = (old[0] | distinct, old[1] + n_present, old[2] | texts,

@@ -19,13 +19,15 @@ the shards' histograms of the node's smaller child, built from their rows.
 
 Which nodes go in a batch: before each split the grower offers the node to split and the
 best waiting leaves that may still split (``grower._offer_next_splits``); when the node was
-not partitioned yet, all of these are, in one trip. Best-first growth then finds most of its
-picks already partitioned: a tree costs about one round trip per level that it grows (a
-tree of L leaves at most L - 1, the count without batches), on top of the round's update.
-A node's sums do not depend on when it was partitioned (each shard partitions a node's own
-range of rows, and sums in the same order), so the tree is the one grown a split at a time.
-The root's histogram costs one round trip (the shards' ``StumpLearner.histogram`` summed); its
-value masses (with categorical columns) one more.
+not partitioned yet, all of these are, in one trip, with the children of nodes partitioned
+ahead, whose splits the client finds itself (``ShardedRows._look_ahead``). Best-first
+growth then finds most of its picks already partitioned: a tree costs about one round trip
+per level that it grows (a tree of L leaves at most L - 1, the count without batches), on
+top of the round's update. A node's sums do not depend on when it was partitioned (each
+shard partitions a node's own range of rows, and sums in the same order), so the tree is
+the one grown a split at a time. The root's histogram (the shards' ``StumpLearner.histogram``
+summed) comes back with the last round's update (``shards.shard_step``; the first round's
+costs a trip); its value masses (with categorical columns) one more trip.
 
 The split is chosen once, on the client, by the grower's own search; the leaf values and Z
 come from the summed leaf masses by the local learner's rule (``TreeLearner.leaf_values``).
@@ -46,7 +48,7 @@ from confboost.dask.shards import OnShards, shard_sum
 from confboost.engine.learners.base import PartitionFit, label_masses, leaf_statistics
 from confboost.engine.learners.categorical import value_masses
 from confboost.engine.learners.grower import HISTOGRAM_MEMORY, LocalRows, grow_tree
-from confboost.engine.learners.splitter import NodeSplits, best_value_split
+from confboost.engine.learners.splitter import NodeSplits, best_value_split, numeric_split
 from confboost.engine.learners.stump import StumpLearner
 from confboost.engine.learners.tree import (
     HammingTreeLearner,
@@ -58,7 +60,12 @@ from confboost.engine.learners.tree import (
 )
 from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
 from confboost.kernels.histogram import N_HIST_BINS
-from confboost.kernels.tree_nodes import code_goes_left, node_histogram, value_goes_left
+from confboost.kernels.tree_nodes import (
+    code_goes_left,
+    node_histogram,
+    subtract_sibling,
+    value_goes_left,
+)
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
 
 
@@ -229,6 +236,12 @@ class ShardedRows:
     grower splits them (or are dropped with the tree). Shards name nodes by their own ids
     (``ids``), given at partition time, since the grower numbers children when it splits.
 
+    A batch also takes, after the grower's offer, the children of nodes partitioned ahead
+    (``ahead``): the client finds their best splits itself, from their sums, by the rule of
+    ``grow_tree``'s ``consider`` (the smaller child's summed histogram, the larger's the
+    parent's minus it by ``subtract_sibling``: the grower's histograms, bit for bit), so a
+    batch is a tree level, whichever order best-first growth splits its nodes in.
+
     Parameters
     ----------
     shards : confboost.dask.shards.Shards
@@ -241,10 +254,14 @@ class ShardedRows:
         tree's agreement column).
     has_numeric, has_values : bool
         Whether the data have continuous columns, categorical columns with values.
-    mode, min_leaf_weight, max_leaves
+    mode, min_leaf_weight, max_leaves, max_depth
         The learner's.
     hist_bytes : int
         Bytes of one node histogram.
+    n_bins : ndarray of shape (n_features,) or None
+        The numeric columns' bins (None without them).
+    root_hist : ndarray or None
+        The root's summed histogram (copied: the grower turns it into a child's).
 
     Attributes
     ----------
@@ -257,20 +274,27 @@ class ShardedRows:
     """
 
     def __init__(self, shards, states, n_samples, growth, has_numeric, has_values, mode,
-                 min_leaf_weight, max_leaves, hist_bytes):
+                 min_leaf_weight, max_leaves, max_depth, hist_bytes, n_bins, root_hist):
         self.shards = shards
         self.states = states
         self.n_samples = n_samples
         self.growth = growth
         self.has_numeric, self.has_values = has_numeric, has_values
         self.mode, self.min_leaf_weight, self.max_leaves = mode, min_leaf_weight, max_leaves
+        self.max_depth, self.n_bins = max_depth, n_bins
         self.batch = max_leaves if max_leaves * hist_bytes <= HISTOGRAM_MEMORY else 1
         self.n_leaves = 1
         self.trips = 0
         self.sizes = {0: n_samples}
         self.ids = {0: 0}  # the grower's node -> the shards'
         self.n_ids = 1
-        self.expanded = {}  # node -> (its children's ids, their summary), partitioned ahead
+        # by the shards' ids: a node partitioned ahead -> (its children, their summary,
+        # the split); a node's depth; a child's summed histogram while its split is unknown
+        # to the grower; a child's best (gain, split), found ahead
+        self.expanded = {}
+        self.counts, self.depths = {0: n_samples}, {0: 0}
+        self.hists = {0: root_hist.copy()} if root_hist is not None and self.batch > 1 else {}
+        self.ahead = {}
         self.cache = {}  # node -> [masses, histogram, *value masses], summed over shards
         self.leaf_masses = None
         if has_values:  # the root's value masses, for its value tests
@@ -293,26 +317,87 @@ class ShardedRows:
 
     def expand(self, splits):
         """Partition the nodes of ``splits`` ([(node, split), ...], the next to split
-        first), up to ``batch`` of them, in one round trip, unless the first one was."""
-        todo = [(node, split) for node, split in splits if node not in self.expanded]
-        if not todo or todo[0][0] != splits[0][0]:
+        first), then the best children of nodes partitioned ahead (``ahead``), up to
+        ``batch``, in one round trip, unless the first one was."""
+        todo = [(self.ids[node], split) for node, split in splits
+                if self.ids[node] not in self.expanded]
+        if not todo or todo[0][0] != self.ids[splits[0][0]]:
             return
+        offered = {node for node, _ in todo}
+        todo += [(node, split) for _, node, split in sorted(
+            (-gain, node, split) for node, (gain, split) in self.ahead.items()
+            if node not in offered and node not in self.expanded)]
         steps = []
         for node, split in todo[:self.batch]:
-            steps.append((self.ids[node], split, self.n_ids, self.n_ids + 1))
+            steps.append((node, split, self.n_ids, self.n_ids + 1))
             self.n_ids += 2
         # the last split of the tree needs no histograms (its children will not split)
         with_hist = self.has_numeric and self.n_leaves + 1 < self.max_leaves
         self.states = self.shards.each(shard_expand, self.states, steps, with_hist)
         summary = self._summary()
         width = len(summary) // len(steps)
-        for i, ((node, _), (_, _, left, right)) in enumerate(zip(todo, steps, strict=False)):
-            self.expanded[node] = (left, right, summary[i * width: (i + 1) * width])
+        for i, (node, split, left, right) in enumerate(steps):
+            part = summary[i * width: (i + 1) * width]
+            self.expanded[node] = (left, right, part, split)
+            self._look_ahead(node, left, right, part, with_hist)
+
+    def _look_ahead(self, node, left, right, summary, with_hist):
+        """The best splits of a node's children (partitioned just now), as ``grow_tree``'s
+        ``consider`` will find them, into ``ahead``; none where a child's histogram is not
+        summed yet (a shard whose rows split the other way round)."""
+        self.ahead.pop(node, None)
+        parent_hist = self.hists.pop(node, None)
+        if self.batch == 1:  # histograms kept under HISTOGRAM_MEMORY: one node a trip
+            return
+        (n_left, n_chose_left, n_chose_right), masses_left, masses_right, hist, *values = summary
+        n_left = int(n_left)
+        self.counts[left], self.counts[right] = n_left, self.counts[node] - n_left
+        self.depths[left] = self.depths[right] = self.depths[node] + 1
+        if self.has_numeric:
+            small_left = n_left <= self.counts[right]
+            if (not with_hist or parent_hist is None
+                    or (n_chose_right if small_left else n_chose_left) != 0):
+                return
+            small, large = (left, right) if small_left else (right, left)
+            subtract_sibling(parent_hist, hist)
+            # a copy: the summary's histogram goes to the grower, and this one is
+            # subtracted from when the child is partitioned
+            self.hists[small], self.hists[large] = hist.copy(), parent_hist
+        half = len(values) // 2
+        for child, masses, child_values in ((left, masses_left, values[:half]),
+                                            (right, masses_right, values[half:])):
+            best = self._best(child, masses, child_values)
+            if best is not None:
+                self.ahead[child] = best
+
+    def _best(self, child, masses, values):
+        """(gain, split) of a child by ``grow_tree``'s ``consider``, or None."""
+        if self.counts[child] < 2 or (self.max_depth is not None
+                                     and self.depths[child] >= self.max_depth):
+            return None
+        best = None
+        if self.has_numeric:
+            n_features = self.n_bins.shape[0]
+            buffers = (np.empty(n_features, dtype=np.float64),
+                       np.empty(n_features, dtype=np.intp), np.empty(n_features, dtype=bool))
+            best = numeric_split(self.hists[child], self.n_bins, self.mode,
+                                 self.min_leaf_weight, buffers)
+        if self.has_values:
+            growth = masses[self.growth]
+            found = best_value_split(growth[:, 0], growth[:, 1], values, self.mode,
+                                     self.min_leaf_weight)
+            if found is not None and found[0] > 0.0 and (best is None or found[0] > best[0]):
+                best = found
+        return best
 
     def partition(self, node, split, left, right):
-        if node not in self.expanded:  # not offered by the grower
+        done = self.expanded.get(self.ids[node])
+        if done is not None and done[3] != split:  # not the split found ahead
+            del self.expanded[self.ids[node]]
+            done = None
+        if done is None:  # not offered by the grower
             self.expand([(node, split)])
-        self.ids[left], self.ids[right], summary = self.expanded.pop(node)
+        self.ids[left], self.ids[right], summary, _ = self.expanded.pop(self.ids[node])
         self.n_leaves += 1
         (n_left, n_chose_left, n_chose_right), masses_left, masses_right, hist, *values = summary
         n_left = int(n_left)
@@ -393,7 +478,8 @@ class ShardedTreeLearner(TreeLearner):
                       * np.dtype(WEIGHT_DTYPE).itemsize)
         rows = ShardedRows(self.shards, states, header.n_samples, growth, header.has_numeric,
                            has_values, self.mode, self.min_leaf_weight, self.max_leaves,
-                           hist_bytes)
+                           self.max_depth, hist_bytes,
+                           header.n_bins if header.has_numeric else None, root_hist)
         tree = grow_tree(rows, header.n_bins if header.has_numeric else None, n_columns,
                          self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
                          self._pool, root_hist)

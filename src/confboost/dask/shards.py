@@ -11,13 +11,24 @@ new shards, so Dask can recompute a lost one from the lineage.
 ``ClusterReducer`` is the ``engine/reduction.Reducer`` of the shards: the engine's own
 learners and schemes, given the Dataset and the scheme of no rows that hold the bins,
 vocabularies and label count, reach the rows only through it. ``Shards`` is the client's
-side: it submits one task per shard, sums what they return by a reduction tree of pairwise
-additions on the workers (``_tree_sum``; no shard moves), and on a failure rebuilds the
-shards from the input partitions and replays the changes (``attempt``).
+side: it submits one task per shard (no shard moves) and sums what they return, and on a
+failure rebuilds the shards from the input partitions and replays the changes (``attempt``).
+
+A round trip is what the client waits for; its cost on a cluster is the scheduler's hops,
+not the sums. So:
+
+- up to ``CLIENT_SUM`` shards, the client gathers their results and adds them itself, in
+  the reduction tree's pairwise order (``_pairwise``); above, a reduction tree of pairwise
+  additions runs on the workers (``_tree_sum``: no worker receives more than two);
+- a change of the shards (``run``, a scheme's update) also takes, in the same tasks, the
+  sum that followed the last change (``shard_step``): a round's first sum (the stumps' and
+  trees' histogram of the new weights) then costs no trip of its own. It is the sum of the
+  new shards, so it is the value the round's ``reduce`` would get.
 """
 
 import copy
 import dataclasses
+import inspect
 
 import numpy as np
 from dask import delayed
@@ -91,6 +102,16 @@ def shard_apply(shard, function, args):
         setattr(scheme, name, getattr(scheme, name).copy())
     result = function(scheme, *_resolved(args, shard.dataset))
     return Shard(shard.dataset, scheme, shard.sample_weight, result)
+
+
+def shard_step(shard, function, args, then):
+    """``function(shard, *args)`` (a new shard); with ``then`` = (sum function, its args),
+    the new shard's ``result`` is (the call's result, ``shard_sum`` of the new shard), so
+    that the next sum comes back in the same trip."""
+    new = function(shard, *args)
+    if then is not None:
+        new.result = (new.result, shard_sum(new, *then))
+    return new
 
 
 def shard_result(shard):
@@ -227,6 +248,37 @@ def _add(*parts):
     return parts[0] + sum(parts[1:])
 
 
+def _pairwise(parts):
+    """``parts`` summed by pairwise additions in the order of ``_tree_sum`` (new arrays)."""
+    while len(parts) > 1:
+        parts = ([_add(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+                 + parts[len(parts) - len(parts) % 2:])
+    return _add(parts[0])
+
+
+def _sum_key(function, args):
+    """(``function``, ``args``) of a sum when its arguments are plain values (None,
+    numbers, strings, functions, tuples of them), which compare equal from round to round;
+    else None (a value kept on the shards, an array: not taken ahead)."""
+
+    def plain(value):
+        if isinstance(value, tuple):
+            return all(plain(item) for item in value)
+        return (value is None or isinstance(value, (bool, int, float, str))
+                or inspect.isfunction(value))
+
+    return (function, args) if plain(args) else None
+
+
+#: ``Shards.pending`` before the fit's first sum or change.
+_START = object()
+
+#: The most shards whose results the client gathers and adds itself (above: a reduction
+#: tree on the workers). The client then receives CLIENT_SUM results a trip, each the size
+#: of one histogram, and the trip saves the tree's hops between workers.
+CLIENT_SUM = 8
+
+
 def _tree_sum(client, futures):
     """The arrays (or lists of arrays) of ``futures`` summed by pairwise additions on the
     workers (a reduction tree: no worker receives more than two). The client may change
@@ -258,25 +310,52 @@ class Shards:
         self.max_retries = max_retries
         self.steps = []  # (function, args) of every change applied, to replay after a rebuild
         self.rounds_done = 0  # kept by the fit's ``RoundCount``: a failure names its round
+        self.trips = 0  # round trips waited for
         self.futures = None
+        # which sum follows which change: a change (its function) -> the key (``_sum_key``)
+        # of the sum that came next after it last time (None: another change came); the
+        # fit's first sum, guessed for a change not seen yet; the last change while nothing
+        # has followed it (``_START`` before any)
+        self.follows, self.first_sum, self.pending = {}, None, _START
+        self.ahead = None  # (key, total): a sum of the current shards, taken ahead
         self.attempt(lambda: None)
 
     def reduce(self, function, *args):
         """Σ over the shards of ``function(shard, *args)`` (one task each, on the worker's
-        threads), by the reduction tree, on the client; under ``attempt``."""
+        threads), summed (``total``); under ``attempt``. The sum taken ahead with the last
+        change, when it is this one, costs no trip."""
+        key = _sum_key(function, args) if function is shard_sum else None
+        ahead, self.ahead = self.ahead, None
+        if self.pending is _START:
+            self.first_sum = key
+        elif self.pending is not None:
+            self.follows[self.pending] = key
+        self.pending = None
+        if key is not None and ahead is not None and ahead[0] == key:
+            return ahead[1]
         return self.attempt(lambda: self.total(self.each(function, self.futures, *args)))
 
     def run(self, function, *args):
         """Every shard ← ``function(shard, *args)`` (a new shard), under ``attempt``;
-        returns the new shards' ``result`` summed. The step is recorded, to replay after a
-        rebuild."""
+        returns the new shards' ``result`` summed. The same tasks take the sum that followed
+        this change last time (the first change: the fit's first sum; ``shard_step``), kept
+        for the next ``reduce``. The step is recorded, to replay after a rebuild."""
+        if self.pending not in (None, _START):  # a change followed by a change
+            self.follows[self.pending] = None
+        change = (function, args[0] if args and callable(args[0]) else None)
+        then, self.ahead, self.pending = self.follows.get(change, self.first_sum), None, change
 
         def step():
-            new_futures = self.each(function, self.futures, *args)
+            new_futures = self.each(shard_step, self.futures, function, args,
+                                    None if then is None else then[1])
             total = self.total([self.client.submit(shard_result, future, pure=False)
                                 for future in new_futures])
             self.futures = new_futures
             self.steps.append((function, args))
+            if then is None:
+                return total
+            total, ahead = total
+            self.ahead = (then, ahead)
             return total
 
         return self.attempt(step)
@@ -288,8 +367,14 @@ class Shards:
 
     def total(self, futures):
         """The sum of the values (arrays, floats, or lists or tuples of them) of
-        ``futures``, by the reduction tree, on the client."""
-        return _tree_sum(self.client, futures).result(timeout=self.timeout)
+        ``futures`` (new arrays, which the caller may change): added on the client up to
+        ``CLIENT_SUM`` of them, else by the reduction tree on the workers. One round trip.
+        """
+        self.trips += 1
+        if len(futures) > CLIENT_SUM:
+            return _tree_sum(self.client, futures).result(timeout=self.timeout)
+        wait(futures, timeout=self.timeout)
+        return _pairwise(self.client.gather(futures))
 
     def attempt(self, step):
         """``step()``, which reads the current shards ``futures``. A failure (a lost worker,
