@@ -308,6 +308,9 @@ class Fit:
         if rows is not None:
             signs, weight = signs[rows], weight[rows]
             encoded = None if encoded is None else encoded[rows]
+        if dataset is None:  # before the scheme's arrays: the peak of the two is the larger
+            dataset = inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
+                                             self.params.random_state, weight)
         scheme = self._scheme(signs, encoded, inputs.multilabel, weight)
         k = scheme.labels.n_labels
         smoothing = (default_smoothing(weight, k) if self.params.smoothing == "auto"
@@ -319,9 +322,6 @@ class Fit:
         # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
         alpha_method = ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
                         and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
-        if dataset is None:
-            dataset = inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
-                                             self.params.random_state, weight)
         learner = make_learner(self.known["weak_learner_"], dataset, self.mode, smoothing,
                                trim=float(self.params.trim), n_terms=int(self.params.product_terms),
                                **self.probe._tree_params())
