@@ -167,8 +167,9 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
         f(x_i, l), incremented.
     loss_kind : int
         ``LOSS_PAIRS``: Σ loss_weights[i, l] over pairs with Y[i,l] f(x_i,l) <= 0 (Hamming;
-        binary error for k = 1); a single column is each example's weight for every label. ``LOSS_ARGMAX``: Σ loss_weights[i, 0] over examples whose
-        first argmax label is negative or whose top score is tied (single-label error, Eq. 17).
+        binary error for k = 1); a single column is each example's weight for every label.
+        ``LOSS_ARGMAX``: Σ loss_weights[i, 0] over examples whose first argmax label is
+        negative or whose top score is tied (single-label error, Eq. 17).
     loss_weights : ndarray of shape (n_samples, k) or (n_samples, 1), float64
 
     Returns
