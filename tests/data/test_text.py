@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from confboost.data import postings as postings_module
 from confboost.data.postings import (
     TermVocabulary,
     TextExpert,
@@ -270,3 +271,22 @@ def test_term_block_weights_with_no_terms():
         np.ones((3, 2), dtype=np.int8),
     )
     assert w_plus.shape == w_minus.shape == (0, 2)
+
+
+def test_postings_by_row_and_counts_equal_their_plain_forms():
+    rng = np.random.default_rng(3)
+    # pairs given document by document, some columns -1 (cut off): the CSC of the kept ones
+    counts = rng.integers(0, 5, size=40)
+    columns = np.concatenate([rng.choice(np.arange(-1, 12), size=c, replace=False)
+                              for c in counts]).astype(np.int32)
+    rows = np.repeat(np.arange(40), counts)
+    by_row = postings_module._csc_by_row(12, counts, columns)
+    kept = columns >= 0
+    expected = sp.csc_matrix((np.ones(kept.sum(), dtype=np.int8), (rows[kept], columns[kept])),
+                             shape=(40, 12))
+    assert by_row.indices.dtype == by_row.indptr.dtype == np.int32
+    np.testing.assert_array_equal(by_row.toarray(), expected.toarray())
+    np.testing.assert_array_equal(by_row.indptr, expected.indptr)
+    np.testing.assert_array_equal(by_row.indices, expected.sorted_indices().indices)
+    np.testing.assert_array_equal(postings_module._counts(columns[kept], 12, chunk=7),
+                                  np.bincount(columns[kept], minlength=12))

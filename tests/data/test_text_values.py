@@ -37,3 +37,13 @@ def test_vocabulary_and_fingerprint_are_those_of_the_list(tokenizer):
     table = {"t": TextValues.from_strings(VALUES), "x": np.arange(len(VALUES), dtype=float)}
     as_lists = {"t": list(VALUES), "x": table["x"]}
     assert run_fingerprint(*data_parts(table)) == run_fingerprint(*data_parts(as_lists))
+
+
+def test_released_values_keep_their_length_and_refuse_reading():
+    values = TextValues.from_strings(VALUES)
+    values.release()
+    assert values.buffer is None and len(values) == len(VALUES)
+    np.testing.assert_array_equal(values.missing, [v is None for v in VALUES])
+    for read in (lambda: values[0], lambda: list(values), lambda: values[1:3]):
+        with pytest.raises(ValueError, match="released"):
+            read()

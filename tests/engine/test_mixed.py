@@ -7,7 +7,7 @@ import pytest
 from confboost import BoostClassifier
 from confboost.data.columns import FrameEncoder, infer_feature_types
 from confboost.data.dataset import LabelSigns
-from confboost.data.postings import TextExpert
+from confboost.data.postings import TermVocabulary, TextExpert
 from confboost.engine.learners import make_learner
 from confboost.engine.learners.categorical import CategoricalLearner
 from confboost.engine.learners.stump import StumpLearner
@@ -121,9 +121,8 @@ def test_learners_equal_brute_force_from_the_examples(rng, confidence):
         if kind == "t":  # the first term with these documents (terms sharing them tie)
             column = dataset.text[0]
             term = column.terms.index(name)
-            postings = column.indices[column.indptr[term]: column.indptr[term + 1]]
-            assert not any(np.array_equal(column.indices[column.indptr[t]: column.indptr[t + 1]],
-                                          postings) for t in range(term))
+            postings = column.postings(term)
+            assert not any(np.array_equal(column.postings(t), postings) for t in range(term))
         # train blocks agree with the raw-frame blocks of the chosen hypothesis
         raw = encoder.transform(frame)
         np.testing.assert_array_equal(fit.train_blocks, fit.hypothesis.blocks(raw))
@@ -211,14 +210,19 @@ def test_bad_mixed_input_gives_clear_errors(rng):
 
 def test_distinct_posting_lists_cover_every_term_once(rng):
     frame, _ = mixed_frame(rng)
-    encoder = FrameEncoder.from_table(frame, {"row": "ignore"}, TextExpert("ngram", 2))
+    expert = TextExpert("ngram", 2)
+    encoder = FrameEncoder.from_table(frame, {"row": "ignore"}, expert)
     column = encoder.fit_dataset(frame, 255).text[0]
+    texts = [text if isinstance(text, str) else None for text in frame["text"]]
+    csc, _ = TermVocabulary().fit_transform(texts, expert)  # the full postings
     lists = [tuple(column.distinct_indices[column.distinct_indptr[u]:
                                            column.distinct_indptr[u + 1]])
              for u in range(column.distinct_first_term.shape[0])]
     assert len(set(lists)) == len(lists) < len(column.terms)  # bigrams repeat unigrams' lists
     assert np.all(np.diff(column.distinct_first_term) > 0)
+    assert column.n_terms == len(column.terms) == csc.shape[1]
     for term in range(len(column.terms)):
-        postings = tuple(column.indices[column.indptr[term]: column.indptr[term + 1]])
+        postings = tuple(csc.indices[csc.indptr[term]: csc.indptr[term + 1]])
         u = lists.index(postings)
+        assert column.term_list[term] == u and tuple(column.postings(term)) == postings
         assert column.distinct_first_term[u] <= term

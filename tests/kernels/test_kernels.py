@@ -191,8 +191,9 @@ def test_stump_block_stats_equal_naive(rng, k):
     np.testing.assert_array_equal(blocks, stump_blocks_naive(codes[1], 4, MISSING_BIN))
 
 
-@pytest.mark.parametrize("k, loss_kind", [(1, 0), (3, 0), (4, 1)])
-def test_apply_partition_equals_naive(rng, k, loss_kind):
+@pytest.mark.parametrize("k, loss_kind, one_column", [(1, 0, False), (3, 0, False),
+                                                     (3, 0, True), (4, 1, True)])
+def test_apply_partition_equals_naive(rng, k, loss_kind, one_column):
     from confboost.kernels.weight_update import apply_partition, apply_partition_naive
 
     _, signs, weights = random_problem(rng, n_samples=200, k=k)
@@ -205,7 +206,7 @@ def test_apply_partition_equals_naive(rng, k, loss_kind):
     steps[1, 0] = 0.0  # scores of exactly 0 and exact ties at the top count as errors
     factors = np.stack([np.exp(-steps), np.exp(steps)], axis=-1) / 1.3
     scores = np.round(rng.normal(size=(200, k)), 1)
-    loss_weights = rng.random((200, k if loss_kind == 0 else 1))
+    loss_weights = rng.random((200, 1 if one_column else k))
     fast = [weights.copy(), scores.copy()]
     naive = [weights.copy(), scores.copy()]
     got = apply_partition(fast[0], sign_index, blocks, steps, factors, fast[1], loss_kind,
@@ -215,6 +216,10 @@ def test_apply_partition_equals_naive(rng, k, loss_kind):
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(fast[0], naive[0], rtol=1e-12)
     np.testing.assert_allclose(fast[1], naive[1], rtol=1e-12)
+    if one_column and loss_kind == 0:  # one column: its weight for every label, to the bit
+        again = apply_partition(weights.copy(), sign_index, blocks, steps, factors,
+                                scores.copy(), loss_kind, np.repeat(loss_weights, k, axis=1))
+        assert again == got
 
 
 def test_trim_rows_equals_naive_and_trims_at_most_beta(rng):

@@ -365,7 +365,12 @@ class ClusterFit(Fit):
     def _fold_dataset(self, main, rows):
         return None  # ``_dataset`` builds the run's shards, on the main run's bins
 
-    def _dataset(self, inputs, rows, weight, scheme):
+    def _is_mr(self, inputs):
+        """Whether the shards run AdaBoost.MR: ``schemes.build_scheme``'s rule,
+        ``scheme="mr"`` on other than binary data."""
+        return self.params.scheme == "mr" and (inputs.multilabel or inputs.signs.shape[1] > 1)
+
+    def _dataset(self, inputs, rows, weight):
         """The Dataset of no rows (the main run's: bins fitted on a worker from a sample of
         the partitions, the vocabularies) and the run's shards built from it, on the
         workers."""
@@ -375,7 +380,7 @@ class ClusterFit(Fit):
         else:  # a calibration run: the main run's bins
             header = dataclasses.replace(self.header, n_samples=int(len(rows)))
         arguments = (header, inputs.classes, inputs.multilabel, p.init, placed.total_weight,
-                     self.known.get("code_"), p.decoding, scheme.name == "mr")
+                     self.known.get("code_"), p.decoding, self._is_mr(inputs))
 
         def build():
             return build_shards(client, placed.parts, self.timeout, *arguments)

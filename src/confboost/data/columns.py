@@ -411,6 +411,7 @@ class FrameEncoder:
                 text.append(TextColumn(position, vocabulary.terms_,
                                        np.ascontiguousarray(postings.indptr),
                                        np.ascontiguousarray(postings.indices)))
+                del postings, vocabulary  # the column keeps each distinct list once
         positions = np.asarray(self.numeric_columns, dtype=np.intp)
         for column in numeric.exact:  # matrix columns to table positions
             column.column = int(positions[column.column])

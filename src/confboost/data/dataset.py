@@ -21,7 +21,7 @@ Label signs are kept apart from the features because a scheme may relabel them:
 AdaBoost.MO boosts on code-relabelled signs (paper §8) over the same features.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
@@ -52,45 +52,76 @@ class CategoricalColumn:
 class TextColumn:
     """One text column of the training data.
 
-    Attributes
+    Built from the CSC postings (documents × terms) of the training documents, it keeps
+    each distinct posting list once: terms with the same documents have the same test on
+    the training set, hence the same Z, so the term search scores each list once
+    (Reuters-21578, unigrams and bigrams: 101k lists for 338k terms, two thirds of them found
+    in one document), reading the lists in place; a term's postings are a view of its list.
+
+    Parameters
     ----------
     column : int
         Position of the column in the input table.
     terms : list of str
         The vocabulary; term ``j`` is ``terms[j]``.
     indptr, indices : ndarray
-        CSC postings (documents × terms) of the training documents.
+        CSC postings of the training documents, the rows of a column increasing (not kept:
+        ``postings`` gives a term's back).
+
+    Attributes
+    ----------
     distinct_indptr, distinct_indices : ndarray
-        The distinct posting lists, in the order of their first term (set on creation).
-        Terms with the same documents have the same test on the training set, hence the
-        same Z: the term search scores each list once (Reuters-21578, unigrams and
-        bigrams: 101k lists for 338k terms, two thirds of them found in one document).
+        The distinct posting lists, in the order of their first term: list ``u`` is
+        ``distinct_indices[distinct_indptr[u]:distinct_indptr[u + 1]]``.
     distinct_first_term : ndarray of shape (n_distinct,), intp
         The first term of each distinct list, increasing.
+    term_list : ndarray of shape (n_terms,), int32
+        The distinct list of each term.
     """
 
     column: int
     terms: list
-    indptr: np.ndarray
-    indices: np.ndarray
+    indptr: InitVar[np.ndarray]
+    indices: InitVar[np.ndarray]
     distinct_indptr: np.ndarray = field(init=False)
     distinct_indices: np.ndarray = field(init=False)
     distinct_first_term: np.ndarray = field(init=False)
+    term_list: np.ndarray = field(init=False)
 
-    def __post_init__(self):
-        first_term = {}
-        for term in range(self.indptr.shape[0] - 1):
-            postings = self.indices[self.indptr[term]: self.indptr[term + 1]]
-            first_term.setdefault(postings.tobytes(), term)
-        self.distinct_first_term = np.fromiter(first_term.values(), dtype=np.intp,
-                                                count=len(first_term))
-        lengths = self.indptr[self.distinct_first_term + 1] - self.indptr[
-            self.distinct_first_term]
-        self.distinct_indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(
-            self.indptr.dtype)
-        self.distinct_indices = (np.concatenate(
-            [self.indices[self.indptr[t]: self.indptr[t + 1]] for t in self.distinct_first_term])
-            if len(first_term) else self.indices[:0])
+    def __post_init__(self, indptr, indices):
+        list_of = {}  # a list's bytes -> its number
+        first_term = []
+        term_list = np.empty(indptr.shape[0] - 1, dtype=np.int32)
+        for term in range(term_list.shape[0]):
+            key = indices[indptr[term]: indptr[term + 1]].tobytes()
+            number = list_of.setdefault(key, len(list_of))
+            if number == len(first_term):
+                first_term.append(term)
+            term_list[term] = number
+        del list_of
+        self.term_list = term_list
+        self.distinct_first_term = np.array(first_term, dtype=np.intp)
+        starts = indptr[self.distinct_first_term]
+        lengths = indptr[self.distinct_first_term + 1] - starts
+        self.distinct_indptr = np.zeros(lengths.shape[0] + 1, dtype=indptr.dtype)
+        np.cumsum(lengths, out=self.distinct_indptr[1:])
+        if lengths.shape[0] == term_list.shape[0]:  # every list distinct: the postings as given
+            self.distinct_indices = indices
+        else:
+            first = np.zeros(term_list.shape[0], dtype=bool)
+            first[self.distinct_first_term] = True
+            self.distinct_indices = indices[np.repeat(first, np.diff(indptr))]
+
+    @property
+    def n_terms(self):
+        """Number of terms."""
+        return self.term_list.shape[0]
+
+    def postings(self, term):
+        """The training documents holding ``term``, increasing (a view)."""
+        number = self.term_list[term]
+        return self.distinct_indices[self.distinct_indptr[number]:
+                                     self.distinct_indptr[number + 1]]
 
 
 @dataclass

@@ -217,7 +217,8 @@ class TermVocabulary:
         index = {}
         kept = {}  # drop / no_unk decided once per distinct term
         filtering = expert.drop is not None or expert.no_unk
-        rows, codes = array("i"), array("i")
+        counts = np.zeros(len(documents), dtype=np.int64)  # each document's distinct terms
+        codes = array("i")
         for row, document in enumerate(documents):
             if document is None:
                 continue
@@ -227,11 +228,11 @@ class TermVocabulary:
                 distinct = [term for term in distinct if kept.get(term) or (
                     term not in kept and kept.setdefault(term, expert.keeps(term)))]
             codes.extend(index.setdefault(term, len(index)) for term in distinct)
-            rows.extend(itertools.repeat(row, len(distinct)))
+            counts[row] = len(distinct)
         strings = list(index)
         del index
         codes = np.frombuffer(codes, dtype=np.int32)
-        frequency = np.bincount(codes, minlength=len(strings))
+        frequency = _counts(codes, len(strings))
         if expert.order == "sorted":
             order = [code for code in sorted(range(len(strings)), key=strings.__getitem__)
                      if frequency[code] >= expert.cutoff]
@@ -246,21 +247,21 @@ class TermVocabulary:
         column_of_code = np.full(len(strings), -1, dtype=np.int32)
         column_of_code[order] = np.arange(order.size, dtype=np.int32)
         np.take(column_of_code, codes, out=codes)  # the codes become columns, in place
-        return _csc(len(documents), len(self.terms_), np.frombuffer(rows, dtype=np.int32),
-                    codes)
+        del column_of_code
+        return _csc_by_row(len(self.terms_), counts, codes)
 
     def _strings_postings(self, documents):
         """The postings of documents over a vocabulary of icsiboost term strings."""
-        rows, columns = array("i"), array("i")
+        counts = np.zeros(len(documents), dtype=np.int64)
+        columns = array("i")
         for row, document in enumerate(documents):
             if document is None:
                 continue
             found = {self.vocabulary_.get(term, -1) for term in self.expert_.terms(document)}
             found.discard(-1)
             columns.extend(found)
-            rows.extend(itertools.repeat(row, len(found)))
-        return _csc(len(documents), len(self.terms_), np.frombuffer(rows, dtype=np.int32),
-                    np.frombuffer(columns, dtype=np.int32))
+            counts[row] = len(found)
+        return _csc_by_row(len(self.terms_), counts, np.frombuffer(columns, dtype=np.int32))
 
     def _tokens(self, documents):
         """All documents' tokens, concatenated, and each document's token count.
@@ -335,27 +336,82 @@ def _csc(n_docs, n_terms, rows, columns):
     if columns.size and columns.min() < 0:
         kept = columns >= 0
         rows, columns = rows[kept], columns[kept]
-    index = np.int32 if max(rows.size, n_docs, n_terms) < np.iinfo(np.int32).max else np.int64
-    import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
-
-    data = np.ones(rows.size, dtype=POSTING_DTYPE)
     if rows.size > 1 and np.any(rows[1:] < rows[:-1]):
+        import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
+
+        index = _index_dtype(rows.size, n_docs, n_terms)
         order = np.lexsort((rows, columns))  # by column, then row
         indices = rows[order].astype(index, copy=False)
         del order
         indptr = np.zeros(n_terms + 1, dtype=index)
         np.cumsum(np.bincount(columns, minlength=n_terms), out=indptr[1:])
         matrix = sp.csc_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
-        matrix.data, matrix.indices, matrix.indptr = data, indices, indptr  # no index upcast
+        matrix.data = np.ones(rows.size, dtype=POSTING_DTYPE)
+        matrix.indices, matrix.indptr = indices, indptr  # no index upcast
         return matrix
-    # rows already increase: the pairs are a CSR matrix, and SciPy's counting sort turns it
-    # into CSC in O(nnz) with no array of sort positions (rows stay increasing per column)
-    row_pointers = np.zeros(n_docs + 1, dtype=index)
-    np.cumsum(np.bincount(rows, minlength=n_docs), out=row_pointers[1:])
+    return _csc_by_row(n_terms, np.bincount(rows, minlength=n_docs), columns)
+
+
+def _index_dtype(nnz, n_docs, n_terms):
+    """int32 where every count and index fits it, else int64."""
+    return np.int32 if max(nnz, n_docs, n_terms) < np.iinfo(np.int32).max else np.int64
+
+
+def _csc_by_row(n_terms, counts, columns):
+    """The CSC presence matrix of pairs given document by document; column -1 is left out.
+
+    The pairs are a CSR matrix, and SciPy's counting sort turns it into CSC in O(nnz), with
+    no array of rows nor of sort positions (rows stay increasing per column).
+
+    Parameters
+    ----------
+    n_terms : int
+    counts : ndarray of shape (n_docs,), integer
+        The pairs of each document, one after another.
+    columns : ndarray of shape (counts.sum(),), integer
+        The column of each pair, each at most once per document.
+
+    Returns
+    -------
+    postings : scipy.sparse.csc_matrix of shape (n_docs, n_terms), dtype int8
+        As ``_csc``'s.
+    """
+    import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
+
+    n_docs = counts.shape[0]
+    row_pointers = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(counts, out=row_pointers[1:])
+    if columns.size and columns.min() < 0:  # a pair's place among the kept ones
+        kept = columns >= 0
+        kept_before = np.zeros(columns.size + 1, dtype=np.int64)
+        np.cumsum(kept, out=kept_before[1:])
+        row_pointers = kept_before[row_pointers]
+        columns = columns[kept]
+    index = _index_dtype(columns.size, n_docs, n_terms)
     by_row = sp.csr_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
-    by_row.data, by_row.indices, by_row.indptr = data, columns.astype(index, copy=False), \
-        row_pointers
+    by_row.data = np.ones(columns.size, dtype=POSTING_DTYPE)
+    by_row.indices = columns.astype(index, copy=False)
+    by_row.indptr = row_pointers.astype(index, copy=False)
     return by_row.tocsc()
+
+
+def _counts(codes, n_codes, chunk=1 << 20):
+    """``np.bincount(codes, minlength=n_codes)`` a chunk at a time: bincount reads its input
+    as int64, which would be an 8-byte copy of all the int32 codes at once.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n,), int32
+    n_codes : int
+
+    Returns
+    -------
+    counts : ndarray of shape (n_codes,), int64
+    """
+    counts = np.zeros(n_codes, dtype=np.int64)
+    for start in range(0, codes.shape[0], chunk):
+        counts += np.bincount(codes[start:start + chunk], minlength=n_codes)
+    return counts
 
 
 def _icsiboost_cutoff(codes, frequent):

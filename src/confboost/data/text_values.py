@@ -20,8 +20,8 @@ class TextValues(Sequence):
 
     Parameters
     ----------
-    buffer : bytes
-        The present values' UTF-8 bytes, one after another.
+    buffer : bytes or bytearray
+        The present values' UTF-8 bytes, one after another (None once released).
     offsets : ndarray of shape (n + 1,), dtype int64
         Value ``i`` is ``buffer[offsets[i]:offsets[i + 1]]``, increasing.
     missing : ndarray of shape (n,), dtype bool
@@ -57,10 +57,26 @@ class TextValues(Sequence):
         """
         n = len(values)
         missing = np.fromiter((value is None for value in values), dtype=bool, count=n)
-        encoded = [b"" if value is None else value.encode("utf-8") for value in values]
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=n), out=offsets[1:])
-        return cls(b"".join(encoded), offsets, missing)
+        lengths = np.zeros(n + 1, dtype=np.int64)
+        buffer = bytearray()
+        for start in range(0, n, _CHUNK):  # one chunk's bytes objects at a time
+            encoded = [b"" if value is None else value.encode("utf-8")
+                       for value in values[start:start + _CHUNK]]
+            lengths[start + 1:start + 1 + len(encoded)] = list(map(len, encoded))
+            buffer += b"".join(encoded)
+        np.cumsum(lengths, out=lengths)
+        return cls(buffer, lengths, missing)
+
+    def release(self):
+        """Let the values' bytes go, once nothing will read them (a fit whose term postings
+        are built): the length and ``missing`` stay, reading a value raises ValueError."""
+        self.buffer = None
+
+    def _bytes(self):
+        if self.buffer is None:
+            raise ValueError("these text values were released (their term postings are "
+                             "built): they can no longer be read")
+        return self.buffer
 
     def __len__(self):
         return self.missing.shape[0]
@@ -74,10 +90,10 @@ class TextValues(Sequence):
         index %= n
         if self.missing[index]:
             return None
-        return self.buffer[self.offsets[index]:self.offsets[index + 1]].decode("utf-8")
+        return self._bytes()[self.offsets[index]:self.offsets[index + 1]].decode("utf-8")
 
     def __iter__(self):
-        buffer = self.buffer
+        buffer = self._bytes()
         for start in range(0, len(self), _CHUNK):
             offsets = self.offsets[start:start + _CHUNK + 1].tolist()
             missing = self.missing[start:start + _CHUNK].tolist()

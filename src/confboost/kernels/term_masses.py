@@ -105,17 +105,18 @@ def term_criteria(indptr, indices, weights, signs, total_pos, total_neg, mode, t
 
     The test on term ``j`` partitions the documents into two blocks: present (the postings of
     ``j``) and absent (all others; the abstaining block of the abstaining modes). Per term the
-    present block's W+ and W+ + W- are summed into two length-k buffers (branch-free, from the
-    weights and their positive part), its W- is the difference, the absent block's statistics
-    are the totals minus the present ones, and the criterion of the confidence mode follows
-    (as in ``kernels/split.py``, with the absent block in the role of the missing block):
+    present block's W+ and W+ + W- are summed into two length-k buffers (each weight, and it
+    or 0.0 by its label's sign: no (n_docs, k) copy), its W- is the difference, the absent
+    block's statistics are the totals minus the present ones, and the criterion of the
+    confidence mode follows (as in ``kernels/split.py``, with the absent block in the role of
+    the missing block):
 
     - real: Z = 2 Σ_l (sqrt(P+ P-) + sqrt(A+ A-))                (Eq. 10, 16)
     - discrete: Z = sqrt(total² - r²), r = Σ_l |P+ - P-| + |A+ - A-|  (§3.1)
     - abstain: Z = W0 + 2 sqrt(a d), a = Σ_l max(P+, P-), d = Σ_l min(P+, P-), W0 = Σ_l A+ + A-
     - real-abstain: Z = W0 + 2 Σ_l sqrt(P+ P-)
 
-    Cost O(nnz · k) time and O(n_docs · k + threads · k) extra memory.
+    Cost O(nnz · k) time and O(threads · k) extra memory.
 
     Parameters
     ----------
@@ -132,11 +133,7 @@ def term_criteria(indptr, indices, weights, signs, total_pos, total_neg, mode, t
         Output: Z of each term.
     """
     n_terms = indptr.shape[0] - 1
-    n_docs, k = weights.shape
-    positive = np.empty_like(weights)
-    for i in prange(n_docs):
-        for l in range(k):
-            positive[i, l] = weights[i, l] if signs[i, l] > 0 else 0.0
+    k = weights.shape[1]
     n_chunks = (n_terms + _TERM_CHUNK - 1) // _TERM_CHUNK
     for chunk in prange(n_chunks):
         present_pos = np.empty(k, dtype=weights.dtype)
@@ -147,8 +144,9 @@ def term_criteria(indptr, indices, weights, signs, total_pos, total_neg, mode, t
             for position in range(indptr[term], indptr[term + 1]):
                 i = indices[position]
                 for l in range(k):
-                    present_pos[l] += positive[i, l]
-                    present_all[l] += weights[i, l]
+                    weight = weights[i, l]
+                    present_pos[l] += weight if signs[i, l] > 0 else 0.0
+                    present_all[l] += weight
             out[term] = _criterion_of_present(present_pos, present_all, total_pos, total_neg,
                                               mode, total)
 

@@ -167,8 +167,9 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
         f(x_i, l), incremented.
     loss_kind : int
         ``LOSS_PAIRS``: Σ loss_weights[i, l] over pairs with Y[i,l] f(x_i,l) <= 0 (Hamming;
-        binary error for k = 1). ``LOSS_ARGMAX``: Σ loss_weights[i, 0] over examples whose
-        first argmax label is negative or whose top score is tied (single-label error, Eq. 17).
+        binary error for k = 1); a single column is each example's weight for every label.
+        ``LOSS_ARGMAX``: Σ loss_weights[i, 0] over examples whose first argmax label is
+        negative or whose top score is tied (single-label error, Eq. 17).
     loss_weights : ndarray of shape (n_samples, k) or (n_samples, 1), float64
 
     Returns
@@ -178,6 +179,7 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
     loss : float
     """
     n_samples, k = weights.shape
+    one_column = loss_weights.shape[1] == 1  # the same weight for every label
     partial_total = np.zeros(_n_chunks(n_samples))
     partial_loss = np.zeros(_n_chunks(n_samples))
     for c in prange(partial_total.shape[0]):
@@ -200,7 +202,8 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
                     # Y f <= 0, without a branch: on data in no order its outcome is a coin
                     # toss, and a mispredicted branch per pair cost three times the rest of
                     # the pass (adding 0.0 leaves the sum's bits as skipping would)
-                    row_loss += loss_weights[i, l] * (score * (1.0 - 2.0 * sign) <= 0.0)
+                    row_loss += (loss_weights[i, 0 if one_column else l]
+                                 * (score * (1.0 - 2.0 * sign) <= 0.0))
                 else:
                     if score > top:
                         top = score
@@ -225,7 +228,7 @@ def apply_partition_naive(weights, sign_index, blocks, steps, factors, scores, l
     scores += steps[blocks]
     signs = np.where(sign_index == 0, 1, -1)
     if loss_kind == LOSS_PAIRS:
-        loss = loss_weights[signs * scores <= 0].sum()
+        loss = np.broadcast_to(loss_weights, scores.shape)[signs * scores <= 0].sum()
     else:
         predicted = np.argmax(scores, axis=1)
         top = scores[np.arange(n_samples), predicted]

@@ -348,7 +348,8 @@ def dataset_parts(dataset):
     for column in dataset.categorical:
         parts += [column.column, list(column.values), column.codes]
     for column in dataset.text:
-        parts += [column.column, list(column.terms), column.indptr, column.indices]
+        parts += [column.column, list(column.terms), column.term_list, column.distinct_indptr,
+                  column.distinct_indices]
     for column in dataset.exact:
         parts += [column.column, column.values, column.ranks]
     return parts

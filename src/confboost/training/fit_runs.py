@@ -311,8 +311,10 @@ class Fit:
         """A ``RunPart`` training on ``rows`` (None: all), on ``dataset`` when it is given
         (those rows already binned), otherwise on the rows binned here."""
         signs, encoded, weight = self._rows_of(inputs, rows)
-        scheme = self._scheme(signs, encoded, inputs.multilabel, weight,
-                              **self._scheme_place(inputs, rows))
+        place = self._scheme_place(inputs, rows)
+        if dataset is None:  # before the scheme's arrays: the peak of the two is the larger
+            dataset = self._dataset(inputs, rows, weight)
+        scheme = self._scheme(signs, encoded, inputs.multilabel, weight, **place)
         k = scheme.labels.n_labels
         smoothing = (self._default_smoothing(inputs, rows, weight, k)
                      if self.params.smoothing == "auto" else float(self.params.smoothing))
@@ -323,8 +325,6 @@ class Fit:
         # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
         alpha_method = ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
                         and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
-        if dataset is None:
-            dataset = self._dataset(inputs, rows, weight, scheme)
         learner = self._learner(dataset, smoothing, k)
         params = {key: value for key, value in self.params.as_dict().items()
                   if key not in RUN_FREE}
@@ -358,7 +358,7 @@ class Fit:
         """A calibration run's Dataset: ``rows`` of the main run's, on its bins."""
         return dataset_rows(main.run.dataset, rows)
 
-    def _dataset(self, inputs, rows, weight, scheme):
+    def _dataset(self, inputs, rows, weight):
         """The run's ``Dataset``: ``rows`` of X (None: all), binned here."""
         return inputs.adapter.dataset(inputs.X, rows, self.params.max_bins,
                                       self.params.random_state, weight)

@@ -151,7 +151,7 @@ class NodeSplits:
 
     def __init__(self, dataset, pos, neg, mode, min_leaf_weight):
         self.categorical = [column for column in dataset.categorical if column.values]
-        self.text = [column for column in dataset.text if column.indptr.shape[0] > 1]
+        self.text = [column for column in dataset.text if column.n_terms > 0]
         self.pos, self.neg = pos, neg
         self.mode = mode
         self.min_leaf_weight = min_leaf_weight
@@ -204,8 +204,7 @@ class NodeSplits:
         if kind == NODE_VALUE:
             return value_goes_left.py_func(self.categorical[index].codes[rows], code)
         column = self.text[index]
-        return term_goes_left(column.indices[column.indptr[code]: column.indptr[code + 1]],
-                              rows, self._present)
+        return term_goes_left(column.postings(code), rows, self._present)
 
     def partition(self, split, rows, start, stop):
         """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's;

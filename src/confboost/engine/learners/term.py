@@ -85,9 +85,18 @@ class TermHypothesis(PartitionHypothesis):
         return cls(column, term, saved_values(data, 2, n_labels=n_labels))
 
 
-def term_block_stats(indptr, indices, term, weights, signs, total_pos, total_neg):
-    """W+ and W- of the present and absent blocks of one term, shape (2, k) each."""
-    rows = indices[indptr[term]: indptr[term + 1]]
+def term_block_stats(rows, weights, signs, total_pos, total_neg):
+    """W+ and W- of the present and absent blocks of one term, shape (2, k) each.
+
+    Parameters
+    ----------
+    rows : ndarray of shape (n_present,), integer
+        The documents holding the term.
+    weights : ndarray of shape (n_docs, k), float64
+    signs : ndarray of shape (n_docs, k), int8
+    total_pos, total_neg : ndarray of shape (k,), float64
+        W+ and W- of all documents per label.
+    """
     w, s = weights[rows], signs[rows]
     present_pos = np.where(s > 0, w, 0.0).sum(axis=0)
     present_neg = np.where(s < 0, w, 0.0).sum(axis=0)
@@ -112,8 +121,9 @@ class TermLearner:
     def fit(self, dataset, weights, labels):
         """Best term over ``dataset.text`` (a ``Dataset``); None if no column has terms."""
         signs = labels.signs
-        total_pos = np.where(signs > 0, weights, 0.0).sum(axis=0)
-        total_neg = np.where(signs < 0, weights, 0.0).sum(axis=0)
+        # masked sums, in the order of a plain one, with no (n, k) float copy
+        total_pos = np.sum(weights, axis=0, where=signs > 0)
+        total_neg = np.sum(weights, axis=0, where=signs < 0)
         total = float(weights.sum())
         best = None
         for column in dataset.text:
@@ -129,12 +139,12 @@ class TermLearner:
         if best is None:
             return None
         z, column, term = best
-        weight_pos, weight_neg = term_block_stats(column.indptr, column.indices, term, weights,
-                                                  signs, total_pos, total_neg)
+        present = column.postings(term)
+        weight_pos, weight_neg = term_block_stats(present, weights, signs, total_pos, total_neg)
         values = block_confidences(weight_pos, weight_neg, TERM_ABSTAINING, self.mode,
                                    self.smoothing)
         train_blocks = np.ones(weights.shape[0], dtype=np.uint8)
-        train_blocks[column.indices[column.indptr[term]: column.indptr[term + 1]]] = 0
+        train_blocks[present] = 0
         return PartitionFit(
             hypothesis=TermHypothesis(column.column, column.terms[term], values),
             train_blocks=train_blocks,

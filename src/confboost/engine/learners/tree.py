@@ -378,7 +378,7 @@ class HammingTreeLearner(TreeLearner):
                                               labels.signs)
             yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
         for column in dataset.text:
-            if column.indptr.shape[0] == 1:
+            if column.n_terms == 0:
                 continue
             w_plus, w_minus = term_block_weights(column.distinct_indptr,
                                                  column.distinct_indices, weights,

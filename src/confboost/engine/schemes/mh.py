@@ -94,8 +94,11 @@ class MHScheme:
         self.weights = initial_weights(self.labels.signs, sample_weight, self.init,
                                        total_weight)
         self.example_weights = sample_weight / total_weight
-        # D_1, the multi-label loss's weights (single-label: the examples' weights instead)
-        self.pair_weights = None if self.single_label else self.weights.copy()
+        # D_1, the multi-label loss's weights (single-label: the examples' weights instead),
+        # uniform over the labels there: one column, D_1(i, l) = example_weights[i] / k, the
+        # same numbers as ``initial_weights``'s, read for every label
+        self.pair_weights = None if self.single_label else np.ascontiguousarray(
+            (self.example_weights / signs.shape[1])[:, None])
         self.scores = np.zeros(self.weights.shape, dtype=np.float64)
         if self.single_label:
             self._loss_kind = LOSS_ARGMAX
