@@ -106,6 +106,43 @@ def test_best_node_splits_equal_brute_force(rng, mode, k, min_leaf_weight):
                                                                abs=1e-14)
 
 
+@pytest.mark.parametrize("k", [1, 3])
+def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
+    """One call subtracts the smaller child from the parent and scans both children: the
+    larger child's histogram, and each child's gains, bins and missing sides, are the twin's
+    (subtract_sibling, then best_node_splits twice) to the bit, on 1 and 2 threads, in every
+    mode; 9 features make tasks of 4, 4 and 1 per child."""
+    import numba
+
+    from confboost.kernels.node_split import children_splits, children_splits_naive
+
+    X, dataset, _, _, pos, neg = _problem(rng, k, n_samples=800, n_features=9, distinct=60)
+    rows = rng.permutation(800).astype(np.intp)
+    n_left = partition_rows(dataset.codes[1], rows, 0, 800, 20, True, np.empty(800, np.intp))
+    parent = np.empty((9, N_HIST_BINS, k, 2))
+    node_histogram(dataset.codes, rows, pos, neg, parent)
+    small = np.empty_like(parent)
+    node_histogram(dataset.codes, rows[:n_left], pos, neg, small)
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            for mode in range(4):  # real, discrete, abstain, real-abstain
+                expected_large = parent.copy()
+                expected = children_splits_naive(small, expected_large, dataset.n_bins, mode,
+                                                 0.01)
+                large = parent.copy()
+                out = (np.empty((2, 9)), np.empty((2, 9), dtype=np.intp),
+                       np.empty((2, 9), dtype=bool))
+                children_splits(small, large, dataset.n_bins, mode, 0.01, *out)
+                np.testing.assert_array_equal(large, expected_large)
+                for got, want in zip(out, expected, strict=True):
+                    np.testing.assert_array_equal(got, want)
+                assert np.isfinite(out[0]).any()
+    finally:
+        numba.set_num_threads(previous)
+
+
 @pytest.mark.parametrize("mode", [REAL, DISCRETE])
 def test_best_node_splits_over_empty_bins_equal_brute_force(rng, mode):
     """A node missing a middle value of a feature: the skipped empty bin changes nothing."""

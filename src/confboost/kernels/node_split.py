@@ -30,6 +30,7 @@ import numpy as np
 
 from confboost.kernels.criterion_numba import node_score as _score
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
+from confboost.kernels.tree_nodes import subtract_features, subtract_sibling
 from confboost.utils.dtypes import MISSING_BIN, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
@@ -84,6 +85,64 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
         _split_features(hist, n_bins, mode, min_leaf_weight, task * _SPLIT_FEATURES,
                         min((task + 1) * _SPLIT_FEATURES, n_features), best_gain, best_bin,
                         best_missing_left)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
+                    best_missing_left):
+    """Both children's ``best_node_splits`` after a split, in one parallel region.
+
+    ``large_hist`` holds the parent's histogram and becomes the larger child's, parent minus
+    smaller child by ``subtract_sibling``'s rule; then each child's features are scanned as
+    ``best_node_splits`` scans them. A task takes ``_SPLIT_FEATURES`` features of one child
+    (for the larger child it subtracts them first, so they are scanned while in cache): one
+    fork and join per split of the tree where subtracting and two searches took three, and
+    the same numbers to the bit (``children_splits_naive``).
+
+    Parameters
+    ----------
+    small_hist : ndarray of shape (n_features, n_hist_bins, k, 2), float64, C-contiguous
+        The smaller child's histogram, built from its rows.
+    large_hist : ndarray of the same shape
+        The parent's histogram; overwritten with the larger child's.
+    n_bins : ndarray of shape (n_features,), intp
+    mode : int
+    min_leaf_weight : float
+    best_gain : ndarray of shape (2, n_features), float64
+        Output: row 0 the smaller child's ``best_node_splits`` gains, row 1 the larger's.
+    best_bin : ndarray of shape (2, n_features), intp
+        Output, as ``best_gain``.
+    best_missing_left : ndarray of shape (2, n_features), bool
+        Output, as ``best_gain``.
+    """
+    n_features = small_hist.shape[0]
+    small = small_hist.reshape((n_features, -1))
+    large = large_hist.reshape((n_features, -1))
+    n_tasks = (n_features + _SPLIT_FEATURES - 1) // _SPLIT_FEATURES
+    for task in prange(2 * n_tasks):
+        child = task % 2
+        first = (task // 2) * _SPLIT_FEATURES
+        stop = min(first + _SPLIT_FEATURES, n_features)
+        hist = small_hist
+        if child == 1:
+            subtract_features(large, small, first, stop)
+            hist = large_hist
+        _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain[child],
+                        best_bin[child], best_missing_left[child])
+
+
+def children_splits_naive(small_hist, large_hist, n_bins, mode, min_leaf_weight):
+    """Twin of ``children_splits``: ``subtract_sibling``, then ``best_node_splits`` of each
+    child; returns (gain, bin, missing_left), each of shape (2, n_features)."""
+    n_features = small_hist.shape[0]
+    gain = np.empty((2, n_features), dtype=np.float64)
+    split_bin = np.empty((2, n_features), dtype=np.intp)
+    missing_left = np.empty((2, n_features), dtype=bool)
+    subtract_sibling(large_hist, small_hist)
+    for child, hist in enumerate((small_hist, large_hist)):
+        best_node_splits(hist, n_bins, mode, min_leaf_weight, gain[child], split_bin[child],
+                         missing_left[child])
+    return gain, split_bin, missing_left
 
 
 @njit(cache=True, nogil=True)

@@ -150,6 +150,14 @@ def subtract_sibling(parent_hist, sibling_hist):
     parent = parent_hist.reshape((n_features, -1))
     sibling = sibling_hist.reshape((n_features, -1))
     for feature in prange(n_features):
+        subtract_features(parent, sibling, feature, feature + 1)
+
+
+@njit(cache=True, nogil=True)
+def subtract_features(parent, sibling, first, stop):
+    """``subtract_sibling`` of the features ``first:stop`` (serial), on histograms flattened
+    to shape (n_features, cells)."""
+    for feature in range(first, stop):
         for cell in range(parent.shape[1]):
             whole = parent[feature, cell]
             difference = whole - sibling[feature, cell]
