@@ -110,11 +110,17 @@ def test_best_node_splits_equal_brute_force(rng, mode, k, min_leaf_weight):
 def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
     """One call subtracts the smaller child from the parent and scans both children: the
     larger child's histogram, and each child's gains, bins and missing sides, are the twin's
-    (subtract_sibling, then best_node_splits twice) to the bit, on 1 and 2 threads, in every
-    mode; 9 features make tasks of 4, 4 and 1 per child."""
+    (subtract_sibling, then best_node_splits twice) to the bit, and each child's chosen
+    split choose_split_naive's, on 1 and 2 threads, in every mode; 9 features make tasks of
+    4, 4 and 1 per child."""
     import numba
 
-    from confboost.kernels.node_split import children_splits, children_splits_naive
+    from confboost.engine.learners.splitter import numeric_split
+    from confboost.kernels.node_split import (
+        children_splits,
+        children_splits_naive,
+        choose_split_naive,
+    )
 
     X, dataset, _, _, pos, neg = _problem(rng, k, n_samples=800, n_features=9, distinct=60)
     rows = rng.permutation(800).astype(np.intp)
@@ -134,13 +140,57 @@ def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
                 large = parent.copy()
                 out = (np.empty((2, 9)), np.empty((2, 9), dtype=np.intp),
                        np.empty((2, 9), dtype=bool))
-                children_splits(small, large, dataset.n_bins, mode, 0.01, *out)
+                choice = np.empty((2, 3), dtype=np.intp)
+                children_splits(small, large, dataset.n_bins, mode, 0.01, *out, choice)
                 np.testing.assert_array_equal(large, expected_large)
                 for got, want in zip(out, expected, strict=True):
                     np.testing.assert_array_equal(got, want)
                 assert np.isfinite(out[0]).any()
+                for child, hist in enumerate((small, large)):
+                    want = choose_split_naive(hist, dataset.n_bins, *(a[child] for a in out))
+                    got = numeric_split(hist, dataset.n_bins, out[0][child], out[1][child],
+                                        choice[child])
+                    assert (None if got is None else (got[1][1], got[1][3])) == want
     finally:
         numba.set_num_threads(previous)
+
+
+def test_choose_split_is_argmax_and_the_heavier_side(rng):
+    """choose_split picks np.argmax's feature (the first of equal gains, a NaN first, none
+    when no gain is above 0) and sends a missing value the node never saw to the heavier
+    side; where the two sides' sums are too close to call it says so, and numeric_split
+    then takes NumPy's side, as choose_split_naive does."""
+    from confboost.engine.learners.splitter import numeric_split
+    from confboost.kernels.node_split import choose_split, choose_split_naive
+
+    hist = rng.random((3, 6, 2, 2))
+    hist[:, -1] = 0.0  # no missing value seen
+    n_bins = np.array([5, 5, 5], dtype=np.intp)
+    split_bin = np.array([1, 2, 3], dtype=np.intp)
+    missing_left = np.array([False, True, False])
+    choice = np.empty(3, dtype=np.intp)
+    cases = [[0.5, 2.0, 2.0], [np.nan, 1.0, np.nan], [0.1, np.nan, 3.0], [-np.inf] * 3,
+             [0.0, -1.0, 0.0]]
+    for gain in map(np.array, cases):
+        choose_split(hist, n_bins, gain, split_bin, missing_left, choice)
+        first = int(np.argmax(gain))
+        assert choice[0] == (first if gain[first] > 0 else -1)
+        got = numeric_split(hist, n_bins, gain, split_bin, choice)
+        want = choose_split_naive(hist, n_bins, gain, split_bin, missing_left)
+        assert (None if got is None else (got[1][1], got[1][3])) == want
+    gain = np.array([0.0, 1.0, 0.0])
+    hist[1, 3:5] = 0.0
+    hist[1, 3] = hist[1, :3].sum(axis=0) * (1 + 1e-12)  # the two sides equal to rounding
+    for side_first in (True, False):
+        hist[1, -1, 0, 0] = 0.0 if side_first else 0.25  # a seen missing value keeps its side
+        choose_split(hist, n_bins, gain, split_bin, missing_left, choice)
+        assert choice[0] == 1 and choice[2] == side_first
+        assert numeric_split(hist, n_bins, gain, split_bin, choice)[1][3] == (
+            choose_split_naive(hist, n_bins, gain, split_bin, missing_left)[1])
+    hist[1, -1] = 0.0
+    hist[1, 2] *= 3.0  # clearly heavier up to the threshold: left, decided
+    choose_split(hist, n_bins, gain, split_bin, missing_left, choice)
+    assert list(choice) == [1, 1, 0]
 
 
 @pytest.mark.parametrize("mode", [REAL, DISCRETE])

@@ -38,7 +38,7 @@ import numpy as np
 
 from confboost.engine.learners.splitter import numeric_split
 from confboost.kernels.histogram import N_HIST_BINS
-from confboost.kernels.node_split import best_node_splits, children_splits
+from confboost.kernels.node_split import best_node_splits, children_splits, choose_split
 from confboost.kernels.tree_nodes import partition_rows
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
 
@@ -211,6 +211,7 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
         split_gains = np.empty((2, n_features), dtype=np.float64)
         split_bins = np.empty((2, n_features), dtype=np.intp)
         split_lefts = np.empty((2, n_features), dtype=bool)
+        choices = np.empty((2, 3), dtype=np.intp)  # ``choose_split`` of each row
     # nodes: [size, depth, split or None, children or None]
     nodes = [[row_sets.n_samples, 0, None, None]]
     hists = {}
@@ -227,8 +228,10 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
                     row = 0
                     best_node_splits(hist, n_bins, mode, min_leaf_weight, split_gains[0],
                                      split_bins[0], split_lefts[0])
+                    choose_split(hist, n_bins, split_gains[0], split_bins[0], split_lefts[0],
+                                 choices[0])
                 best = numeric_split(hist, n_bins, split_gains[row], split_bins[row],
-                                     split_lefts[row])
+                                     choices[row])
             found = row_sets.best_other(node_id)
             if found is not None and found[0] > 0.0 and (best is None or found[0] > best[0]):
                 best = found
@@ -274,7 +277,7 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
             large_hist = pool.get(shape)
             row_sets.fill(node_id, large_hist)
         children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, split_gains,
-                        split_bins, split_lefts)
+                        split_bins, split_lefts, choices)
         consider(small, small_hist, 0)
         consider(large, large_hist, 1)
     for hist in hists.values():

@@ -23,39 +23,38 @@ import numpy as np
 
 from confboost.engine.learners.base import leaf_statistics
 from confboost.kernels.criterion_numpy import split_gain
+from confboost.kernels.node_split import unseen_missing_left
 from confboost.kernels.tree_nodes import node_term_gains, term_goes_left, value_goes_left
 from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 
 
-def numeric_split(hist, n_bins, gain, split_bin, split_missing_left):
-    """(gain, split) of a node's best threshold split from its features' best splits, or
-    None when none lowers Z.
+def numeric_split(hist, n_bins, gain, split_bin, choice):
+    """(gain, split) of a node's best threshold split, or None when none lowers Z.
 
     Parameters
     ----------
     hist : ndarray of shape (n_features, n_hist_bins, k, 2)
         The node's histogram, its last bin the missing one.
     n_bins : ndarray of shape (n_features,), intp
-    gain, split_bin, split_missing_left : ndarray of shape (n_features,)
-        Each feature's best split at the node: ``kernels/node_split.best_node_splits``'
-        (or ``children_splits``') float64 gains, intp bins, bool missing sides.
+    gain, split_bin : ndarray of shape (n_features,)
+        Each feature's best split at the node (``kernels/node_split.best_node_splits``' or
+        ``children_splits``' float64 gains and intp bins).
+    choice : ndarray of shape (3,), intp
+        The node's ``kernels/node_split.choose_split``: feature, missing side, undecided
+        (then NumPy's sums decide the side, ``unseen_missing_left``).
 
     Returns
     -------
     (float, (int, int, int, bool)) or None
-        The gain and ``(NODE_THRESHOLD, feature, threshold_bin, missing_left)``; on equal
-        gains the first feature.
+        The gain and ``(NODE_THRESHOLD, feature, threshold_bin, missing_left)``.
     """
-    feature = int(np.argmax(gain))
-    if not gain[feature] > 0.0:
+    feature, missing_left, undecided = (int(value) for value in choice)
+    if feature < 0:
         return None
     b = int(split_bin[feature])
-    missing_left = bool(split_missing_left[feature])
-    if not hist[feature, -1].any():
-        # no missing value seen here: send it to the child of larger training weight
-        missing_left = bool(hist[feature, : b + 1].sum()
-                            >= hist[feature, b + 1: n_bins[feature]].sum())
-    return float(gain[feature]), (NODE_THRESHOLD, feature, b, missing_left)
+    if undecided:
+        missing_left = unseen_missing_left(hist, n_bins, feature, b)
+    return float(gain[feature]), (NODE_THRESHOLD, feature, b, bool(missing_left))
 
 
 def categorical_node_masses(codes, rows, n_values, pos, neg):
