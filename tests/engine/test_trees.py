@@ -615,7 +615,9 @@ def test_compact_histograms_grow_the_same_trees(monkeypatch, params):
 
 def test_mass_histograms_grow_the_same_trees(monkeypatch):
     """A label tree of 10 labels (node histograms from row masses, build_histogram_masses)
-    is the tree of the weight and sign-index kernels, bit for bit, missing values and all."""
+    is the tree of the weight and sign-index kernels, bit for bit, missing values and all:
+    below MASS_MIN_LABELS labels, and from GROUPED_MIN_FEATURES features on (one chunk of
+    rows however small ROW_CHUNK is)."""
     import confboost.engine.learners.tree as tree_module
 
     rng = np.random.default_rng(7)
@@ -625,10 +627,34 @@ def test_mass_histograms_grow_the_same_trees(monkeypatch):
                     np.linspace(-2, 2, 9))
     assert len(np.unique(y)) == 10 >= tree_module.MASS_MIN_LABELS
     masses = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
-    monkeypatch.setattr(tree_module, "MASS_MIN_LABELS", 11)
-    weights = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
-    assert masses.model_.to_dict() == weights.model_.to_dict()
-    np.testing.assert_array_equal(masses.history_["z"], weights.history_["z"])
+    assert X.shape[1] < tree_module.GROUPED_MIN_FEATURES
+    with monkeypatch.context() as patch:
+        patch.setattr(tree_module, "MASS_MIN_LABELS", 11)
+        weights = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
+    with monkeypatch.context() as patch:
+        patch.setattr(tree_module, "GROUPED_MIN_FEATURES", 6)
+        patch.setattr(tree_module, "ROW_CHUNK", 97)
+        grouped = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
+    for model in (weights, grouped):
+        assert masses.model_.to_dict() == model.model_.to_dict()
+        np.testing.assert_array_equal(masses.history_["z"], model.history_["z"])
+    # the node histograms themselves, to the bit
+    dataset = Dataset.from_array(X, 255)
+    labels = LabelSigns.from_signs(np.where(y[:, None] == np.arange(10), 1.0, -1.0))
+    row_weights = rng.random((900, 10))
+    pos, neg = label_masses(row_weights, labels)
+    node = np.flatnonzero(rng.random(900) < 0.7).astype(np.intp)
+    hists = []
+    for min_features in (tree_module.GROUPED_MIN_FEATURES, 6):
+        with monkeypatch.context() as patch:
+            patch.setattr(tree_module, "GROUPED_MIN_FEATURES", min_features)
+            patch.setattr(tree_module, "ROW_CHUNK", 97)
+            fill = tree_module.label_histograms(dataset, row_weights, labels, pos, neg)
+        for rows in (None, node):
+            hists.append(np.empty((6, N_HIST_BINS, 10, 2)))
+            fill(rows, hists[-1])
+    for got, want in zip(hists[2:], hists[:2], strict=True):
+        np.testing.assert_array_equal(got, want)
 
 
 def _scalar_split_reference(hist, n_bins, mode, min_leaf_weight):
