@@ -24,6 +24,10 @@ candidate's sum (in label order). Bins are read from the histogram flat, by unsi
 (``_SCAN_MIN_CELLS``) keep one scalar loop per (bin, label), which the vector loops'
 bookkeeping would slow down (birds-like count features of 5 values: 2x the round). Both
 give each gain to the bit.
+
+After a split the grower makes one call (``children_splits``): the larger child's histogram
+(parent minus smaller child), both children's searches, and each child's choice of feature
+and missing side (``choose_split``), in one parallel region.
 """
 
 import numpy as np
