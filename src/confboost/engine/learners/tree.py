@@ -88,10 +88,8 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None):
     From ``MASS_MIN_LABELS`` labels on (below ``GROUPED_MIN_FEATURES`` features), each
     example's W+ and W- per label (``pos``, ``neg``: ``label_masses`` of ``weights``) are
     laid out once in a histogram bin's cell order, shape (n, k, 2), and
-    ``kernels/histogram.build_histogram_masses`` reads each node's rows from them, but for
-    the root's (``build_node_histogram`` in one chunk, the same sums: 0.8x the masses' time
-    on letter's root, where on its nodes and pendigits' it took 1.1-1.25x); with fewer
-    labels ``kernels/histogram.build_node_histogram`` gathers a node's weights and
+    ``kernels/histogram.build_histogram_masses`` reads each node's rows from them; with
+    fewer labels ``kernels/histogram.build_node_histogram`` gathers a node's weights and
     sign indices and fills the histogram parallel over groups of features and fixed row
     chunks (with more features, parallel over groups of features only). One label column
     (binary data) takes ``kernels/histogram.build_node_histogram_binary``, the same in 1-D.
@@ -116,14 +114,9 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None):
 
         return fill_histogram
     masses = np.stack((pos, neg), axis=-1)
-    sign_index = np.ascontiguousarray(labels.sign_index)
 
     def fill_histogram(rows, hist):
-        if rows is None:  # the root: four features a task, the masses' sums
-            build_node_histogram(codes, None, weights, sign_index, hist,
-                                 max(1, codes.shape[1]))
-        else:
-            build_histogram_masses(codes, rows, masses, hist, mass_group(codes.shape[0]))
+        build_histogram_masses(codes, rows, masses, hist, mass_group(codes.shape[0]))
 
     return fill_histogram
 
