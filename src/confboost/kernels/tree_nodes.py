@@ -6,7 +6,8 @@ A tree is grown over a row index array ``rows`` in which every node owns a conti
 - build its histogram of W+ and W- per (feature, bin, column) over its rows only, from
   two mass columns per example (``node_histogram``: the Hamming tree's agreeing and
   disagreeing masses; a label tree uses ``kernels/histogram.build_histogram_masses``); the
-  larger child's histogram is the parent's minus the smaller child's (``subtract_sibling``);
+  larger child's histogram is the parent's minus the smaller child's (``subtract_sibling``;
+  the grower's ``node_split.children_splits`` subtracts as it searches);
 - find each feature's split of largest drop in Z (``kernels/node_split.best_node_splits``):
   the node's score minus its children's, with the score of the confidence mode (paper §4.1,
   Eq. 10 and 16; §3.1 and Eq. 14 for ±1 hypotheses):
@@ -150,6 +151,14 @@ def subtract_sibling(parent_hist, sibling_hist):
     parent = parent_hist.reshape((n_features, -1))
     sibling = sibling_hist.reshape((n_features, -1))
     for feature in prange(n_features):
+        subtract_features(parent, sibling, feature, feature + 1)
+
+
+@njit(cache=True, nogil=True)
+def subtract_features(parent, sibling, first, stop):
+    """``subtract_sibling`` of the features ``first:stop`` (serial), on histograms flattened
+    to shape (n_features, cells)."""
+    for feature in range(first, stop):
         for cell in range(parent.shape[1]):
             whole = parent[feature, cell]
             difference = whole - sibling[feature, cell]

@@ -9,11 +9,13 @@ s = -Σ_l |W+ - W-| for ±1 ones (§3.1, Eq. 14), gain = s(node) - s(left) - s(r
 Only the smaller child of a numeric split has its histogram built from its rows (on one
 label column with ``kernels/histogram.build_node_histogram_binary``, parallel over groups of
 four features and fixed row chunks; on 2-7 labels with ``build_node_histogram``, parallel
-over features and fixed row chunks; on 8 labels or more with ``build_histogram_masses``, 2k
-contiguous adds per example and feature); the larger child's is the parent's minus the
-smaller's (``subtract_sibling``), so a tree costs about one stump pass plus passes over ever
-smaller nodes (on binary 400k x 50, 16 leaves: 2.2 passes of the rows). The histograms of
-waiting leaves are kept under ``HISTOGRAM_MEMORY`` (``HistogramPool``).
+over groups of four features and fixed row chunks; on 8 labels or more with
+``build_histogram_masses``, 2k contiguous adds per example and feature); the larger child's
+is the parent's minus the smaller's, so a tree costs about one stump pass plus passes over
+ever smaller nodes (on binary 400k x 50, 16 leaves: 2.2 passes of the rows). The
+subtraction and both children's split searches are one kernel call
+(``kernels/node_split.children_splits``: one parallel region a split, not three). The
+histograms of waiting leaves are kept under ``HISTOGRAM_MEMORY`` (``HistogramPool``).
 
 A split is "a partition of the node's rows into two" (``kernels.tree.partition_rows`` for
 a threshold), so every column kind plugs in the same way: the node's best categorical or
@@ -36,7 +38,8 @@ import numpy as np
 
 from confboost.engine.learners.splitter import numeric_split
 from confboost.kernels.histogram import N_HIST_BINS
-from confboost.kernels.tree_nodes import partition_rows, subtract_sibling
+from confboost.kernels.node_split import best_node_splits, children_splits, choose_split
+from confboost.kernels.tree_nodes import partition_rows
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
 
 if TYPE_CHECKING:  # annotations only
@@ -204,19 +207,31 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
     if n_bins is not None:
         n_features = n_bins.shape[0]
         shape = (n_features, n_hist_bins, n_columns, 2)
-        buffers = (np.empty(n_features, dtype=np.float64), np.empty(n_features, dtype=np.intp),
-                   np.empty(n_features, dtype=bool))
+        # each feature's best split: row 0 the root's or the smaller child's, row 1 the larger's
+        split_gains = np.empty((2, n_features), dtype=np.float64)
+        split_bins = np.empty((2, n_features), dtype=np.intp)
+        split_lefts = np.empty((2, n_features), dtype=bool)
+        choices = np.empty((2, 3), dtype=np.intp)  # ``choose_split`` of each row
     # nodes: [size, depth, split or None, children or None]
     nodes = [[row_sets.n_samples, 0, None, None]]
     hists = {}
     candidates = []
 
-    def consider(node_id, hist):
+    def consider(node_id, hist, row=None):
+        # ``row``: the row of the split buffers that holds ``hist``'s features' best splits;
+        # None: search them now
         size, depth = nodes[node_id][:2]
         best = None
         if size >= 2 and (max_depth is None or depth < max_depth):
             if hist is not None:
-                best = numeric_split(hist, n_bins, mode, min_leaf_weight, buffers)
+                if row is None:
+                    row = 0
+                    best_node_splits(hist, n_bins, mode, min_leaf_weight, split_gains[0],
+                                     split_bins[0], split_lefts[0])
+                    choose_split(hist, n_bins, split_gains[0], split_bins[0], split_lefts[0],
+                                 choices[0])
+                best = numeric_split(hist, n_bins, split_gains[row], split_bins[row],
+                                     choices[row])
             found = row_sets.best_other(node_id)
             if found is not None and found[0] > 0.0 and (best is None or found[0] > best[0]):
                 best = found
@@ -261,9 +276,10 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
         if large_hist is None:  # dropped under HISTOGRAM_MEMORY: the parent's, from its rows
             large_hist = pool.get(shape)
             row_sets.fill(node_id, large_hist)
-        subtract_sibling(large_hist, small_hist)
-        consider(small, small_hist)
-        consider(large, large_hist)
+        children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, split_gains,
+                        split_bins, split_lefts, choices)
+        consider(small, small_hist, 0)
+        consider(large, large_hist, 1)
     for hist in hists.values():
         pool.put(hist)
     return _number_nodes(nodes, row_sets)

@@ -4,8 +4,8 @@ For a node (its rows, and for continuous columns its histogram of W+ and W- per 
 bin and column) the candidates are
 
 - a threshold on a continuous column: ``x <= θ`` left, a missing value to the side that
-  gives the larger gain (``kernels/node_split.best_node_splits``); a node that saw no missing
-  value sends it to the child of larger training weight;
+  gives the larger gain (``kernels/node_split.best_node_splits``, ``children_splits``); a
+  node that saw no missing value sends it to the child of larger training weight;
 - a categorical value: ``x == v`` left, any other value and a missing value right, for every
   value v seen in training, from the column's value histogram over the node's rows
   (O(n_node · k) per column, ``categorical_node_masses``, ``value_split_gains``);
@@ -23,12 +23,12 @@ import numpy as np
 
 from confboost.engine.learners.base import leaf_statistics
 from confboost.kernels.criterion_numpy import split_gain
-from confboost.kernels.node_split import best_node_splits
+from confboost.kernels.node_split import unseen_missing_left
 from confboost.kernels.tree_nodes import node_term_gains, term_goes_left, value_goes_left
 from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 
 
-def numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
+def numeric_split(hist, n_bins, gain, split_bin, choice):
     """(gain, split) of a node's best threshold split, or None when none lowers Z.
 
     Parameters
@@ -36,28 +36,25 @@ def numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
     hist : ndarray of shape (n_features, n_hist_bins, k, 2)
         The node's histogram, its last bin the missing one.
     n_bins : ndarray of shape (n_features,), intp
-    mode : int
-    min_leaf_weight : float
-    buffers : tuple of ndarray of shape (n_features,)
-        Work space: float64 gains, intp bins, bool missing sides.
+    gain, split_bin : ndarray of shape (n_features,)
+        Each feature's best split at the node (``kernels/node_split.best_node_splits``' or
+        ``children_splits``' float64 gains and intp bins).
+    choice : ndarray of shape (3,), intp
+        The node's ``kernels/node_split.choose_split``: feature, missing side, undecided
+        (then NumPy's sums decide the side, ``unseen_missing_left``).
 
     Returns
     -------
     (float, (int, int, int, bool)) or None
         The gain and ``(NODE_THRESHOLD, feature, threshold_bin, missing_left)``.
     """
-    gain, split_bin, split_missing_left = buffers
-    best_node_splits(hist, n_bins, mode, min_leaf_weight, gain, split_bin, split_missing_left)
-    feature = int(np.argmax(gain))
-    if not gain[feature] > 0.0:
+    feature, missing_left, undecided = (int(value) for value in choice)
+    if feature < 0:
         return None
     b = int(split_bin[feature])
-    missing_left = bool(split_missing_left[feature])
-    if not hist[feature, -1].any():
-        # no missing value seen here: send it to the child of larger training weight
-        missing_left = bool(hist[feature, : b + 1].sum()
-                            >= hist[feature, b + 1: n_bins[feature]].sum())
-    return float(gain[feature]), (NODE_THRESHOLD, feature, b, missing_left)
+    if undecided:
+        missing_left = unseen_missing_left(hist, n_bins, feature, b)
+    return float(gain[feature]), (NODE_THRESHOLD, feature, b, bool(missing_left))
 
 
 def categorical_node_masses(codes, rows, n_values, pos, neg):
