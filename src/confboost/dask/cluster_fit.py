@@ -140,6 +140,9 @@ class RunPlace:
     n_positive: int
     reducer: ClusterReducer
     shards: Shards = None
+    header: Dataset = None  # the run's Dataset of no rows (``_dataset``)
+    classes: np.ndarray = None
+    multilabel: bool = False
 
 
 class RoundCount(TrainingCallback):
@@ -345,7 +348,7 @@ class ClusterFit(Fit):
 
     def _scheme_place(self, inputs, rows):
         """Place the run on ``rows`` (None: all): its partitions (the calibration run's, the
-        rows taken from each), their totals, a reducer whose shards ``_dataset`` builds."""
+        rows taken from each), their totals, a reducer whose shards ``_build_shards`` builds."""
         if rows is None:
             parts, sizes = inputs.parts, inputs.part_rows
             total, n_positive = inputs.total_weight, inputs.n_positive
@@ -363,24 +366,27 @@ class ClusterFit(Fit):
         return smoothing_from_totals(self.placed.total_weight, self.placed.n_positive, k)
 
     def _fold_dataset(self, main, rows):
-        return None  # ``_dataset`` builds the run's shards, on the main run's bins
-
-    def _is_mr(self, inputs):
-        """Whether the shards run AdaBoost.MR: ``schemes.build_scheme``'s rule,
-        ``scheme="mr"`` on other than binary data."""
-        return self.params.scheme == "mr" and (inputs.multilabel or inputs.signs.shape[1] > 1)
+        return None  # ``_dataset`` and ``_build_shards``: the run's shards, on the main run's bins
 
     def _dataset(self, inputs, rows, weight):
-        """The Dataset of no rows (the main run's: bins fitted on a worker from a sample of
-        the partitions, the vocabularies) and the run's shards built from it, on the
-        workers."""
-        client, p, placed = self.client, self.params, self.placed
+        """The run's Dataset of no rows: the main run's bins fitted on a worker from a
+        sample of the partitions (``_header``), or a calibration run's, on the main run's
+        bins. Its shards are built after the scheme (``_build_shards``)."""
         if self.header is None:  # the main run: its rows' bins
-            header = self._header(inputs, placed)
+            self.placed.header = self._header(inputs, self.placed)
         else:  # a calibration run: the main run's bins
-            header = dataclasses.replace(self.header, n_samples=int(len(rows)))
-        arguments = (header, inputs.classes, inputs.multilabel, p.init, placed.total_weight,
-                     self.known.get("code_"), p.decoding, self._is_mr(inputs))
+            self.placed.header = dataclasses.replace(self.header, n_samples=int(len(rows)))
+        self.placed.classes, self.placed.multilabel = inputs.classes, inputs.multilabel
+        return self.placed.header
+
+    def _build_shards(self):
+        """The run's shards, built on the workers from its Dataset (``_dataset``), once its
+        scheme is made (the fit's MO code is known then); AdaBoost.MR's by
+        ``schemes.build_scheme``'s rule (``scheme="mr"`` on other than binary data)."""
+        client, p, placed = self.client, self.params, self.placed
+        mr = p.scheme == "mr" and (placed.multilabel or placed.classes.size > 2)
+        arguments = (placed.header, placed.classes, placed.multilabel, p.init,
+                     placed.total_weight, self.known.get("code_"), p.decoding, mr)
 
         def build():
             return build_shards(client, placed.parts, self.timeout, *arguments)
@@ -388,7 +394,6 @@ class ClusterFit(Fit):
         placed.reducer.shards = placed.shards = Shards(client, build, self.timeout,
                                                        self.max_retries)
         self.built.append(placed.shards)
-        return header
 
     def _header(self, inputs, placed):
         """The main run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
@@ -413,6 +418,7 @@ class ClusterFit(Fit):
         return self.header
 
     def _learner(self, dataset, smoothing, k):
+        self._build_shards()
         name = self.known["weak_learner_"]
         if name in SHARDED_TREES:
             return SHARDED_TREES[name](self.mode, smoothing, self.placed.shards, k,

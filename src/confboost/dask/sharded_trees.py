@@ -48,7 +48,7 @@ from confboost.dask.shards import OnShards, shard_sum
 from confboost.engine.learners.base import PartitionFit, label_masses, leaf_statistics
 from confboost.engine.learners.categorical import value_masses
 from confboost.engine.learners.grower import HISTOGRAM_MEMORY, LocalRows, grow_tree
-from confboost.engine.learners.splitter import NodeSplits, best_value_split, numeric_split
+from confboost.engine.learners.splitter import NodeSplits, best_value_split, search_numeric_split
 from confboost.engine.learners.stump import StumpLearner
 from confboost.engine.learners.tree import (
     HammingTreeLearner,
@@ -379,9 +379,10 @@ class ShardedRows:
         if self.has_numeric:
             n_features = self.n_bins.shape[0]
             buffers = (np.empty(n_features, dtype=np.float64),
-                       np.empty(n_features, dtype=np.intp), np.empty(n_features, dtype=bool))
-            best = numeric_split(self.hists[child], self.n_bins, self.mode,
-                                 self.min_leaf_weight, buffers)
+                       np.empty(n_features, dtype=np.intp), np.empty(n_features, dtype=bool),
+                       np.empty(3, dtype=np.intp))
+            best = search_numeric_split(self.hists[child], self.n_bins, self.mode,
+                                        self.min_leaf_weight, buffers)
         if self.has_values:
             growth = masses[self.growth]
             found = best_value_split(growth[:, 0], growth[:, 1], values, self.mode,

@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from confboost.engine.learners.splitter import numeric_split
+from confboost.engine.learners.splitter import numeric_split, search_numeric_split
 from confboost.kernels.histogram import N_HIST_BINS
-from confboost.kernels.node_split import best_node_splits, children_splits, choose_split
+from confboost.kernels.node_split import children_splits
 from confboost.kernels.tree_nodes import partition_rows
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
 
@@ -225,13 +225,11 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
         if size >= 2 and (max_depth is None or depth < max_depth):
             if hist is not None:
                 if row is None:
-                    row = 0
-                    best_node_splits(hist, n_bins, mode, min_leaf_weight, split_gains[0],
-                                     split_bins[0], split_lefts[0])
-                    choose_split(hist, n_bins, split_gains[0], split_bins[0], split_lefts[0],
-                                 choices[0])
-                best = numeric_split(hist, n_bins, split_gains[row], split_bins[row],
-                                     choices[row])
+                    best = search_numeric_split(hist, n_bins, mode, min_leaf_weight, (
+                        split_gains[0], split_bins[0], split_lefts[0], choices[0]))
+                else:
+                    best = numeric_split(hist, n_bins, split_gains[row], split_bins[row],
+                                         choices[row])
             found = row_sets.best_other(node_id)
             if found is not None and found[0] > 0.0 and (best is None or found[0] > best[0]):
                 best = found

@@ -23,7 +23,7 @@ import numpy as np
 
 from confboost.engine.learners.base import leaf_statistics
 from confboost.kernels.criterion_numpy import split_gain
-from confboost.kernels.node_split import unseen_missing_left
+from confboost.kernels.node_split import best_node_splits, choose_split, unseen_missing_left
 from confboost.kernels.tree_nodes import node_term_gains, term_goes_left, value_goes_left
 from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 
@@ -55,6 +55,28 @@ def numeric_split(hist, n_bins, gain, split_bin, choice):
     if undecided:
         missing_left = unseen_missing_left(hist, n_bins, feature, b)
     return float(gain[feature]), (NODE_THRESHOLD, feature, b, bool(missing_left))
+
+
+def search_numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
+    """(gain, split) of a node's best threshold split, searched now, or None when none
+    lowers Z: its features' best splits (``kernels/node_split.best_node_splits``), the best
+    of them (``choose_split``), read by ``numeric_split``.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2)
+    n_bins : ndarray of shape (n_features,), intp
+    mode : int
+        Confidence mode code.
+    min_leaf_weight : float
+    buffers : tuple of ndarray
+        Work spaces: gains (n_features,) float64, bins (n_features,) intp, missing sides
+        (n_features,) bool and the choice (3,) intp.
+    """
+    gain, split_bin, missing_left, choice = buffers
+    best_node_splits(hist, n_bins, mode, min_leaf_weight, gain, split_bin, missing_left)
+    choose_split(hist, n_bins, gain, split_bin, missing_left, choice)
+    return numeric_split(hist, n_bins, gain, split_bin, choice)
 
 
 def categorical_node_masses(codes, rows, n_values, pos, neg):
