@@ -93,3 +93,25 @@ def test_work_arrays_are_kept_while_their_shape_and_type_are():
     made = work.made("b", (1, 2), lambda: [np.zeros(3)])
     assert work.made("b", (1, 2), lambda: None) is made
     assert work.made("b", (1, 3), lambda: None) is None
+
+
+def test_a_run_releases_its_learners_work_arrays_when_its_rounds_are_done():
+    """A fit's runs run one after the other: the arrays one kept across its rounds are not
+    held while the next runs, nor in a warm start's state; a later call makes them again and
+    continues the run as one long call would."""
+    from confboost.engine.boosting import BoostingRun
+
+    dataset, signs = _problem(3)
+
+    def run():
+        scheme = MHScheme(signs, np.ones(signs.shape[0]), True)
+        return BoostingRun(dataset, scheme, TreeLearner(REAL, 1e-4, max_leaves=6), "auto",
+                           REAL, 1e-4)
+
+    split, whole = run(), run()
+    split.run(2)
+    assert split.learner._work.arrays == {}
+    split.run(4)
+    whole.run(4)
+    assert ([h.to_dict() for h in split.hypotheses]
+            == [h.to_dict() for h in whole.hypotheses])

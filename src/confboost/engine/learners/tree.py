@@ -196,6 +196,11 @@ class TreeLearner:
         self._work = WorkArrays()  # each round's arrays of a row each, kept across rounds
         self._compact = None  # (dataset, its compact_codes, n_hist_bins)
 
+    def release_work(self):
+        """Drop the arrays kept across rounds (``BoostingRun.run`` calls it when a call's
+        rounds are done); the next round makes them again."""
+        self._work = WorkArrays()
+
     def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
               n_hist_bins=N_HIST_BINS):
         numeric = dataset if dataset.has_numeric else None
