@@ -374,6 +374,20 @@ def _each_thread_count_and_rows(rng, node):
         numba.set_num_threads(previous)
 
 
+def _dirty_work(weights, hist, row_chunk):
+    """A node histogram's work space for every row (more than a node's), holding NaN and
+    255 as a grower's arrays hold what their last node left: the histogram must not read
+    them."""
+    from confboost.kernels.histogram import node_histogram_work
+
+    gather_weights, gather_signs, chunk_hists = node_histogram_work(weights, hist.shape,
+                                                                    row_chunk)
+    gather_weights.fill(np.nan)
+    gather_signs.fill(255)
+    chunk_hists.fill(np.nan)
+    return gather_weights, gather_signs, chunk_hists
+
+
 @pytest.mark.parametrize("n_features", [4, 5, 7])  # features go in groups of 4
 @pytest.mark.parametrize("compact", [False, True])  # the codes of learners/tree.compact_codes
 def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng, n_features,
@@ -395,11 +409,13 @@ def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng,
         for row_chunk in (1 << 16, 97):
             expected = build_node_histogram_binary_naive(codes, rows, w, sign_index,
                                                          n_hist_bins, row_chunk)
-            build_node_histogram_binary(codes, rows, w, sign_index, hist, row_chunk)
+            build_node_histogram_binary(codes, rows, w, sign_index, hist, row_chunk,
+                                        *_dirty_work(w, hist, row_chunk))
             np.testing.assert_array_equal(hist, expected)
         if rows is not None and not compact:  # 256 bins only
             build_histogram_binary_rows(codes, rows, w[rows], sign_index[rows], expected)
-            build_node_histogram_binary(codes, rows, w, sign_index, hist, 1 << 16)
+            build_node_histogram_binary(codes, rows, w, sign_index, hist, 1 << 16,
+                                        *_dirty_work(w, hist, 1 << 16))
             np.testing.assert_array_equal(hist, expected)
     np.testing.assert_allclose(hist.sum(axis=1)[:, 0], [[w[node][sign_index[node] == s].sum()
                                                          for s in (0, 1)]] * n_features)
@@ -464,14 +480,16 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
         for row_chunk in (1 << 16, 97):
             expected = build_node_histogram_naive(codes, rows, weights, sign_index,
                                                   n_hist_bins, row_chunk)
-            build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk)
+            build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk,
+                                 *_dirty_work(weights, hist, row_chunk))
             np.testing.assert_array_equal(hist, expected)
         if not compact:  # 256 bins only
             if rows is None:
                 build_histogram(codes, weights, sign_index, expected)
             else:
                 build_histogram_rows(codes, rows, weights[rows], sign_index[rows], expected)
-            build_node_histogram(codes, rows, weights, sign_index, hist, 1 << 16)
+            build_node_histogram(codes, rows, weights, sign_index, hist, 1 << 16,
+                                 *_dirty_work(weights, hist, 1 << 16))
             np.testing.assert_array_equal(hist, expected)
     np.testing.assert_allclose(
         hist.sum(axis=(0, 1)) / n_features,

@@ -196,6 +196,9 @@ class BoostingRun:
             record["fit"] = fit  # for callbacks that follow the model (not kept in the history)
             self.exhausted = abs(1.0 - z) <= 1e-12 or z == 0.0
             done = callbacks.after_iteration(self._env(round_index, begin, n_rounds, record))
+        release = getattr(self.learner, "release_work", None)
+        if release is not None:  # the arrays a learner kept across rounds: not held between
+            release()            # calls (the fit's other runs, a warm start's state)
         callbacks.after_training(self._env(len(self.hypotheses), begin, n_rounds))
         return self
 

@@ -310,7 +310,8 @@ def _group_histograms(codes, first, count, rows, node_weights, node_signs, start
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
-def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk):
+def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk,
+                                gather_weights, gather_signs, chunk_hists):
     """A tree node's histogram for one label column, parallel over features and rows.
 
     The node's weights and signs are gathered once (in parallel above one chunk: each
@@ -336,6 +337,9 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
     row_chunk : int
         Rows of a chunk (``ROW_CHUNK``); any value >= 1 gives a histogram the naive twin
         reproduces for that value.
+    gather_weights, gather_signs, chunk_hists : ndarray
+        Work space, overwritten, so that no node allocates: a grower's arrays for all its
+        nodes (``node_histogram_work(weights, hist.shape, row_chunk)``).
     """
     n_features = codes.shape[0]
     n_rows = codes.shape[1] if rows is None else rows.shape[0]
@@ -345,8 +349,8 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
     node_weights = weights
     node_signs = sign_index
     if rows is not None:
-        node_weights = np.empty(n_rows, dtype=weights.dtype)
-        node_signs = np.empty(n_rows, dtype=sign_index.dtype)
+        node_weights = gather_weights[:n_rows]
+        node_signs = gather_signs[:n_rows]
         if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
             _gather(rows, weights, sign_index, node_weights, node_signs, 0, n_rows)
         else:
@@ -356,7 +360,7 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
     if n_chunks == 1:
         partial = flat.reshape((1, n_features, cells))
     else:
-        partial = np.empty((n_chunks, n_features, cells), dtype=hist.dtype)
+        partial = chunk_hists[:n_chunks]
     n_groups = (n_features + FEATURE_GROUP - 1) // FEATURE_GROUP
     for task in prange(n_groups * n_chunks):
         first = FEATURE_GROUP * (task // n_chunks)
@@ -372,6 +376,36 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
                 for chunk in range(1, n_chunks):
                     total += partial[chunk, feature, cell]
                 flat[feature, cell] = total
+
+
+def node_histogram_work(weights, hist_shape, row_chunk):
+    """The work space of ``build_node_histogram_binary`` (1-D ``weights``) or
+    ``build_node_histogram`` (2-D) for nodes of any of the rows of ``weights``, histograms
+    of ``hist_shape`` and chunks of ``row_chunk`` rows: arrays a grower keeps for all its
+    nodes, so that no node allocates its own.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_samples,) or (n_samples, k)
+    hist_shape : tuple (n_features, n_hist_bins, k, 2)
+    row_chunk : int
+
+    Returns
+    -------
+    gather_weights : ndarray of shape (n_samples,) + weights.shape[1:], weights' dtype
+    gather_signs : ndarray of that shape, uint8 (the sign index's dtype)
+    chunk_hists : ndarray of shape (n_chunks, n_features, cells), float64
+        One flat histogram per chunk of a node of every row (none when that is one chunk).
+    """
+    n_rows = weights.shape[0]
+    n_features, n_hist_bins, k, _ = hist_shape
+    cells = n_hist_bins * 2 * k
+    n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
+    if weights.ndim == 2:
+        n_chunks = node_chunks.py_func(n_rows, row_chunk, n_features * cells * 8)[0]
+    shape = (n_rows, *weights.shape[1:])
+    return (np.empty(shape, dtype=weights.dtype), np.empty(shape, dtype=np.uint8),
+            np.empty((n_chunks if n_chunks > 1 else 0, n_features, cells), dtype=WEIGHT_DTYPE))
 
 
 #: Most bytes of chunk histograms ``build_node_histogram`` holds at once (256 MiB): past it
@@ -454,7 +488,8 @@ def _label_group_histograms(codes, first, count, rows, node_weights, node_signs,
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
-def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk):
+def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
+                         gather_signs, chunk_hists):
     """A tree node's histogram for k label columns, parallel over features and rows.
 
     ``build_node_histogram_binary`` for 2-D weights and signs (the label trees below
@@ -481,6 +516,9 @@ def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk):
     row_chunk : int
         Rows of a chunk (``ROW_CHUNK``) before ``node_chunks``' memory bound; any value
         >= 1 gives a histogram the naive twin reproduces for that value.
+    gather_weights, gather_signs, chunk_hists : ndarray
+        Work space, overwritten, so that no node allocates: a grower's arrays for all its
+        nodes (``node_histogram_work(weights, hist.shape, row_chunk)``).
     """
     n_features = codes.shape[0]
     k = weights.shape[1]
@@ -491,8 +529,8 @@ def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk):
     node_weights = weights
     node_signs = sign_index
     if rows is not None:
-        node_weights = np.empty((n_rows, k), dtype=weights.dtype)
-        node_signs = np.empty((n_rows, k), dtype=sign_index.dtype)
+        node_weights = gather_weights[:n_rows]
+        node_signs = gather_signs[:n_rows]
         if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
             _gather_labels(rows, weights, sign_index, node_weights, node_signs, 0, n_rows)
         else:
@@ -502,7 +540,7 @@ def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk):
     if n_chunks == 1:
         partial = flat.reshape((1, n_features, cells))
     else:
-        partial = np.empty((n_chunks, n_features, cells), dtype=hist.dtype)
+        partial = chunk_hists[:n_chunks]
     n_groups = (n_features + FEATURE_GROUP - 1) // FEATURE_GROUP
     for task in prange(n_groups * n_chunks):
         first = FEATURE_GROUP * (task // n_chunks)

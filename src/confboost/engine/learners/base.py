@@ -246,11 +246,15 @@ def leaf_statistics(train_blocks, n_leaves, pos, neg):
                         np.asarray(neg, dtype=WEIGHT_DTYPE))
 
 
-def label_masses(weights, labels):
+def label_masses(weights, labels, work=None):
     """W[i, l] split by label sign: (W * [Y = +1], W * [Y = -1]), shape (n, k) each, in one
-    pass (``kernels/histogram.split_by_sign``)."""
+    pass (``kernels/histogram.split_by_sign``); into the arrays ``work`` keeps across
+    rounds (``learners/grower.WorkArrays``, a learner's) when it is given, else new ones."""
     weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-    pos = np.empty(weights.shape, dtype=WEIGHT_DTYPE)
-    neg = np.empty(weights.shape, dtype=WEIGHT_DTYPE)
+    if work is None:
+        pos = np.empty(weights.shape, dtype=WEIGHT_DTYPE)
+        neg = np.empty(weights.shape, dtype=WEIGHT_DTYPE)
+    else:
+        pos, neg = work.get("pos", weights.shape), work.get("neg", weights.shape)
     split_by_sign(weights, np.ascontiguousarray(labels.sign_index), pos, neg)
     return pos, neg

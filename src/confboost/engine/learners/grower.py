@@ -68,6 +68,48 @@ class HistogramPool:
         self.free.append(hist)
 
 
+class WorkArrays:
+    """Arrays a learner keeps across its rounds, by name (the learner keeps one).
+
+    A round's large arrays (each example's masses, the row order of a tree's nodes, a node's
+    gathered weights), taken afresh each round, go back to the C library's allocator at the
+    round's end, which may hand their pages back to the system and map new ones on the
+    next round: a page fault, and the system's time to clear the page, per 4 KiB touched.
+    Whether it does depends on thresholds that earlier allocations in the process moved (a
+    fit after a calibrated fit paid it, one after an uncalibrated fit did not). Kept here,
+    each round writes on pages already mapped.
+    """
+
+    def __init__(self):
+        self.arrays = {}
+
+    def get(self, name, shape, dtype=WEIGHT_DTYPE):
+        """The array ``name`` of ``shape`` and ``dtype``: the one of the last call when both
+        are the same (holding what that call's user left in it), else a new one."""
+        shape = tuple(shape)
+        array = self.arrays.get(name)
+        if array is None or array.shape != shape or array.dtype != dtype:
+            array = self.arrays[name] = np.empty(shape, dtype=dtype)
+        return array
+
+    def made(self, name, key, make):
+        """What ``make()`` returns, kept under ``name``: made again only when ``key`` is not
+        the last call's (several arrays of one use, sized by the key)."""
+        kept = self.arrays.get(name)
+        if kept is None or kept[0] != key:
+            kept = self.arrays[name] = (key, make())
+        return kept[1]
+
+    def row_order(self, name, n_rows):
+        """The array ``name`` of shape (n_rows,), intp, set to 0, 1, ..., n_rows - 1 (from
+        a kept copy of that order, not a new ``np.arange`` each call)."""
+        order = self.arrays.get("row order")
+        if order is None or order.shape != (n_rows,):
+            order = self.arrays["row order"] = np.arange(n_rows, dtype=np.intp)
+        rows = self.get(name, (n_rows,), np.intp)
+        np.copyto(rows, order)
+        return rows
+
 
 class GrownTree:
     """The structure of a grown tree on bin codes (and value codes, term indices).
@@ -125,16 +167,21 @@ class LocalRows:
         by the same gain as ``best_node_splits``, ``split = (kind, index, code, False)``;
         ``partition(split, rows, start, stop)`` -> n_left, which reorders
         ``rows[start:stop]`` as ``partition_rows`` does.
+    work : WorkArrays, optional
+        Where the row order and the partition's scratch are kept across trees (the
+        learner's); default: arrays of this tree's own.
     """
 
-    def __init__(self, dataset, fill_histogram, other_splits=None):
+    def __init__(self, dataset, fill_histogram, other_splits=None, work=None):
         self.codes = None if dataset is None else dataset.codes
         self.fill_histogram = fill_histogram
         self.other_splits = other_splits
         self.n_samples = other_splits.n_samples if dataset is None else dataset.n_samples
-        self.rows = np.arange(self.n_samples, dtype=np.intp)
+        work = WorkArrays() if work is None else work
+        self.rows = work.row_order("rows", self.n_samples)
         self.ranges = {0: (0, self.n_samples)}  # node -> (start, stop) in ``rows``
-        self.scratch = None if dataset is None else np.empty(self.n_samples, dtype=np.intp)
+        self.scratch = (None if dataset is None
+                        else work.get("partition scratch", (self.n_samples,), np.intp))
 
     def fill(self, node, hist):
         """Overwrite ``hist`` with the histogram of node ``node``'s rows."""

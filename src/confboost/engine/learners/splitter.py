@@ -175,8 +175,9 @@ class NodeSplits:
         self.mode = mode
         self.min_leaf_weight = min_leaf_weight
         self.n_samples = dataset.n_samples
-        self._in_node = np.zeros(dataset.n_samples, dtype=bool)
-        self._present = np.zeros(dataset.n_samples, dtype=bool)
+        # a flag a row, for the term splits only
+        self._in_node = np.zeros(dataset.n_samples, dtype=bool) if self.text else None
+        self._present = np.zeros(dataset.n_samples, dtype=bool) if self.text else None
 
     def __bool__(self):
         return bool(self.categorical or self.text)

@@ -17,7 +17,7 @@ import numpy as np
 
 from confboost.engine.confidence import block_confidences
 from confboost.engine.learners.base import PartitionFit, label_masses, leaf_statistics
-from confboost.engine.learners.grower import HistogramPool, LocalRows, grow_tree
+from confboost.engine.learners.grower import HistogramPool, LocalRows, WorkArrays, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
 from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
 from confboost.kernels.criterion_numpy import partition_z
@@ -29,6 +29,7 @@ from confboost.kernels.histogram import (
     build_node_histogram,
     build_node_histogram_binary,
     mass_group,
+    node_histogram_work,
 )
 from confboost.kernels.term_masses import term_block_weights
 from confboost.kernels.tree_nodes import best_factorized_splits, node_histogram
@@ -81,9 +82,11 @@ MASS_MIN_LABELS = 8
 GROUPED_MIN_FEATURES = 64
 
 
-def label_histograms(dataset, weights, labels, pos, neg, codes=None):
+def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
     """The ``fill_histogram`` of a label tree on a ``Dataset``'s numeric part (``grow_tree``),
-    from ``codes`` (``compact_codes``; default the dataset's).
+    from ``codes`` (``compact_codes``; default the dataset's). ``work`` (``WorkArrays``, the
+    learner's) keeps the interleaved masses and the nodes' work space across rounds
+    (default: arrays of this tree's own).
 
     From ``MASS_MIN_LABELS`` labels on (below ``GROUPED_MIN_FEATURES`` features), each
     example's W+ and W- per label (``pos``, ``neg``: ``label_masses`` of ``weights``) are
@@ -96,13 +99,15 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None):
     Each is the same on any thread count.
     """
     codes = dataset.codes if codes is None else codes
+    work = WorkArrays() if work is None else work
     if weights.shape[1] == 1:
         column_weights = weights.reshape(-1)
         column_signs = labels.sign_index.reshape(-1)
 
         def fill_histogram(rows, hist):
             build_node_histogram_binary(codes, rows, column_weights, column_signs, hist,
-                                        ROW_CHUNK)
+                                        ROW_CHUNK, *_node_work(work, column_weights, hist,
+                                                               ROW_CHUNK))
 
         return fill_histogram
     if weights.shape[1] < MASS_MIN_LABELS or codes.shape[0] >= GROUPED_MIN_FEATURES:
@@ -110,15 +115,24 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None):
         row_chunk = ROW_CHUNK if weights.shape[1] < MASS_MIN_LABELS else max(1, codes.shape[1])
 
         def fill_histogram(rows, hist):
-            build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk)
+            build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk,
+                                 *_node_work(work, weights, hist, row_chunk))
 
         return fill_histogram
-    masses = np.stack((pos, neg), axis=-1)
+    masses = work.get("masses", (*pos.shape, 2))
+    np.stack((pos, neg), axis=-1, out=masses)
 
     def fill_histogram(rows, hist):
         build_histogram_masses(codes, rows, masses, hist, mass_group(codes.shape[0]))
 
     return fill_histogram
+
+
+def _node_work(work, weights, hist, row_chunk):
+    """The node histograms' work space (``kernels/histogram.node_histogram_work``) for
+    ``hist``'s shape, kept in ``work`` while that shape and the rows stay the same."""
+    return work.made("node histograms", (weights.shape, weights.dtype, hist.shape, row_chunk),
+                     lambda: node_histogram_work(weights, hist.shape, row_chunk))
 
 
 def agreement_masses(pos, neg, vote):
@@ -179,7 +193,13 @@ class TreeLearner:
         self.max_depth = max_depth
         self.min_leaf_weight = min_leaf_weight
         self._pool = HistogramPool()
+        self._work = WorkArrays()  # each round's arrays of a row each, kept across rounds
         self._compact = None  # (dataset, its compact_codes, n_hist_bins)
+
+    def release_work(self):
+        """Drop the arrays kept across rounds (``BoostingRun.run`` calls it when a call's
+        rounds are done); the next round makes them again."""
+        self._work = WorkArrays()
 
     def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
               n_hist_bins=N_HIST_BINS):
@@ -187,7 +207,7 @@ class TreeLearner:
         if numeric is None and not splits:
             raise _no_feature_error()
         row_sets = LocalRows(numeric, fill_histogram if numeric is not None else None,
-                             splits or None)
+                             splits or None, self._work)
         return grow_tree(row_sets, None if numeric is None else numeric.n_bins, n_columns,
                          self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
                          self._pool, root_hist, n_hist_bins)
@@ -206,12 +226,13 @@ class TreeLearner:
         PartitionFit
         """
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        pos, neg = label_masses(weights, labels)
+        pos, neg = label_masses(weights, labels, self._work)
         splits = NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight)
         if self._compact is None or self._compact[0] is not dataset:
             self._compact = (dataset, *compact_codes(dataset))
         _, codes, n_hist_bins = self._compact
-        tree = self._grow(dataset, label_histograms(dataset, weights, labels, pos, neg, codes),
+        tree = self._grow(dataset, label_histograms(dataset, weights, labels, pos, neg, codes,
+                                                    self._work),
                           weights.shape[1], splits, n_hist_bins=n_hist_bins)
         values, fit = self._leaf_fit(tree, pos, neg)
         return fit(TreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
@@ -288,7 +309,7 @@ class HammingTreeLearner(TreeLearner):
         PartitionFit
         """
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        pos, neg = label_masses(weights, labels)
+        pos, neg = label_masses(weights, labels, self._work)
         best = None  # (edge, vote)
         if dataset.has_numeric:
             label_hist = self._pool_labels(dataset.codes.shape[0], pos.shape[1])
