@@ -418,6 +418,8 @@ class ClusterFit(Fit):
         return self.header
 
     def _learner(self, dataset, smoothing, k):
+        """The run's shards (``_build_shards``: ``Fit._part`` makes the learner after the
+        scheme), then its learner: the local one over their reducer, or a sharded tree."""
         self._build_shards()
         name = self.known["weak_learner_"]
         if name in SHARDED_TREES:
