@@ -378,7 +378,7 @@ def _dirty_work(weights, hist, row_chunk):
     """A node histogram's work space for every row (more than a node's), holding NaN and
     255 as a grower's arrays hold what their last node left: the histogram must not read
     them."""
-    from confboost.kernels.histogram import node_histogram_work
+    from confboost.kernels.node_histogram import node_histogram_work
 
     gather_weights, gather_signs, chunk_hists = node_histogram_work(weights, hist.shape,
                                                                     row_chunk)
@@ -395,8 +395,8 @@ def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng,
     """Over every row and a node's rows, in one chunk (then it is the row-order sum of
     build_histogram_binary_rows) and in several (the chunks' sums added in order), the
     same histogram to the bit as the naive twin, on 1 and 2 threads."""
-    from confboost.kernels.histogram import (
-        build_histogram_binary_rows,
+    from confboost.kernels.histogram import build_histogram_binary_rows
+    from confboost.kernels.node_histogram import (
         build_node_histogram_binary,
         build_node_histogram_binary_naive,
     )
@@ -464,9 +464,9 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
     is build_histogram's and build_histogram_rows's to the bit) and in several, the naive
     twin's histogram to the bit on 1 and 2 threads; a memory bound merges chunks alike. Six
     features: a task's group of four and a group of two."""
-    from confboost.kernels import histogram
-    from confboost.kernels.histogram import (
-        build_histogram_rows,
+    from confboost.kernels import node_histogram
+    from confboost.kernels.histogram import build_histogram_rows
+    from confboost.kernels.node_histogram import (
         build_node_histogram,
         build_node_histogram_naive,
         node_chunks,
@@ -496,5 +496,5 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
         [[weights[node, l][sign_index[node, l] == s].sum() for s in (0, 1)]
          for l in range(k)])
     assert node_chunks(1000, 97, 1) == (11, 91)
-    assert node_chunks(1000, 97, histogram.PARTIAL_BYTES // 4) == (4, 250)
+    assert node_chunks(1000, 97, node_histogram.PARTIAL_BYTES // 4) == (4, 250)
     assert node_chunks(0, 97, 1) == (1, 1)

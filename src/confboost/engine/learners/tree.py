@@ -23,12 +23,14 @@ from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, Tre
 from confboost.kernels.criterion_numpy import partition_z
 from confboost.kernels.histogram import (
     N_HIST_BINS,
-    ROW_CHUNK,
     build_histogram,
     build_histogram_masses,
+    mass_group,
+)
+from confboost.kernels.node_histogram import (
+    ROW_CHUNK,
     build_node_histogram,
     build_node_histogram_binary,
-    mass_group,
     node_histogram_work,
 )
 from confboost.kernels.term_masses import term_block_weights
@@ -92,10 +94,10 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
     example's W+ and W- per label (``pos``, ``neg``: ``label_masses`` of ``weights``) are
     laid out once in a histogram bin's cell order, shape (n, k, 2), and
     ``kernels/histogram.build_histogram_masses`` reads each node's rows from them; with
-    fewer labels ``kernels/histogram.build_node_histogram`` gathers a node's weights and
+    fewer labels ``kernels/node_histogram.build_node_histogram`` gathers a node's weights and
     sign indices and fills the histogram parallel over groups of features and fixed row
     chunks (with more features, parallel over groups of features only). One label column
-    (binary data) takes ``kernels/histogram.build_node_histogram_binary``, the same in 1-D.
+    (binary data) takes ``kernels/node_histogram.build_node_histogram_binary``, the same in 1-D.
     Each is the same on any thread count.
     """
     codes = dataset.codes if codes is None else codes
@@ -129,7 +131,7 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
 
 
 def _node_work(work, weights, hist, row_chunk):
-    """The node histograms' work space (``kernels/histogram.node_histogram_work``) for
+    """The node histograms' work space (``kernels/node_histogram.node_histogram_work``) for
     ``hist``'s shape, kept in ``work`` while that shape and the rows stay the same."""
     return work.made("node histograms", (weights.shape, weights.dtype, hist.shape, row_chunk),
                      lambda: node_histogram_work(weights, hist.shape, row_chunk))

@@ -1,0 +1,358 @@
+"""Histograms of one tree node's rows: W+ and W- per (feature, bin, label column) of the
+rows a node holds, gathered once and summed in fixed chunks of rows.
+
+The node's weights and signs are gathered into a work space (``node_histogram_work``) and
+each (group of ``FEATURE_GROUP`` features, chunk of ``ROW_CHUNK`` rows) is one task with a
+histogram of its own; the chunks' histograms are added in chunk order, so a node's
+histogram is the same to the bit on any number of threads. The cells are the block
+statistics W_b^{jl} of the paper's Eq. 9-10 and 16, as ``kernels/histogram.py``'s whole-set
+histograms; a tree's grower (``engine/learners/grower.py``) builds the smaller child's and
+subtracts it from the parent's for the larger.
+"""
+
+import numpy as np
+
+from confboost.utils.dtypes import WEIGHT_DTYPE
+from confboost.utils.lazy_numba import njit, prange
+
+#: Rows of a chunk of a tree node's histogram (``build_node_histogram_binary``): each
+#: (group of features, chunk) is one task with a histogram of its own, and the chunks'
+#: histograms are added in chunk order, so a node's histogram is the same on any number of
+#: threads.
+ROW_CHUNK = 1 << 16
+
+
+@njit(cache=True, nogil=True)
+def _gather(rows, weights, sign_index, node_weights, node_signs, first, stop):
+    """The weights and signs of the node's positions ``first:stop``, gathered."""
+    for p in range(first, stop):
+        node_weights[p] = weights[rows[p]]
+        node_signs[p] = sign_index[rows[p]]
+
+
+#: Features a task of ``build_node_histogram_binary`` fills together: each example's weight
+#: and sign are loaded once for that many independent adds (4 against 2: 0.6-0.85x the time
+#: of a node's histogram on binary 400k x 50, 48 features; 8 gained nothing more).
+FEATURE_GROUP = 4
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _group_histograms(codes, first, count, rows, node_weights, node_signs, start, stop,
+                      chunk_flat):
+    """The histograms of features ``first:first + count`` (``count`` of 1 to
+    ``FEATURE_GROUP``) over positions ``start:stop`` of a node, in ``chunk_flat[feature]``,
+    each cell summed from 0.0 in row order. Four features take one loop, fewer one loop
+    each. Indices are unsigned: a signed one costs a negative-index test per access (2x
+    the loop's time)."""
+    one = np.uintp(1)
+    for feature in range(first, first + count):
+        chunk_flat[feature, :] = 0.0
+    if count == FEATURE_GROUP:
+        codes_0, codes_1 = codes[first], codes[first + 1]
+        codes_2, codes_3 = codes[first + 2], codes[first + 3]
+        hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
+        hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
+        for p in range(np.uintp(start), np.uintp(stop)):
+            row = p if rows is None else np.uintp(rows[p])
+            weight = node_weights[p]
+            sign = np.uintp(node_signs[p])
+            hist_0[(np.uintp(codes_0[row]) << one) | sign] += weight
+            hist_1[(np.uintp(codes_1[row]) << one) | sign] += weight
+            hist_2[(np.uintp(codes_2[row]) << one) | sign] += weight
+            hist_3[(np.uintp(codes_3[row]) << one) | sign] += weight
+        return
+    for feature in range(first, first + count):
+        feature_codes = codes[feature]
+        feature_hist = chunk_flat[feature]
+        for p in range(np.uintp(start), np.uintp(stop)):
+            row = p if rows is None else np.uintp(rows[p])
+            feature_hist[(np.uintp(feature_codes[row]) << one) | np.uintp(node_signs[p])] += (
+                node_weights[p])
+
+
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
+def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk,
+                                gather_weights, gather_signs, chunk_hists):
+    """A tree node's histogram for one label column, parallel over features and rows.
+
+    The node's weights and signs are gathered once (in parallel above one chunk: each
+    parallel region wakes the threads, a cost on a busy machine), so each task streams
+    them; a task takes ``FEATURE_GROUP`` features (one load of an example's weight and sign
+    for four independent adds) over one chunk of ``row_chunk`` rows. Each cell sums its
+    rows in the order of ``rows`` within a chunk, from 0.0, and the chunks' sums are then
+    added in chunk order: a node of at most ``row_chunk`` rows gets
+    ``build_histogram_binary_rows``'s histogram bit for bit, and every node the same
+    histogram on any thread count (``build_node_histogram_binary_naive``).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_samples), uint8
+    rows : ndarray of shape (n_rows,), intp, or None
+        The node's examples (any order); None: every example, in order.
+    weights : ndarray of shape (n_samples,), float64, contiguous
+        W of every example (not gathered).
+    sign_index : ndarray of shape (n_samples,), uint8, contiguous
+        0 where Y = +1, 1 where Y = -1, of every example.
+    hist : ndarray of shape (n_features, n_hist_bins, 1, 2), float64, C-contiguous
+        Output; overwritten. ``n_hist_bins`` exceeds every code.
+    row_chunk : int
+        Rows of a chunk (``ROW_CHUNK``); any value >= 1 gives a histogram the naive twin
+        reproduces for that value.
+    gather_weights, gather_signs, chunk_hists : ndarray
+        Work space, overwritten, so that no node allocates: a grower's arrays for all its
+        nodes (``node_histogram_work(weights, hist.shape, row_chunk)``).
+    """
+    n_features = codes.shape[0]
+    n_rows = codes.shape[1] if rows is None else rows.shape[0]
+    cells = hist.shape[1] * 2
+    flat = hist.reshape((n_features, cells))
+    n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
+    node_weights = weights
+    node_signs = sign_index
+    if rows is not None:
+        node_weights = gather_weights[:n_rows]
+        node_signs = gather_signs[:n_rows]
+        if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
+            _gather(rows, weights, sign_index, node_weights, node_signs, 0, n_rows)
+        else:
+            for chunk in prange(n_chunks):
+                _gather(rows, weights, sign_index, node_weights, node_signs, chunk * row_chunk,
+                        min((chunk + 1) * row_chunk, n_rows))
+    if n_chunks == 1:
+        partial = flat.reshape((1, n_features, cells))
+    else:
+        partial = chunk_hists[:n_chunks]
+    n_groups = (n_features + FEATURE_GROUP - 1) // FEATURE_GROUP
+    for task in prange(n_groups * n_chunks):
+        first = FEATURE_GROUP * (task // n_chunks)
+        chunk = task % n_chunks
+        start = chunk * row_chunk
+        _group_histograms(codes, first, min(FEATURE_GROUP, n_features - first), rows,
+                          node_weights, node_signs, start, min(start + row_chunk, n_rows),
+                          partial[chunk])
+    if n_chunks > 1:
+        for feature in prange(n_features):
+            for cell in range(cells):
+                total = partial[0, feature, cell]
+                for chunk in range(1, n_chunks):
+                    total += partial[chunk, feature, cell]
+                flat[feature, cell] = total
+
+
+def node_histogram_work(weights, hist_shape, row_chunk):
+    """The work space of ``build_node_histogram_binary`` (1-D ``weights``) or
+    ``build_node_histogram`` (2-D) for nodes of any of the rows of ``weights``, histograms
+    of ``hist_shape`` and chunks of ``row_chunk`` rows: arrays a grower keeps for all its
+    nodes, so that no node allocates its own.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_samples,) or (n_samples, k)
+    hist_shape : tuple (n_features, n_hist_bins, k, 2)
+    row_chunk : int
+
+    Returns
+    -------
+    gather_weights : ndarray of shape (n_samples,) + weights.shape[1:], weights' dtype
+    gather_signs : ndarray of that shape, uint8 (the sign index's dtype)
+    chunk_hists : ndarray of shape (n_chunks, n_features, cells), float64
+        One flat histogram per chunk of a node of every row (none when that is one chunk).
+    """
+    n_rows = weights.shape[0]
+    n_features, n_hist_bins, k, _ = hist_shape
+    cells = n_hist_bins * 2 * k
+    n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
+    if weights.ndim == 2:
+        n_chunks = node_chunks.py_func(n_rows, row_chunk, n_features * cells * 8)[0]
+    shape = (n_rows, *weights.shape[1:])
+    return (np.empty(shape, dtype=weights.dtype), np.empty(shape, dtype=np.uint8),
+            np.empty((n_chunks if n_chunks > 1 else 0, n_features, cells), dtype=WEIGHT_DTYPE))
+
+
+#: Most bytes of chunk histograms ``build_node_histogram`` holds at once (256 MiB): past it
+#: a node's chunks grow (``node_chunks``), so many features and labels cannot ask for one
+#: histogram per 65536 rows of a large node.
+PARTIAL_BYTES = 1 << 28
+
+
+@njit(cache=True, nogil=True)
+def node_chunks(n_rows, row_chunk, hist_bytes):
+    """(n_chunks, rows per chunk) of a node of ``n_rows`` rows for ``build_node_histogram``:
+    chunks of ``row_chunk`` rows, fewer and larger when their histograms of ``hist_bytes``
+    each would pass ``PARTIAL_BYTES``. A function of its arguments only, never of the
+    thread count."""
+    n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
+    n_chunks = min(n_chunks, max(1, PARTIAL_BYTES // max(hist_bytes, 1)))
+    return n_chunks, max(1, (n_rows + n_chunks - 1) // n_chunks)
+
+
+@njit(cache=True, nogil=True)
+def _gather_labels(rows, weights, sign_index, node_weights, node_signs, first, stop):
+    """The k weights and signs of the node's positions ``first:stop``, gathered."""
+    for p in range(first, stop):
+        node_weights[p, :] = weights[rows[p]]
+        node_signs[p, :] = sign_index[rows[p]]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _feature_histogram(feature_codes, rows, node_weights, node_signs, start, stop,
+                       feature_hist):
+    """One feature's histogram, flat ``(code * k + l) * 2 + sign``, over positions
+    ``start:stop`` of a node, each cell summed from 0.0 in row order."""
+    k = node_weights.shape[1]
+    width = np.uintp(2 * k)
+    feature_hist[:] = 0.0
+    for p in range(np.uintp(start), np.uintp(stop)):
+        row = p if rows is None else np.uintp(rows[p])
+        base = np.uintp(feature_codes[row]) * width
+        weight_row = node_weights[p]
+        sign_row = node_signs[p]
+        for l in range(k):
+            feature_hist[base + np.uintp(2 * l) + np.uintp(sign_row[l])] += weight_row[l]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _label_group_histograms(codes, first, count, rows, node_weights, node_signs, start, stop,
+                            chunk_flat):
+    """``_feature_histogram`` of features ``first:first + count`` into ``chunk_flat[feature]``
+    (``count`` of 1 to ``FEATURE_GROUP``). Four features take one loop: an example's k
+    weights and cell offsets ``2 l + sign`` are loaded once for four independent adds each;
+    every cell still sums its rows in row order from 0.0."""
+    if count < FEATURE_GROUP:
+        for feature in range(first, first + count):
+            _feature_histogram(codes[feature], rows, node_weights, node_signs, start, stop,
+                               chunk_flat[feature])
+        return
+    k = node_weights.shape[1]
+    width = np.uintp(2 * k)
+    codes_0, codes_1 = codes[first], codes[first + 1]
+    codes_2, codes_3 = codes[first + 2], codes[first + 3]
+    hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
+    hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
+    for feature in range(first, first + FEATURE_GROUP):
+        chunk_flat[feature, :] = 0.0
+    for p in range(np.uintp(start), np.uintp(stop)):
+        row = p if rows is None else np.uintp(rows[p])
+        base_0 = np.uintp(codes_0[row]) * width
+        base_1 = np.uintp(codes_1[row]) * width
+        base_2 = np.uintp(codes_2[row]) * width
+        base_3 = np.uintp(codes_3[row]) * width
+        weight_row = node_weights[p]
+        sign_row = node_signs[p]
+        for l in range(k):
+            weight = weight_row[l]
+            cell = np.uintp(2 * l) + np.uintp(sign_row[l])
+            hist_0[base_0 + cell] += weight
+            hist_1[base_1 + cell] += weight
+            hist_2[base_2 + cell] += weight
+            hist_3[base_3 + cell] += weight
+
+
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
+def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
+                         gather_signs, chunk_hists):
+    """A tree node's histogram for k label columns, parallel over features and rows.
+
+    ``build_node_histogram_binary`` for 2-D weights and signs (the label trees below
+    ``learners/tree.MASS_MIN_LABELS`` labels): the node's weights and signs are gathered
+    once in the kernel, and each (group of ``FEATURE_GROUP`` features, chunk of rows,
+    ``node_chunks``) is a task with a histogram of its own (an example's k weights and signs
+    loaded once for the group's four features: 0.75-0.9x the time on satimage-like nodes,
+    6 labels); the chunks' histograms are added in chunk order. A node of one
+    chunk gets ``build_histogram_rows``'s histogram bit for bit (``build_histogram``'s for
+    every row), and every node the same histogram on any thread count
+    (``build_node_histogram_naive``).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_samples), uint8
+    rows : ndarray of shape (n_rows,), intp, or None
+        The node's examples (any order); None: every example, in order.
+    weights : ndarray of shape (n_samples, k), float64, C-contiguous
+        W of every example (not gathered).
+    sign_index : ndarray of shape (n_samples, k), uint8, C-contiguous
+        0 where Y = +1, 1 where Y = -1, of every example.
+    hist : ndarray of shape (n_features, n_hist_bins, k, 2), float64, C-contiguous
+        Output; overwritten. ``n_hist_bins`` exceeds every code.
+    row_chunk : int
+        Rows of a chunk (``ROW_CHUNK``) before ``node_chunks``' memory bound; any value
+        >= 1 gives a histogram the naive twin reproduces for that value.
+    gather_weights, gather_signs, chunk_hists : ndarray
+        Work space, overwritten, so that no node allocates: a grower's arrays for all its
+        nodes (``node_histogram_work(weights, hist.shape, row_chunk)``).
+    """
+    n_features = codes.shape[0]
+    k = weights.shape[1]
+    n_rows = codes.shape[1] if rows is None else rows.shape[0]
+    cells = hist.shape[1] * 2 * k
+    flat = hist.reshape((n_features, cells))
+    n_chunks, chunk_rows = node_chunks(n_rows, row_chunk, n_features * cells * 8)
+    node_weights = weights
+    node_signs = sign_index
+    if rows is not None:
+        node_weights = gather_weights[:n_rows]
+        node_signs = gather_signs[:n_rows]
+        if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
+            _gather_labels(rows, weights, sign_index, node_weights, node_signs, 0, n_rows)
+        else:
+            for chunk in prange(n_chunks):
+                _gather_labels(rows, weights, sign_index, node_weights, node_signs,
+                               chunk * chunk_rows, min((chunk + 1) * chunk_rows, n_rows))
+    if n_chunks == 1:
+        partial = flat.reshape((1, n_features, cells))
+    else:
+        partial = chunk_hists[:n_chunks]
+    n_groups = (n_features + FEATURE_GROUP - 1) // FEATURE_GROUP
+    for task in prange(n_groups * n_chunks):
+        first = FEATURE_GROUP * (task // n_chunks)
+        chunk = task % n_chunks
+        start = chunk * chunk_rows
+        _label_group_histograms(codes, first, min(FEATURE_GROUP, n_features - first), rows,
+                                node_weights, node_signs, start,
+                                min(start + chunk_rows, n_rows), partial[chunk])
+    if n_chunks > 1:
+        for feature in prange(n_features):  # chunk by chunk: contiguous, the same sums
+            feature_hist = flat[feature]
+            feature_hist[:] = partial[0, feature]
+            for chunk in range(1, n_chunks):
+                chunk_hist = partial[chunk, feature]
+                for cell in range(cells):
+                    feature_hist[cell] += chunk_hist[cell]
+
+
+def build_node_histogram_naive(codes, rows, weights, sign_index, n_hist_bins, row_chunk):
+    """Twin of ``build_node_histogram``: one ``np.bincount`` (a sum in index order) per
+    feature, label and chunk (``node_chunks``), the chunks added in order; returns the
+    histogram, shape (n_features, n_hist_bins, k, 2)."""
+    rows = np.arange(codes.shape[1]) if rows is None else rows
+    n_features, k = codes.shape[0], weights.shape[1]
+    n_chunks, chunk_rows = node_chunks(rows.shape[0], row_chunk,
+                                       n_features * n_hist_bins * 2 * k * 8)
+    hist = None
+    for chunk in range(n_chunks):
+        part_rows = rows[chunk * chunk_rows: (chunk + 1) * chunk_rows]
+        part = np.empty((n_features, n_hist_bins, k, 2), dtype=WEIGHT_DTYPE)
+        for f in range(n_features):
+            for l in range(k):
+                cell = codes[f, part_rows].astype(np.intp) * 2 + sign_index[part_rows, l]
+                part[f, :, l, :] = np.bincount(cell, weights=weights[part_rows, l],
+                                               minlength=2 * n_hist_bins).reshape(-1, 2)
+        hist = part if hist is None else hist + part
+    return hist
+
+
+def build_node_histogram_binary_naive(codes, rows, weights, sign_index, n_hist_bins,
+                                      row_chunk):
+    """Twin of ``build_node_histogram_binary``: one ``np.bincount`` per feature and chunk,
+    the chunks added in order; returns the histogram, shape (n_features, n_hist_bins, 1, 2).
+    """
+    rows = np.arange(codes.shape[1]) if rows is None else rows
+    n_features = codes.shape[0]
+    hist = None
+    for start in range(0, max(rows.shape[0], 1), row_chunk):
+        chunk = rows[start: start + row_chunk]
+        cell = codes[:, chunk].astype(np.intp) * 2 + sign_index[chunk]
+        part = np.stack([np.bincount(cell[f], weights=weights[chunk],
+                                     minlength=2 * n_hist_bins) for f in range(n_features)])
+        hist = part if hist is None else hist + part
+    return hist.reshape((n_features, n_hist_bins, 1, 2))
