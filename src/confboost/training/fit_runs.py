@@ -64,9 +64,16 @@ from confboost.training.holdout import (
 )
 from confboost.training.inputs import input_adapter
 from confboost.training.params import tree_defaults
-from confboost.training.round_scores import EstimatorMeasure, EvalSet, LossMeasure, ScoreRecord
+from confboost.training.round_scores import (
+    EstimatorMeasure,
+    EvalSet,
+    LossMeasure,
+    ScoreRecord,
+    held_out_scores,
+    scores_with_initial,
+)
 from confboost.training.targets import encode_targets, label_vector, starting_weights
-from confboost.utils.threads import numba_threads, serial_below
+from confboost.utils.threads import numba_threads
 
 #: Parameters a warm start may change: the round count and how the rounds are run.
 WARM_FREE = ("n_estimators", "n_jobs", "verbose", "warm_start")
@@ -477,8 +484,8 @@ class Fit:
             calibrator_=(self.calibrate(parts, keep) if parts is not None
                          else self.carried_calibration(main, state.folds, keep)),
             n_iter_=len(run.hypotheses),
-            train_score_=_scores_with_initial(training),
-            validation_score_=_scores_with_initial(first),
+            train_score_=scores_with_initial(training),
+            validation_score_=scores_with_initial(first),
             evals_result_={name: {metric: list(values) for metric, values in sets.items()}
                            for name, sets in run.evals_result.items()},
             best_score_={} if best is None else {
@@ -519,7 +526,7 @@ class Fit:
         for part, eval_set in parts:
             rounds = min(n_rounds, len(part.run.hypotheses))
             f = (scores if scores is not None and len(parts) == 1
-                 else _held_out_scores(part.run.model(rounds), eval_set.X))
+                 else held_out_scores(part.run.model(rounds), eval_set.X))
             g, kind = self.outputs(part, rounds).logits(f)
             logits.append(g)
             targets.append(eval_set.encoded if kind == "softmax" else eval_set.signs > 0)
@@ -549,7 +556,7 @@ class Fit:
             f = kept.get(rounds)
             if f is None:
                 model = main.run.model(rounds)
-                f = np.concatenate([_held_out_scores(model, each) for each in sets])
+                f = np.concatenate([held_out_scores(model, each) for each in sets])
             logits.append(self.outputs(main, rounds).logits(f)[0])
         return carry_slope(calibrator, *logits, carry_exponent(self.known["weak_learner_"]))
 
@@ -589,20 +596,3 @@ def _same(a, b):
         return bool(a == b)
     except ValueError:  # values whose == is not a bool
         return repr(a) == repr(b)
-
-
-def _held_out_scores(model, X):
-    """f of ``model`` on held-out rows ``X`` (an array or a Frame), on one thread when the
-    work is small (``threads.serial_below``: calibration scores a few hundred rows, where
-    waking the kernel's threads would cost more than the rows)."""
-    n_rows = X.shape[0] if hasattr(X, "shape") else X.n_samples
-    with serial_below(n_rows * model.n_labels * max(len(model), 1)):
-        return model.decision_function(X)
-
-
-def _scores_with_initial(record):
-    """HistGradientBoosting's layout: the score of f = 0, then one per round; empty
-    without a record."""
-    if record is None:
-        return np.empty(0, dtype=np.float64)
-    return np.asarray([record.initial, *record.values], dtype=np.float64)

@@ -12,6 +12,8 @@ scores, the stopping round and the best round are those of an uninterrupted run.
 
 The stopping rule is scikit-learn's HistGradientBoosting's: stop when none of the last
 ``n_iter_no_change`` scores beats the one before them by more than ``tol``.
+``held_out_scores`` is f on held-out rows (an eval set, calibration's folds), and
+``scores_with_initial`` a record's scores in HistGradientBoosting's layout.
 """
 
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ import numpy as np
 from confboost.data.frame import as_frame
 from confboost.engine.boosting import best_round
 from confboost.engine.callbacks import TrainingCallback
+from confboost.utils.threads import serial_below
 
 
 @dataclass
@@ -188,3 +191,20 @@ class ScoreRecord(TrainingCallback):
     def best_round(self):
         """The number of rounds to keep: 1 + the first round of the best score."""
         return best_round(self.values)
+
+
+def held_out_scores(model, X):
+    """f of ``model`` on held-out rows ``X`` (an array or a Frame), on one thread when the
+    work is small (``threads.serial_below``: calibration scores a few hundred rows, where
+    waking the kernel's threads would cost more than the rows)."""
+    n_rows = X.shape[0] if hasattr(X, "shape") else X.n_samples
+    with serial_below(n_rows * model.n_labels * max(len(model), 1)):
+        return model.decision_function(X)
+
+
+def scores_with_initial(record):
+    """HistGradientBoosting's layout: the score of f = 0, then one per round; empty
+    without a record."""
+    if record is None:
+        return np.empty(0, dtype=np.float64)
+    return np.asarray([record.initial, *record.values], dtype=np.float64)
