@@ -6,7 +6,8 @@ confboost ``BoostClassifier()`` with its defaults against scikit-learn's
 official train/test splits) and yeast-ml (official split; per label: each of the 14 labels
 is a binary problem, HistGradientBoosting fits one model per label, and the table gives the
 mean binary log loss over the labels and the mean per-label accuracy, 1 - Hamming loss).
-Any multi-label set (``--sets scene emotions``) is read the same way.
+Any multi-label set (``--sets scene emotions``) is read the same way, and
+``bench_defaults.py``'s larger sets (``--sets "binary 200k x 50"``) by its loader.
 
 Usage::
 
@@ -69,6 +70,8 @@ from confboost.datasets import load  # noqa: E402
 from confboost.training import calibration, holdout  # noqa: E402
 
 SETS = ("breast-cancer", "wine", "satimage", "letter", "yeast-ml")
+#: ``bench_defaults.py``'s larger sets, taken with ``--sets`` (a single train/test split).
+LARGE_SETS = ("binary 200k x 50", "fashion-mnist 20k")
 BEFORE = Path(__file__).with_name("probabilities_before.json")
 #: Candidate defaults (``--grid``): trees of 4, 8 and 16 leaves, learning rate 1 or less.
 GRID = {
@@ -96,6 +99,10 @@ def splits(name):
         X, y = (load_breast_cancer if name == "breast-cancer" else load_wine)(return_X_y=True)
         for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
             yield X[train], y[train], X[test], y[test]
+    elif name in LARGE_SETS:
+        from bench_defaults import data
+
+        yield data(name)
     else:
         s = load(name)
         yield s.X_train, s.y_train, s.X_test, s.y_test
