@@ -64,7 +64,9 @@ def weak_objective(fit):
     pos, neg = np.asarray(fit.weight_pos), np.asarray(fit.weight_neg)
     total = float(pos.sum() + neg.sum())
     abstains = np.all(np.asarray(fit.hypothesis.values) == 0, axis=1)
-    value = 2.0 * np.sqrt(pos[~abstains] * neg[~abstains]).sum() + (
+    # icsiboost adds √(W+ W-) where the product is positive: a mass that icsiboost's
+    # subtractions left a rounding error below 0 counts as 0
+    value = 2.0 * np.sqrt(np.maximum(pos[~abstains] * neg[~abstains], 0.0)).sum() + (
         pos[abstains].sum() + neg[abstains].sum())
     return float(value / total) if total > 0 else 1.0
 
@@ -303,7 +305,7 @@ def _checkpoint(arguments, objectives):
 
 def train_command(arguments):
     # the estimator without scikit-learn: a run imports none of it
-    from confboost.estimators.booster import Booster
+    from confboost.cli.icsiboost_booster import IcsiboostBooster
 
     spec = _spec(arguments)
     fmeasure_class = _class_index(spec, arguments.max_fmeasure)
@@ -327,7 +329,7 @@ def train_command(arguments):
     if smoothing != "auto" and smoothing < MIN_SMOOTHING:
         raise ValueError(f"-E {arguments.smoothing}: too small, ε = E / (examples × classes) "
                          f"must be at least {MIN_SMOOTHING:g}")
-    estimator = Booster(
+    estimator = IcsiboostBooster(
         n_estimators=arguments.rounds or 10, scheme=arguments.scheme,
         confidence=_confidence(arguments, spec, train), alpha=arguments.alpha,
         smoothing=smoothing, n_jobs=arguments.jobs, feature_types=_feature_types(spec),

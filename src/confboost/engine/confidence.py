@@ -7,7 +7,8 @@ the value h(x, l) on each block. Every weak learner shares this one small functi
 
 Modes (the ``confidence`` parameter of the estimators):
 
-- ``"real"``: c = ½ ln((W+ + ε) / (W- + ε)) on every block (Eq. 9 and 16, smoothed by §4.2).
+- ``"real"``: c = ½ ln((W+ + ε) / (W- + ε)) on every block (Eq. 9 and 16, smoothed by §4.2),
+  ln being the C library's (``utils.libm``: icsiboost's, and the same bits on every CPU).
 - ``"discrete"``: c = sign(W+ - W-) in {-1, +1} on every block (ties give +1), scaled by α
   (§3.1, §7 "discrete AdaBoost.MH").
 - ``"abstain"``: c = sign(W+ - W-) on the informative blocks and 0 on the abstaining block
@@ -23,6 +24,7 @@ are in ``criterion.py``.
 import numpy as np
 
 from confboost.kernels.criterion_numpy import ABSTAINING_MODES, REAL, REAL_ABSTAIN
+from confboost.utils import libm
 from confboost.utils.dtypes import SCORE_DTYPE
 
 #: Smallest smoothing ε: a block's confidence ½ ln((W₊ + ε) / (W₋ + ε)) (§4.2) has W₊ ≤ 1
@@ -75,7 +77,7 @@ def block_confidences(weight_pos, weight_neg, abstaining, mode, smoothing):
     weight_pos = np.asarray(weight_pos, dtype=SCORE_DTYPE)
     weight_neg = np.asarray(weight_neg, dtype=SCORE_DTYPE)
     if mode in (REAL, REAL_ABSTAIN):
-        values = 0.5 * np.log((weight_pos + smoothing) / (weight_neg + smoothing))
+        values = 0.5 * libm.log((weight_pos + smoothing) / (weight_neg + smoothing))
     else:
         values = np.where(weight_pos >= weight_neg, 1.0, -1.0)
     if mode in ABSTAINING_MODES:

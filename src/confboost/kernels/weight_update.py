@@ -219,6 +219,35 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
     return _ordered_sum(partial_total), _ordered_sum(partial_loss)
 
 
+@njit(cache=True, nogil=True)
+def sum_in_order(weights):
+    """Σ weights[i, l], added one at a time, example by example and label by label.
+
+    The order of icsiboost's normalisation (``weights.sum()`` adds pairwise, a parallel sum
+    by chunks): with it, D_{t+1} = D_t e^{...} / Σ has icsiboost's bits.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_samples, k), float64
+
+    Returns
+    -------
+    total : float
+    """
+    total = 0.0
+    for i in range(weights.shape[0]):
+        for l in range(weights.shape[1]):
+            total += weights[i, l]
+    return total
+
+
+def sum_in_order_naive(weights):
+    """Twin of ``sum_in_order``: the last of NumPy's running sums (``cumsum`` adds in
+    order)."""
+    flat = np.ascontiguousarray(weights).reshape(-1)
+    return float(np.cumsum(flat)[-1]) if flat.size else 0.0
+
+
 def apply_partition_naive(weights, sign_index, blocks, steps, factors, scores, loss_kind,
                           loss_weights):
     """Twin of ``apply_partition`` in NumPy; same arguments and effect, returns the same."""

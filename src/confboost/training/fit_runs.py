@@ -81,8 +81,7 @@ WARM_FREE = ("n_estimators", "n_jobs", "verbose", "warm_start")
 RUN_FREE = ("n_estimators", "n_jobs", "verbose")
 #: Most training rows the training score (``train_score_``) is measured on.
 TRAIN_SCORE_ROWS = 10_000
-#: ``label_vector``'s stacklevel from ``read_inputs``: ← ``Fit.fit`` ← the estimator's
-#: ``_fit`` ← its ``fit`` ← the user, where a warning about y points.
+#: ``label_vector``'s stacklevel from ``read_inputs`` (← Fit.fit ← _fit ← fit ← the user).
 _Y_WARNING_LEVEL = 5
 
 
@@ -146,6 +145,8 @@ class Fit:
         Its parameters checked (``Booster._validate_params_once``).
     mode : int
         The confidence mode code (``criterion_numpy.MODES``).
+    normalisation : {"predicted", "in_order"}, default="predicted"
+        MH's normalisation of D (``schemes.mh.MHScheme``); "in_order": icsiboost's.
 
     Attributes
     ----------
@@ -157,9 +158,10 @@ class Fit:
         The fitted attributes known so far (``estimator_view``).
     """
 
-    def __init__(self, estimator, mode):
+    def __init__(self, estimator, mode, normalisation="predicted"):
         self.params = FitParams.of(estimator)
         self.mode = mode
+        self.normalisation = normalisation
         #: A blank copy of the estimator: scikit-learn's ``validate_data`` sets its input
         #: attributes, and scorer views are copies of it.
         self.probe = copy.copy(estimator)
@@ -389,7 +391,7 @@ class Fit:
                                      init=p.init, code=p.code if code is None else code,
                                      code_length=p.code_length if code is None else None,
                                      decoding=p.decoding, random_state=p.random_state,
-                                     **place)
+                                     normalisation=self.normalisation, **place)
         if built is not None and code is None:
             self.known["code_"], self.known["code_distance_"] = built, min_distance(built)
         return scheme

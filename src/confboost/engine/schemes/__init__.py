@@ -22,7 +22,7 @@ BINARY_CODE = np.array([[-1], [1]], dtype=np.int8)
 
 def build_scheme(name, signs, encoded, multilabel, sample_weight, *, init="uniform",
                  code="random", code_length=None, decoding="loss", random_state=None,
-                 total_weight=None, reducer=LOCAL):
+                 total_weight=None, reducer=LOCAL, normalisation="predicted"):
     """The training state of scheme ``name``, and its output code (MO only).
 
     Parameters
@@ -41,6 +41,8 @@ def build_scheme(name, signs, encoded, multilabel, sample_weight, *, init="unifo
         D and loss are then the shard's shares); default: Σ ``sample_weight``.
     reducer : Reducer, default=LOCAL
         Where the scheme's sums are taken (``engine/reduction.py``).
+    normalisation : {"predicted", "in_order"}, default="predicted"
+        MH's normalisation of D (``MHScheme``); "in_order" is refused by MR and MO.
 
     Returns
     -------
@@ -50,6 +52,9 @@ def build_scheme(name, signs, encoded, multilabel, sample_weight, *, init="unifo
     """
     binary = signs.shape[1] == 1 and not multilabel
     single_label = not binary and not multilabel
+    if normalisation != "predicted" and (name == "mo" or (name == "mr" and not binary)):
+        raise ValueError(f"normalisation={normalisation!r} is AdaBoost.MH's (icsiboost's "
+                         f"arithmetic); scheme {name!r} normalises its own way")
     if name == "mo":
         if multilabel:
             raise ValueError("scheme='mo' (AdaBoost.MO) is for single-label data: each "
@@ -63,7 +68,8 @@ def build_scheme(name, signs, encoded, multilabel, sample_weight, *, init="unifo
                         reducer), matrix
     if name == "mr" and not binary:
         return MRScheme(signs, sample_weight, multilabel, total_weight, reducer), None
-    return MHScheme(signs, sample_weight, single_label, init, total_weight, reducer), None
+    return MHScheme(signs, sample_weight, single_label, init, total_weight, reducer,
+                    normalisation), None
 
 
 def scheme_outputs(name, classes, multilabel, code=None, decoding="loss", thresholds=None):

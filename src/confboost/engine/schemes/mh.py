@@ -19,10 +19,18 @@ import numpy as np
 from confboost.data.dataset import LabelSigns
 from confboost.engine.alpha import choose_alpha
 from confboost.engine.reduction import LOCAL
-from confboost.kernels.weight_update import LOSS_ARGMAX, LOSS_PAIRS, apply_partition
+from confboost.kernels.weight_update import (
+    LOSS_ARGMAX,
+    LOSS_PAIRS,
+    apply_partition,
+    sum_in_order,
+)
+from confboost.utils import libm
 from confboost.utils.threads import serial_below
 
 INITS = ("uniform", "balanced")
+#: How ``MHScheme.update`` makes D_{t+1} sum to 1 (see ``MHScheme``).
+NORMALISATIONS = ("predicted", "in_order")
 
 
 def initial_weights(signs, sample_weight, init, total_weight=None):
@@ -76,6 +84,13 @@ class MHScheme:
     reducer : Reducer, default=LOCAL
         Where ``update`` applies the round (``engine/reduction.py``): to these rows, or to
         every shard's scheme (this one then has no rows: ``signs`` of shape (0, k)).
+    normalisation : {"predicted", "in_order"}, default="predicted"
+        How D_{t+1} = D_t e^{-α Y h} / Z_t is normalised. "predicted": the factors are
+        divided by the Z_t the block statistics predict, in the one pass that applies them.
+        "in_order": icsiboost's arithmetic, to its last bit: D_1 = w_i / (Σw k) in one
+        division, the factors e^{∓α v} by the C library's exp, then a second pass dividing
+        by the new weights' sum taken in example order (``sum_in_order``); the
+        ``confboost icsiboost`` command's.
     """
 
     name = "mh"
@@ -84,15 +99,25 @@ class MHScheme:
     state_arrays = ("weights", "scores")
 
     def __init__(self, signs, sample_weight, single_label, init="uniform", total_weight=None,
-                 reducer=LOCAL):
+                 reducer=LOCAL, normalisation="predicted"):
+        if normalisation not in NORMALISATIONS:
+            raise ValueError(f"normalisation must be one of {NORMALISATIONS}, "
+                             f"got {normalisation!r}")
         self.reducer = reducer
+        self.normalisation = normalisation
         self.labels = LabelSigns.from_signs(signs)
         self.single_label = single_label and signs.shape[1] > 1
         self.init = init if self.single_label else "uniform"
         if total_weight is None:
             total_weight = sample_weight.sum()
-        self.weights = initial_weights(self.labels.signs, sample_weight, self.init,
-                                       total_weight)
+        if normalisation == "in_order" and self.init == "uniform":
+            # icsiboost's D_1 = 1 / (m k), one division (1/m then /k can differ in the last bit)
+            self.weights = np.ascontiguousarray(np.repeat(
+                (sample_weight / (total_weight * signs.shape[1]))[:, None], signs.shape[1],
+                axis=1), dtype=np.float64)
+        else:
+            self.weights = initial_weights(self.labels.signs, sample_weight, self.init,
+                                           total_weight)
         self.example_weights = sample_weight / total_weight
         # D_1, the multi-label loss's weights (single-label: the examples' weights instead),
         # uniform over the labels there: one column, D_1(i, l) = example_weights[i] / k, the
@@ -128,6 +153,8 @@ class MHScheme:
         and D_{t+1} sums to 1 up to rounding. The training loss is computed in the same pass.
         """
         steps = np.ascontiguousarray(alpha * fit.hypothesis.values, dtype=np.float64)
+        if self.normalisation == "in_order":
+            return self._update_in_order(fit, steps)
         with np.errstate(over="ignore"):
             down = np.exp(-steps)
             up = np.exp(steps)
@@ -140,6 +167,18 @@ class MHScheme:
         total, loss = self.reducer.apply(apply_round, self, fit.train_blocks, steps, factors)
         self._loss = float(loss)
         return predicted * total
+
+    def _update_in_order(self, fit, steps):
+        """``update`` with icsiboost's arithmetic (``normalisation="in_order"``): D ·
+        e^{∓α v} (the C library's exp), then D / Σ D with the sum taken in example order.
+        Returns Z_t, that sum (D_t summed to 1)."""
+        factors = np.ascontiguousarray(np.stack([libm.exp(-steps), libm.exp(steps)],
+                                                axis=-1))
+        _, loss = self.reducer.apply(apply_round, self, fit.train_blocks, steps, factors)
+        self._loss = float(loss)
+        total = float(self.reducer.apply(weights_in_order, self))
+        self.reducer.apply(divide_weights, self, total)
+        return total
 
     def apply_round(self, train_blocks, steps, factors):
         """The pass of ``update`` over these rows (``kernels.update.apply_partition``):
@@ -192,6 +231,18 @@ def apply_round(scheme, train_blocks, steps, factors):
     """``scheme.apply_round(...)``: the per-shard step of ``MHScheme.update`` (a function of
     the scheme, which a reducer calls on each shard's)."""
     return scheme.apply_round(train_blocks, steps, factors)
+
+
+def weights_in_order(scheme):
+    """Σ of ``scheme``'s weights in example order (``sum_in_order``), a reducer's step."""
+    return sum_in_order(scheme.weights)
+
+
+def divide_weights(scheme, total):
+    """``scheme``'s weights divided by ``total`` in place, a reducer's step; returns 0.0
+    (a share of nothing)."""
+    scheme.weights /= total
+    return 0.0
 
 
 class MHOutputs:
