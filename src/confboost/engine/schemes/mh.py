@@ -147,17 +147,16 @@ class MHScheme:
         """Apply α h_t to D and f; returns Z_t.
 
         One pass over the examples (``kernels.update.apply_partition``): the update factors
-        exp(∓α v[j, l]) are a table of 2 × n_blocks × k numbers, divided in advance by the Z
-        that the block statistics predict, Σ_j,l W+ e^{-α v} + W- e^{α v}; the pass returns the
-        sum s of the new weights, so Z_t = predicted Z × s is the exact sum over all examples
-        and D_{t+1} sums to 1 up to rounding. The training loss is computed in the same pass.
+        exp(∓α v[j, l]) (the C library's, ``utils.libm``) are a table of 2 × n_blocks × k
+        numbers, divided in advance by the Z that the block statistics predict,
+        Σ_j,l W+ e^{-α v} + W- e^{α v}; the pass returns the sum s of the new weights, so
+        Z_t = predicted Z × s is the exact sum over all examples and D_{t+1} sums to 1 up to
+        rounding. The training loss is computed in the same pass.
         """
         steps = np.ascontiguousarray(alpha * fit.hypothesis.values, dtype=np.float64)
         if self.normalisation == "in_order":
             return self._update_in_order(fit, steps)
-        with np.errstate(over="ignore"):
-            down = np.exp(-steps)
-            up = np.exp(steps)
+        down, up = libm.exp(-steps), libm.exp(steps)  # inf where they overflow
         # a block without weight contributes nothing, even where its factor overflowed
         predicted = float(np.where(fit.weight_pos > 0, fit.weight_pos * down, 0.0).sum()
                           + np.where(fit.weight_neg > 0, fit.weight_neg * up, 0.0).sum())
