@@ -83,7 +83,9 @@ def median_round(function, rounds):
             "cpu": statistics.median(cpu) / rounds}
 
 
-def time_confboost(task, threads):
+def time_confboost(task, threads, stages=None):
+    """Seconds per round of confboost's 16-leaf trees; with ``stages`` (a dict), the
+    stages' seconds and calls per round are added to it (``wrap_stages``)."""
     import numba
 
     from confboost import BoostClassifier
@@ -110,7 +112,68 @@ def time_confboost(task, threads):
         return run_boosting(dataset, scheme, learner, n_rounds, "auto", mode, smoothing)
 
     boost(2)  # warm-up: kernels from the cache, the thread pool
-    return median_round(boost, rounds)
+    if stages is None:
+        return median_round(boost, rounds)
+    clock = time.process_time if threads == 1 else time.perf_counter
+    totals = wrap_stages(clock, len(y))
+    start = clock()
+    boost()
+    stages["round"] = [(clock() - start) / rounds, 1.0]
+    for name, (seconds, calls) in totals.items():
+        stages[name] = [seconds / rounds, calls / rounds]
+    return stages
+
+
+#: Stages of a tree round: (module, name of a kernel it calls) -> stage.
+STAGES = {
+    ("confboost.engine.learners.tree", "build_node_histogram_binary"): "histogram",
+    ("confboost.engine.learners.tree", "build_node_histogram"): "histogram",
+    ("confboost.engine.learners.tree", "build_histogram_masses"): "histogram",
+    ("confboost.engine.learners.grower", "partition_rows"): "partition",
+    ("confboost.engine.learners.grower", "children_splits"): "split search",
+    ("confboost.engine.learners.grower", "search_numeric_split"): "split search",
+    ("confboost.engine.learners.tree", "label_masses"): "label masses",
+    ("confboost.engine.learners.tree", "leaf_statistics"): "leaf values",
+}
+
+#: Node sizes (share of the rows) by which ``--sizes`` splits the histograms' time.
+SIZE_EDGES = (1 / 32, 1 / 8, 1 / 2)
+
+
+def wrap_stages(clock, n_samples):
+    """Wrap each kernel of ``STAGES`` where its module calls it, to add its time (by
+    ``clock``) and calls to the returned {stage: [seconds, calls]}; a histogram's also to
+    "histogram, nodes < share" of its node's size."""
+    import importlib
+
+    totals = {}
+
+    def wrapped(kernel, stage):
+        def timed(*args, **kwargs):
+            start = clock()
+            result = kernel(*args, **kwargs)
+            seconds = clock() - start
+            names = [stage]
+            if stage == "histogram":
+                rows = args[1]
+                share = 1.0 if rows is None else len(rows) / n_samples
+                edge = next((edge for edge in SIZE_EDGES if share < edge), None)
+                names.append("histogram, root" if rows is None else
+                             f"histogram, nodes < {edge:.3g}" if edge else
+                             f"histogram, nodes >= {SIZE_EDGES[-1]:.3g}")
+            for name in names:
+                total = totals.setdefault(name, [0.0, 0])
+                total[0] += seconds
+                total[1] += 1
+            return result
+
+        return timed
+
+    for (module_name, name), stage in STAGES.items():
+        module = importlib.import_module(module_name)
+        if hasattr(module, name):
+            setattr(module, name, wrapped(getattr(module, name), stage))
+    return totals
 
 
 def time_lightgbm(task, threads):
@@ -131,10 +194,43 @@ def time_lightgbm(task, threads):
 
 
 def child(library, task, threads):
-    """The timing of one (library, task, threads) in this process, printed as JSON."""
+    """The timing of one (library, task, threads) in this process, printed as JSON
+    (``library`` "stages": confboost's stages)."""
     sys.path.insert(0, str(HERE))
+    if library == "stages":
+        print(json.dumps(time_confboost(task, threads, stages={})))
+        return
     timer = time_lightgbm if library == "lightgbm" else time_confboost
     print(json.dumps(timer(task, threads)))
+
+
+def stage_table(tasks, threads, sizes=False):
+    """The markdown table of ``--stages``: milliseconds per round of each stage, its share
+    of the round and its calls per round, a line per (task, threads)."""
+    names = ["histogram", "partition", "split search", "label masses", "leaf values"]
+    if sizes:
+        names[1:1] = ["histogram, root", *(f"histogram, nodes < {edge:.3g}"
+                                           for edge in SIZE_EDGES),
+                      f"histogram, nodes >= {SIZE_EDGES[-1]:.3g}"]
+    yield ("| task | threads | round ms | " + " | ".join(names)
+           + " | rest |\n" + "|---" * (len(names) + 4) + "|")
+    for task in tasks:
+        for n_threads in threads:
+            out = subprocess.run([sys.executable, __file__, "--child", "stages", task,
+                                  str(n_threads)], capture_output=True, text=True)
+            if out.returncode:
+                raise RuntimeError(f"stages of {task} failed:\n{out.stderr}")
+            stages = json.loads(out.stdout.strip().splitlines()[-1])
+            round_seconds = stages["round"][0]
+            cells = []
+            for name in names:
+                seconds, calls = stages.get(name, (0.0, 0.0))
+                cells.append(f"{seconds * 1e3:.2f} ({seconds / round_seconds:.0%}, "
+                             f"{calls:.3g} calls)")
+            rest = round_seconds - sum(stages.get(name, (0.0,))[0] for name in
+                                       names if not name.startswith("histogram, "))
+            yield (f"| {task} | {n_threads} | {round_seconds * 1e3:.2f} | "
+                   + " | ".join(cells) + f" | {rest * 1e3:.2f} ({rest / round_seconds:.0%}) |")
 
 
 def fresh(library, task, threads, source=None, measure="seconds"):
@@ -186,10 +282,22 @@ def main():
     parser.add_argument("--alternations", type=int, default=2)
     parser.add_argument("--cpu", action="store_true",
                         help="CPU seconds per round instead of wall seconds")
+    parser.add_argument("--stages", action="store_true",
+                        help="confboost's seconds per round by stage instead")
+    parser.add_argument("--sizes", action="store_true",
+                        help="with --stages: the histograms' time by node size too")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], args.child[1], int(args.child[2]))
+        return
+    if args.stages:
+        print(f"# load average at start: {os.getloadavg()[0]:.2f}; one run of each task's "
+              f"rounds a process; {'CPU' if args.threads == [1] else 'wall (CPU on 1 thread)'}"
+              " ms per round (share of the round, calls per round)", flush=True)
+        for line in stage_table(args.tasks, args.threads, args.sizes):
+            print(line, flush=True)
+        print(f"# load average at end: {os.getloadavg()[0]:.2f}", flush=True)
         return
     print(f"# load average at start: {os.getloadavg()[0]:.2f}; {REPEATS} timed runs a "
           f"process, median of {args.alternations} processes; "

@@ -63,7 +63,7 @@ def test_subtracted_histogram_equals_direct(rng, k):
     rows = rng.permutation(300).astype(np.intp)
     parent = np.empty((4, N_HIST_BINS, k, 2))
     node_histogram(dataset.codes, rows, pos, neg, parent)
-    n_left = partition_rows(dataset.codes[2], rows, 0, 300, 2, True, np.empty(300, np.intp))
+    n_left = partition_rows(dataset.codes[2], rows, 0, 300, 2, True, np.empty((2, 300), np.intp))
     small = np.empty_like(parent)
     node_histogram(dataset.codes, rows[:n_left], pos, neg, small)
     subtract_sibling(parent, small)
@@ -124,7 +124,7 @@ def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
 
     X, dataset, _, _, pos, neg = _problem(rng, k, n_samples=800, n_features=9, distinct=60)
     rows = rng.permutation(800).astype(np.intp)
-    n_left = partition_rows(dataset.codes[1], rows, 0, 800, 20, True, np.empty(800, np.intp))
+    n_left = partition_rows(dataset.codes[1], rows, 0, 800, 20, True, np.empty((2, 800), np.intp))
     parent = np.empty((9, N_HIST_BINS, k, 2))
     node_histogram(dataset.codes, rows, pos, neg, parent)
     small = np.empty_like(parent)
@@ -248,7 +248,7 @@ def test_partition_rows_equals_naive(rng, missing_left, n):
     expected_left, expected_right = partition_rows_naive(codes, rows[start:stop], 100,
                                                          missing_left)
     before = rows.copy()
-    n_left = partition_rows(codes, rows, start, stop, 100, missing_left, np.empty(n, np.intp))
+    n_left = partition_rows(codes, rows, start, stop, 100, missing_left, np.empty((2, n), np.intp))
     assert n_left == expected_left.size
     np.testing.assert_array_equal(rows[start:start + n_left], expected_left)
     np.testing.assert_array_equal(rows[start + n_left:stop], expected_right)

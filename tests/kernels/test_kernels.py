@@ -457,6 +457,38 @@ def test_split_by_sign_equals_naive_bit_for_bit_on_any_thread_count(rng, k):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("k", [1, 9])
+def test_interleaved_masses_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
+    """Each weight lands in the cell of its sign, the other cell holds 0.0 (a zero weight
+    too), on 1 and 2 threads: ``split_by_sign``'s pos and neg side by side."""
+    import numba
+
+    from confboost.kernels.histogram import (
+        interleaved_masses,
+        interleaved_masses_naive,
+        split_by_sign_naive,
+    )
+
+    _, signs, weights = random_problem(rng, n_samples=500, n_features=2, k=k)
+    weights[::7] = 0.0
+    sign_index = (signs < 0).astype(np.uint8)
+    expected = interleaved_masses_naive(weights, sign_index)
+    masses = np.full((*weights.shape, 2), np.nan)
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            masses[:] = np.nan
+            interleaved_masses(weights, sign_index, masses)
+            np.testing.assert_array_equal(masses, expected)
+    finally:
+        numba.set_num_threads(previous)
+    pos, neg = split_by_sign_naive(weights, sign_index)
+    np.testing.assert_array_equal(masses[..., 0], pos)
+    np.testing.assert_array_equal(masses[..., 1], neg)
+    assert ((masses[..., 0] > 0) <= (signs > 0)).all() and (masses[signs > 0, 1] == 0).all()
+
+
 @pytest.mark.parametrize("k", [2, 5])
 @pytest.mark.parametrize("compact", [False, True])  # the codes of learners/tree.compact_codes
 def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, compact):

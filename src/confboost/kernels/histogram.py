@@ -129,6 +129,43 @@ def split_by_sign_naive(weights, sign_index):
             np.where(positive, 0.0, weights).astype(WEIGHT_DTYPE, copy=False))
 
 
+@njit(cache=True, parallel=True, nogil=True)
+def interleaved_masses(weights, sign_index, masses):
+    """Each example's weight split by its label's sign, interleaved in a histogram bin's
+    cell order: the ``row_masses`` of ``build_histogram_masses``.
+
+    ``masses[i, l, 0] = W[i, l]`` where ``Y[i, l] = +1`` else 0.0, ``masses[i, l, 1]`` the
+    same for -1: ``split_by_sign``'s ``pos`` and ``neg`` side by side, written in one pass
+    from the weights, where stacking ``pos`` and ``neg`` read both again (16,000 x 26
+    masses on one thread: 0.23 ms against 0.27). Each value is copied, so the result is
+    ``interleaved_masses_naive``'s on any thread count.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_samples, k), float64, C-contiguous
+    sign_index : ndarray of shape (n_samples, k), uint8, C-contiguous
+        0 where ``Y[i, l] = +1``, 1 where ``Y[i, l] = -1``.
+    masses : ndarray of shape (n_samples, k, 2), float64, C-contiguous
+        Output; overwritten.
+    """
+    k = weights.shape[1]
+    for i in prange(weights.shape[0]):
+        for l in range(k):
+            weight = weights[i, l]
+            if sign_index[i, l] == 0:
+                masses[i, l, 0] = weight
+                masses[i, l, 1] = 0.0
+            else:
+                masses[i, l, 0] = 0.0
+                masses[i, l, 1] = weight
+
+
+def interleaved_masses_naive(weights, sign_index):
+    """Twin of ``interleaved_masses``: ``split_by_sign_naive``'s two arrays stacked on a
+    last axis; returns the masses, shape (n_samples, k, 2)."""
+    return np.stack(split_by_sign_naive(weights, sign_index), axis=-1)
+
+
 #: Bytes of row masses ``build_histogram_masses`` streams per block (kept in L2 while a
 #: task's features take it).
 MASS_BLOCK_BYTES = 256 * 1024

@@ -267,11 +267,13 @@ PARTITION_CHUNK = 1 << 14
 def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch):
     """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's.
 
-    In parallel over chunks of ``PARTITION_CHUNK`` rows: each chunk writes its left rows to
-    the front of its part of ``scratch`` and its right rows to the back, last first (one
-    store a row, at a cursor picked without a branch: a threshold's side is a coin flip to
-    the branch predictor); then each chunk copies its left rows to their place after the
-    earlier chunks' and its right rows, in their order again, after all the left rows.
+    In parallel over chunks of ``PARTITION_CHUNK`` rows: each chunk writes every row to both
+    ``scratch[0]`` and ``scratch[1]`` at its part, advancing the cursor of the row's side
+    only (two stores a row at addresses that need no branch: a threshold's side is a coin
+    flip to the branch predictor), so its left rows lie in order in ``scratch[0]`` and its
+    right rows in ``scratch[1]``; then each chunk copies its left rows to their place after
+    the earlier chunks' and its right rows after all the left rows, two forward copies (one
+    scratch row written from both ends, the right rows reversed, took 1.2-1.6x the time).
 
     Parameters
     ----------
@@ -283,7 +285,7 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     threshold_bin : int
         Codes ``<= threshold_bin`` go left (the missing bin goes by ``missing_left``).
     missing_left : bool
-    scratch : ndarray of shape (n_samples,), intp
+    scratch : ndarray of shape (2, n_samples), intp
         Work space.
 
     Returns
@@ -319,30 +321,32 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
 def _partition_chunk(column_codes, rows, start, first, stop, threshold, missing_left, scratch,
                      left_counts):
     """``partition_rows``'s first pass over the node's positions ``first:stop``: the left
-    rows to ``scratch`` from ``first`` up, the right rows from ``stop - 1`` down."""
+    rows to ``scratch[0]``, the right rows to ``scratch[1]``, each from ``first`` up."""
+    left_rows = scratch[0]
+    right_rows = scratch[1]
     to_left = first
-    to_right = stop - 1
+    to_right = first
     for q in range(first, stop):
         row = rows[start + q]
         goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
-        scratch[to_left if goes_left else to_right] = row
+        left_rows[to_left] = row
+        right_rows[to_right] = row
         to_left += goes_left
-        to_right -= 1 - goes_left
+        to_right += 1 - goes_left
     left_counts[first // PARTITION_CHUNK] = to_left - first
 
 
 @njit(cache=True, nogil=True)
 def _place_chunk(rows, start, chunk, n_rows, n_left, left_at, left_counts, scratch):
     """``partition_rows``'s second pass for one chunk: its left rows after the earlier
-    chunks', its right rows, in their order again, after all the left rows."""
+    chunks', its right rows after all the left rows and the earlier chunks' right rows."""
     first = chunk * PARTITION_CHUNK
-    last = min(first + PARTITION_CHUNK, n_rows) - 1
+    n_chunk_left = left_counts[chunk]
+    n_chunk_right = min(first + PARTITION_CHUNK, n_rows) - first - n_chunk_left
     to = start + left_at[chunk]
-    for q in range(left_counts[chunk]):
-        rows[to + q] = scratch[first + q]
+    rows[to: to + n_chunk_left] = scratch[0, first: first + n_chunk_left]
     to = start + n_left + first - left_at[chunk]
-    for q in range(last + 1 - first - left_counts[chunk]):
-        rows[to + q] = scratch[last - q]
+    rows[to: to + n_chunk_right] = scratch[1, first: first + n_chunk_right]
 
 
 def partition_rows_naive(column_codes, rows, threshold_bin, missing_left):

@@ -181,7 +181,7 @@ class LocalRows:
         self.rows = work.row_order("rows", self.n_samples)
         self.ranges = {0: (0, self.n_samples)}  # node -> (start, stop) in ``rows``
         self.scratch = (None if dataset is None
-                        else work.get("partition scratch", (self.n_samples,), np.intp))
+                        else work.get("partition scratch", (2, self.n_samples), np.intp))
 
     def fill(self, node, hist):
         """Overwrite ``hist`` with the histogram of node ``node``'s rows."""

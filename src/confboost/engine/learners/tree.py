@@ -25,6 +25,7 @@ from confboost.kernels.histogram import (
     N_HIST_BINS,
     build_histogram,
     build_histogram_masses,
+    interleaved_masses,
     mass_group,
 )
 from confboost.kernels.node_histogram import (
@@ -92,7 +93,8 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
 
     From ``MASS_MIN_LABELS`` labels on (below ``GROUPED_MIN_FEATURES`` features), each
     example's W+ and W- per label (``pos``, ``neg``: ``label_masses`` of ``weights``) are
-    laid out once in a histogram bin's cell order, shape (n, k, 2), and
+    laid out once in a histogram bin's cell order, shape (n, k, 2), in one pass from
+    ``weights`` and the sign index (``kernels/histogram.interleaved_masses``), and
     ``kernels/histogram.build_histogram_masses`` reads each node's rows from them; with
     fewer labels ``kernels/node_histogram.build_node_histogram`` gathers a node's weights and
     sign indices and fills the histogram parallel over groups of features and fixed row
@@ -122,10 +124,12 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
 
         return fill_histogram
     masses = work.get("masses", (*pos.shape, 2))
-    np.stack((pos, neg), axis=-1, out=masses)
+    interleaved_masses(np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE),
+                       np.ascontiguousarray(labels.sign_index), masses)
+    group = mass_group(codes.shape[0])  # the thread count is the round's
 
     def fill_histogram(rows, hist):
-        build_histogram_masses(codes, rows, masses, hist, mass_group(codes.shape[0]))
+        build_histogram_masses(codes, rows, masses, hist, group)
 
     return fill_histogram
 
