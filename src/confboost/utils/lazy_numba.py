@@ -42,6 +42,11 @@ from pathlib import Path
 #: name numba looks it up by.
 TBB_LIBRARY = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib"}
 
+#: Options every kernel gets unless its decorator says otherwise: no C-callable wrapper
+#: (what numba builds for a first-class function; the kernels are called from Python and from
+#: each other, never through a C pointer), one LLVM function less to build per compilation.
+KERNEL_OPTIONS = {"no_cfunc_wrapper": True}
+
 #: ``range`` until numba loads, then ``numba.prange`` (kernel modules see the rebinding).
 prange = range
 
@@ -112,6 +117,8 @@ def load_numba():
 
 def njit(**options):
     """``numba.njit(**options)``, loaded at the first kernel call; keyword options only."""
+
+    options = {**KERNEL_OPTIONS, **options}
 
     def decorate(function):
         with _LOCK:
