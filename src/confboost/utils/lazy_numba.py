@@ -47,6 +47,11 @@ TBB_LIBRARY = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib"}
 #: each other, never through a C pointer), one LLVM function less to build per compilation.
 KERNEL_OPTIONS = {"no_cfunc_wrapper": True}
 
+#: Most cells ``prefer_twin`` sends to a kernel's NumPy twin: a few milliseconds of NumPy,
+#: against 3-6 ms to load a kernel from numba's cache, a third of a second for numba's import
+#: and its registries, and a third of a second or more to compile it.
+TWIN_CELLS = 1 << 20
+
 #: ``range`` until numba loads, then ``numba.prange`` (kernel modules see the rebinding).
 prange = range
 
@@ -69,6 +74,23 @@ def kernel_ready(kernel):
     if isinstance(kernel, LazyKernel):
         kernel = kernel._serial if kernel._runs_serial() else kernel._dispatcher
     return kernel is not None and bool(kernel.overloads)
+
+
+def prefer_twin(kernel, cells, limit=None):
+    """Whether a call of ``kernel`` on ``cells`` cells should run its NumPy twin instead (a
+    twin whose results are the kernel's to the bit): the call is small and the kernel has not
+    run in this process yet, so that a small fit does not pay for the kernel's compilation
+    (an empty cache) or its load, nor numba's import when it is the first.
+
+    Parameters
+    ----------
+    kernel : LazyKernel or numba dispatcher
+    cells : int
+        The call's work (e.g. rows × columns).
+    limit : int or None
+        Most cells for the twin; None: ``TWIN_CELLS``.
+    """
+    return cells <= (TWIN_CELLS if limit is None else limit) and not kernel_ready(kernel)
 
 
 @contextmanager
