@@ -25,6 +25,11 @@ dispatcher). Both run the same code, the serial one with ``prange`` as
 time on an empty cache (numba's parallel passes are most of a small fit's first
 compilation) and loads faster from the cache.
 
+Every kernel is built with ``KERNEL_OPTIONS`` (no C-callable wrapper: one LLVM function less
+per compilation). A caller that holds a NumPy twin giving the kernel's bits asks
+``prefer_twin`` whether a call is small enough to run the twin while the kernel has not run
+in this process: a small fit then never compiles, loads or imports what it can do in NumPy.
+
 Before numba is imported, ``load_installed_tbb`` makes a pip-installed TBB findable, so
 numba's threads run on its layer (``threads.py`` says why).
 """
