@@ -81,7 +81,7 @@ def kernel_ready(kernel):
     return kernel is not None and bool(kernel.overloads)
 
 
-def prefer_twin(kernel, cells, limit=None):
+def prefer_twin(kernel, cells):
     """Whether a call of ``kernel`` on ``cells`` cells should run its NumPy twin instead (a
     twin whose results are the kernel's to the bit): the call is small and the kernel has not
     run in this process yet, so that a small fit does not pay for the kernel's compilation
@@ -91,11 +91,9 @@ def prefer_twin(kernel, cells, limit=None):
     ----------
     kernel : LazyKernel or numba dispatcher
     cells : int
-        The call's work (e.g. rows × columns).
-    limit : int or None
-        Most cells for the twin; None: ``TWIN_CELLS``.
+        The call's work (e.g. rows × columns); at most ``TWIN_CELLS`` for the twin.
     """
-    return cells <= (TWIN_CELLS if limit is None else limit) and not kernel_ready(kernel)
+    return cells <= TWIN_CELLS and not kernel_ready(kernel)
 
 
 @contextmanager
