@@ -280,6 +280,7 @@ def test_tree_code_blocks_are_the_growths_leaves():
     from confboost.engine.learners.tree import label_histograms
     from confboost.kernels.criterion_numpy import REAL
     from confboost.utils.dtypes import NODE_THRESHOLD, NODE_VALUE
+    from confboost.utils.threads import numba_threads
 
     frame, y = _table("multiclass")
     dataset = FrameEncoder.from_table(frame).fit_dataset(frame, 255)
@@ -290,7 +291,8 @@ def test_tree_code_blocks_are_the_growths_leaves():
     pos, neg = label_masses(weights, labels)
     rows = LocalRows(dataset, label_histograms(dataset, weights, labels, pos, neg),
                      NodeSplits(dataset, pos, neg, REAL, 0.0))
-    tree = grow_tree(rows, dataset.n_bins, 4, REAL, 16, None, 0.0, HistogramPool())
+    with numba_threads(1):  # a small fit's serial builds, which other tests compile too
+        tree = grow_tree(rows, dataset.n_bins, 4, REAL, 16, None, 0.0, HistogramPool())
     assert tree.n_leaves == 16
     assert {NODE_THRESHOLD, NODE_VALUE} <= set(tree.kind.tolist())
     blocks = tree_code_blocks(dataset, tree.kind, tree.feature, tree.threshold_bin,

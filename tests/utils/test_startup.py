@@ -96,7 +96,7 @@ def test_serial_builds_give_the_parallel_builds_bits(tmp_path):
 import numpy as np
 from confboost import BoostClassifier
 from confboost.engine.schemes import mh
-from confboost.data import bin_mapper
+from confboost.engine.learners import stump
 rng = np.random.default_rng(5)
 X = rng.normal(size=(3000, 8))
 X[::9, 1] = np.nan
@@ -107,7 +107,7 @@ for y in (X[:, 0] + X[:, 2] > 0, np.digitize(X[:, 0] - X[:, 3], [-0.6, 0.6])):
                                 random_state=0).fit(X, y) for n in (1, 2)]
         same.append(np.array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
                     and np.array_equal(fits[0].history_["z"], fits[1].history_["z"]))
-kernel = bin_mapper.transform_codes
+kernel = stump.build_histogram_binary  # as the learner holds it: its LazyKernel
 print(same, bool(kernel._serial.overloads and kernel._dispatcher.overloads))
 """
     assert _python(code, tmp_path) == "[True, True, True, True] True"
@@ -140,3 +140,34 @@ print([s[0] == p[0] and np.array_equal(s[1], p[1]) and np.array_equal(s[2], p[2]
        for s, p in zip(results[:2], results[2:])], results[0][0][1] > 0)
 """
     assert _python(code, tmp_path) == "[True, True] True"
+
+
+def test_a_small_fit_bins_and_covers_with_the_twins_and_the_same_model(tmp_path):
+    # a small fit takes the codes and the covers from the kernels' NumPy twins
+    # (``lazy_numba.prefer_twin``), leaving those kernels uncompiled; once the kernels have
+    # run in the process, the same fit goes through them, to the same model
+    code = """
+import numpy as np
+from confboost import BoostClassifier
+from confboost.data import bin_mapper
+from confboost.explain import contributions
+from confboost.utils.lazy_numba import kernel_ready
+rng = np.random.default_rng(3)
+X = rng.normal(size=(400, 5)).astype(np.float32)
+X[::7, 2] = np.nan
+y = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5])
+w = rng.random(400) + 0.5
+def fit():
+    model = BoostClassifier(6, calibration=None, random_state=0).fit(X, y, sample_weight=w)
+    return model.decision_function(X), [h.cover for h in model.model_.hypotheses]
+twins = fit()
+untouched = not kernel_ready(bin_mapper.transform_codes) and not kernel_ready(
+    contributions.block_cover)
+bin_mapper.transform_codes(np.zeros((1, 1)), np.full((1, 256), np.inf), 255,
+                           np.empty((1, 1), np.uint8))
+contributions.block_cover(np.zeros(1, np.uint8), np.ones(1), False, np.empty(1))
+kernels = fit()
+print(untouched, kernel_ready(bin_mapper.transform_codes), np.array_equal(twins[0], kernels[0])
+      and all(np.array_equal(a, b) for a, b in zip(twins[1], kernels[1], strict=True)))
+"""
+    assert _python(code, tmp_path) == "True True True"

@@ -26,8 +26,10 @@ from confboost.kernels.bin_codes import (
     distinct_up_to,
     transform_codes,
     transform_codes_csc,
+    transform_codes_naive,
 )
 from confboost.utils.dtypes import MAX_BINS, MISSING_BIN, X_BINNED_DTYPE, X_DTYPE
+from confboost.utils.lazy_numba import prefer_twin
 from confboost.utils.sparse import issparse
 
 #: Raw dtypes binned without conversion.
@@ -271,7 +273,11 @@ class BinMapper:
             X.sort_indices()
             transform_codes_csc(X.indptr, X.indices, X.data, padded, MISSING_BIN, codes)
         else:
-            transform_codes(_as_raw(X), padded, MISSING_BIN, codes)
+            X = _as_raw(X)
+            if prefer_twin(transform_codes, X.size):  # the same codes, without numba
+                codes[:] = transform_codes_naive(X, self.thresholds_, MISSING_BIN)
+            else:
+                transform_codes(X, padded, MISSING_BIN, codes)
         return codes
 
     def fit_transform(self, X, sample_weight=None):

@@ -34,7 +34,8 @@ import numpy as np
 
 from confboost.data.frame import as_frame
 from confboost.explain.tree_shap import FlatTree, tree_shap
-from confboost.kernels.block_cover import block_cover
+from confboost.kernels.block_cover import block_cover, block_cover_naive
+from confboost.utils.lazy_numba import prefer_twin
 
 
 def record_cover(fit, sample_weight, unit=False):
@@ -53,7 +54,10 @@ def record_cover(fit, sample_weight, unit=False):
     """
     hypothesis = fit.hypothesis
     cover = np.empty(hypothesis.values.shape[0], dtype=np.float64)
-    block_cover(fit.train_blocks, sample_weight, unit, cover)
+    if prefer_twin(block_cover, fit.train_blocks.size):  # the same sums, without numba
+        cover[:] = block_cover_naive(fit.train_blocks, sample_weight, cover.size)
+    else:
+        block_cover(fit.train_blocks, sample_weight, unit, cover)
     hypothesis.cover = cover
     if fit.train_patterns is not None:
         patterns, inverse = np.unique(fit.train_patterns, return_inverse=True)

@@ -23,13 +23,13 @@ from confboost.utils.dtypes import ABSTAIN, DISCRETE, REAL, REAL_ABSTAIN
 from confboost.utils.lazy_numba import njit
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def is_abstaining(mode):
     """Whether the mode outputs 0 on an abstaining block (whose mass then goes to W0)."""
     return mode == ABSTAIN or mode == REAL_ABSTAIN
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def cell(pos, neg, mode):
     """u of one informative (block, label) cell: sqrt(W+ W-), |W+ - W-| or max(W+, W-)."""
     if mode == REAL or mode == REAL_ABSTAIN:
@@ -39,13 +39,13 @@ def cell(pos, neg, mode):
     return max(pos, neg)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def needs_v(mode):
     """Whether the mode's Z needs v = Σ min(W+, W-) besides u (abstain only)."""
     return mode == ABSTAIN
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def z_from_sums(u, v, abstained, mode, total):
     """Z from the sums of ``cell`` over the informative cells and the abstaining mass."""
     if mode == REAL:
@@ -57,7 +57,7 @@ def z_from_sums(u, v, abstained, mode, total):
     return abstained + 2.0 * u
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def node_score(pos, neg, mode):
     """A tree node's score of one column's masses: 2 sqrt(W+ W-) or -|W+ - W-|."""
     if mode == REAL or mode == REAL_ABSTAIN:
@@ -65,7 +65,7 @@ def node_score(pos, neg, mode):
     return -abs(pos - neg)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def base_mode(mode):
     """The mode of a partition with no abstaining block (``criterion.base_mode``)."""
     if mode == REAL or mode == REAL_ABSTAIN:

@@ -27,26 +27,6 @@ STUMP_ABSTAINING = np.array([False, False, True])
 
 
 @njit(cache=True, nogil=True)
-def value_totals(feature_hist, n_value_bins):
-    """W+ and W- of a feature's value bins (the missing bin left out), shape (k,) each.
-
-    Parameters
-    ----------
-    feature_hist : ndarray of shape (256, k, 2)
-        One feature's histogram.
-    n_value_bins : int
-    """
-    k = feature_hist.shape[1]
-    all_pos = np.zeros(k, dtype=WEIGHT_DTYPE)
-    all_neg = np.zeros(k, dtype=WEIGHT_DTYPE)
-    for b in range(n_value_bins):
-        for l in range(k):
-            all_pos[l] += feature_hist[b, l, 0]
-            all_neg[l] += feature_hist[b, l, 1]
-    return all_pos, all_neg
-
-
-@njit(cache=True, nogil=True)
 def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
     """Least-Z threshold of every feature.
 
@@ -73,10 +53,21 @@ def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
     k = hist.shape[2]
     abstaining = is_abstaining(mode)
     with_v = needs_v(mode)
+    # four arrays of one type and one allocation call, no helper kernel: each call of
+    # another kernel or NumPy overload is one more compilation on an empty cache
+    all_pos = np.empty(k, dtype=WEIGHT_DTYPE)
+    all_neg = np.empty(k, dtype=WEIGHT_DTYPE)
     left_pos = np.empty(k, dtype=WEIGHT_DTYPE)
     left_neg = np.empty(k, dtype=WEIGHT_DTYPE)
     for feature in range(n_features):
-        all_pos, all_neg = value_totals(hist[feature], n_bins[feature])
+        # W+ and W- of the feature's value bins (the missing bin left out)
+        for l in range(k):
+            all_pos[l] = 0.0
+            all_neg[l] = 0.0
+        for b in range(n_bins[feature]):
+            for l in range(k):
+                all_pos[l] += hist[feature, b, l, 0]
+                all_neg[l] += hist[feature, b, l, 1]
         # the missing block, the same for every threshold: the abstaining mass W0, or an
         # informative block like the others
         missing_u = 0.0

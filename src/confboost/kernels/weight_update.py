@@ -24,12 +24,12 @@ from confboost.utils.lazy_numba import njit, prange
 REDUCTION_CHUNK = 1024
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _n_chunks(n_samples):
     return (n_samples + REDUCTION_CHUNK - 1) // REDUCTION_CHUNK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _ordered_sum(partial):
     """Σ of the chunks' partial sums, in chunk order."""
     total = 0.0
@@ -180,8 +180,8 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
     """
     n_samples, k = weights.shape
     one_column = loss_weights.shape[1] == 1  # the same weight for every label
-    partial_total = np.zeros(_n_chunks(n_samples))
-    partial_loss = np.zeros(_n_chunks(n_samples))
+    partial_total = np.empty(_n_chunks(n_samples), dtype=np.float64)  # each chunk writes its own
+    partial_loss = np.empty(_n_chunks(n_samples), dtype=np.float64)
     for c in prange(partial_total.shape[0]):
         chunk_total = 0.0
         chunk_loss = 0.0
@@ -295,7 +295,7 @@ def update_pair_weights(v, signs, blocks, values, alpha, scores, normalise=True)
         Z_t of Figure 4 (= Figure 5's).
     """
     n_samples, k = v.shape
-    partial = np.zeros(_n_chunks(n_samples))
+    partial = np.empty(_n_chunks(n_samples), dtype=np.float64)  # each chunk writes its own
     for c in prange(partial.shape[0]):
         chunk_z = 0.0
         for i in range(c * REDUCTION_CHUNK, min((c + 1) * REDUCTION_CHUNK, n_samples)):
@@ -354,7 +354,7 @@ def pair_learner_weights(v, signs, d):
         Σ d.
     """
     n_samples, k = v.shape
-    partial = np.zeros(_n_chunks(n_samples))
+    partial = np.empty(_n_chunks(n_samples), dtype=np.float64)  # each chunk writes its own
     for c in prange(partial.shape[0]):
         chunk_total = 0.0
         for i in range(c * REDUCTION_CHUNK, min((c + 1) * REDUCTION_CHUNK, n_samples)):

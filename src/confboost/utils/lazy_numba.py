@@ -25,6 +25,11 @@ dispatcher). Both run the same code, the serial one with ``prange`` as
 time on an empty cache (numba's parallel passes are most of a small fit's first
 compilation) and loads faster from the cache.
 
+Every kernel is built with ``KERNEL_OPTIONS`` (no C-callable wrapper: one LLVM function less
+per compilation). A caller that holds a NumPy twin giving the kernel's bits asks
+``prefer_twin`` whether a call is small enough to run the twin while the kernel has not run
+in this process: a small fit then never compiles, loads or imports what it can do in NumPy.
+
 Before numba is imported, ``load_installed_tbb`` makes a pip-installed TBB findable, so
 numba's threads run on its layer (``threads.py`` says why).
 """
@@ -41,6 +46,16 @@ from pathlib import Path
 #: TBB's run-time library as pip installs it (the ``tbb`` package), by platform, and the
 #: name numba looks it up by.
 TBB_LIBRARY = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib"}
+
+#: Options every kernel gets unless its decorator says otherwise: no C-callable wrapper
+#: (what numba builds for a first-class function; the kernels are called from Python and from
+#: each other, never through a C pointer), one LLVM function less to build per compilation.
+KERNEL_OPTIONS = {"no_cfunc_wrapper": True}
+
+#: Most cells ``prefer_twin`` sends to a kernel's NumPy twin: a few milliseconds of NumPy,
+#: against 3-6 ms to load a kernel from numba's cache, a third of a second for numba's import
+#: and its registries, and a third of a second or more to compile it.
+TWIN_CELLS = 1 << 20
 
 #: ``range`` until numba loads, then ``numba.prange`` (kernel modules see the rebinding).
 prange = range
@@ -64,6 +79,21 @@ def kernel_ready(kernel):
     if isinstance(kernel, LazyKernel):
         kernel = kernel._serial if kernel._runs_serial() else kernel._dispatcher
     return kernel is not None and bool(kernel.overloads)
+
+
+def prefer_twin(kernel, cells):
+    """Whether a call of ``kernel`` on ``cells`` cells should run its NumPy twin instead (a
+    twin whose results are the kernel's to the bit): the call is small and the kernel has not
+    run in this process yet, so that a small fit does not pay for the kernel's compilation
+    (an empty cache) or its load, nor numba's import when it is the first.
+
+    Parameters
+    ----------
+    kernel : LazyKernel or numba dispatcher
+    cells : int
+        The call's work (e.g. rows × columns); at most ``TWIN_CELLS`` for the twin.
+    """
+    return cells <= TWIN_CELLS and not kernel_ready(kernel)
 
 
 @contextmanager
@@ -112,6 +142,8 @@ def load_numba():
 
 def njit(**options):
     """``numba.njit(**options)``, loaded at the first kernel call; keyword options only."""
+
+    options = {**KERNEL_OPTIONS, **options}
 
     def decorate(function):
         with _LOCK:
