@@ -146,7 +146,7 @@ class RoundPrinter(TrainingCallback):
     def before_training(self, env):
         """Read the fit's classes and encoder from the estimator being fitted (a training
         callback, ``engine/callbacks.py``); share the run's training scores where its scheme
-        keeps them as this printer would, and then let the training texts go."""
+        keeps them as this printer would (``dispose_training_texts``)."""
         self.estimator = env.estimator
         scheme = env.run.scheme
         train = self.sets["train"]
@@ -154,11 +154,17 @@ class RoundPrinter(TrainingCallback):
             # f on the training rows, the same sums (f += α v[block], round by round): the
             # printer keeps no copy, and needs no training texts (their postings are built)
             self.run_scores = scheme.scores
-            for values in train.columns.values():
-                if isinstance(values, TextValues):
-                    values.release()
         _return_free_memory()  # what building the postings freed
         return False
+
+    def dispose_training_texts(self, scheme):
+        """Mark the training texts ``disposable`` (the fit releases each one once its term
+        postings are built) where this printer will read the training part from the run's
+        own scores: a run of AdaBoost.MH on every training row, as the command's are."""
+        if scheme == "mh":
+            for values in self.sets["train"].columns.values():
+                if isinstance(values, TextValues):
+                    values.disposable = True
 
     def _replay(self, run, n_rounds):
         """Add, silently, the run's rounds before ``n_rounds`` not added yet: those a
@@ -345,6 +351,7 @@ def train_command(arguments):
         targets = _one_class_each(train, spec, train_path)
     printer = RoundPrinter(estimator, train, dev, test, single_label, fmeasure_class,
                            sys.stdout, objectives.values)
+    printer.dispose_training_texts(arguments.scheme)
     estimator.fit(train.columns, targets,
                   callbacks=[objectives, printer] + ([checkpoint] if checkpoint else []))
     every_round = estimator.model_

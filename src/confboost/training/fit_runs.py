@@ -277,6 +277,8 @@ class Fit:
     # -- stage 3 ------------------------------------------------------------------------
     def build(self, inputs, split):
         """The runs of the fit, their callbacks and records: a ``FitState``."""
+        # before the runs: a fit may release its text columns once their postings are built
+        fingerprint = inputs.fingerprint()
         self.known["weak_learner_"] = choose_learner(self.params.weak_learner, inputs.n_samples,
                                                      self.params.trim)
         self.known["max_leaves_"], self.known["learning_rate_"] = tree_defaults(
@@ -300,7 +302,7 @@ class Fit:
             fold = self._part(inputs, rows, self._fold_dataset(main, rows))
             fold.callbacks, fold.eval_set = [], eval_set  # only their held-out f is read
             folds.append(fold)
-        return FitState(self.params.as_dict(), inputs.fingerprint(), split.eval_fingerprint,
+        return FitState(self.params.as_dict(), fingerprint, split.eval_fingerprint,
                         inputs.adapter.kind,
                         inputs.n_samples, inputs.attributes["n_features_in_"], inputs.work,
                         main, folds, training, split.stopping, self.known)

@@ -85,8 +85,18 @@ class TermHypothesis(PartitionHypothesis):
         return cls(column, term, saved_values(data, 2, n_labels=n_labels))
 
 
+#: Rows of the chosen term read at a time by ``term_block_stats``.
+_ROWS_AT_ONCE = 16384
+
+
 def term_block_stats(rows, weights, signs, total_pos, total_neg):
     """W+ and W- of the present and absent blocks of one term, shape (2, k) each.
+
+    The present rows are read a slice at a time, so a term found in most documents costs a
+    few (slice, k) arrays, not (n_present, k) ones. The sums are NumPy's over all the rows
+    at once to the bit: with k >= 2 NumPy adds the rows of a column one after another, and
+    each slice is added after the running sums; with k = 1 (a pairwise sum) the rows are
+    read at once.
 
     Parameters
     ----------
@@ -97,9 +107,15 @@ def term_block_stats(rows, weights, signs, total_pos, total_neg):
     total_pos, total_neg : ndarray of shape (k,), float64
         W+ and W- of all documents per label.
     """
-    w, s = weights[rows], signs[rows]
-    present_pos = np.where(s > 0, w, 0.0).sum(axis=0)
-    present_neg = np.where(s < 0, w, 0.0).sum(axis=0)
+    step = max(rows.shape[0], 1) if weights.shape[1] == 1 else _ROWS_AT_ONCE
+    present_pos = present_neg = None
+    for start in range(0, max(rows.shape[0], 1), step):
+        part = rows[start:start + step]
+        w, s = weights[part], signs[part]
+        pos, neg = np.where(s > 0, w, 0.0), np.where(s < 0, w, 0.0)
+        if present_pos is not None:  # the running sums first, then this slice's rows
+            pos, neg = np.vstack([present_pos, pos]), np.vstack([present_neg, neg])
+        present_pos, present_neg = pos.sum(axis=0), neg.sum(axis=0)
     return (np.stack([present_pos, np.maximum(total_pos - present_pos, 0.0)]),
             np.stack([present_neg, np.maximum(total_neg - present_neg, 0.0)]))
 
