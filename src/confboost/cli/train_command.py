@@ -69,6 +69,26 @@ def weak_objective(fit):
     return float(value / total) if total > 0 else 1.0
 
 
+#: Training rows the round printer reads at a time.
+_ROWS_AT_ONCE = 65536
+
+
+def _errors(labels, scores, order, single_label):
+    """icsiboost's errors among some training rows: single-label, the rows whose first top
+    class (``np.argmax`` over the classes in the run's ``order``; a NaN tops) is not theirs;
+    else the rows with a label whose score's sign is wrong."""
+    if single_label:
+        best, top = scores[:, order[0]].copy(), np.zeros(scores.shape[0], dtype=np.intp)
+        for j in range(1, order.shape[0]):
+            column = scores[:, order[j]]
+            higher = (column > best) | (np.isnan(column) & ~np.isnan(best))
+            best[higher], top[higher] = column[higher], j
+        return int(np.count_nonzero(labels[np.arange(labels.shape[0]), top] == 0))
+    truth = np.empty(labels.shape, dtype=bool)  # the labels in the run's class order
+    truth[:, order] = labels > 0
+    return int(np.count_nonzero(((scores > 0) != truth).any(axis=1)))
+
+
 class WeakObjectives(TrainingCallback):
     """Each round's ``wh-err`` (``weak_objective``), kept beside the run.
 
@@ -123,16 +143,11 @@ class RoundPrinter(TrainingCallback):
                 or not self.estimator._multilabel and scores.shape[1] == 1):
             return self._measure("train", scores)[0]
         order = np.arange(labels.shape[1]) if order is None else np.asarray(order)
-        if self.single_label:  # np.argmax over the classes in their order: the first top
-            best, top = scores[:, order[0]].copy(), np.zeros(scores.shape[0], dtype=np.intp)
-            for j in range(1, order.shape[0]):
-                column = scores[:, order[j]]
-                higher = (column > best) | (np.isnan(column) & ~np.isnan(best))  # NaN tops
-                best[higher], top[higher] = column[higher], j
-            return float(np.mean(labels[np.arange(labels.shape[0]), top] == 0))
-        truth = np.empty(labels.shape, dtype=bool)  # the labels in the run's class order
-        truth[:, order] = labels > 0
-        return float(np.mean(((scores > 0) != truth).any(axis=1)))
+        errors = 0  # counted a slice of rows at a time: no (n, k) nor (n,) temporaries
+        for start in range(0, labels.shape[0], _ROWS_AT_ONCE):
+            rows = slice(start, start + _ROWS_AT_ONCE)
+            errors += _errors(labels[rows], scores[rows], order, self.single_label)
+        return errors / labels.shape[0]
 
     def _measure(self, name, scores):
         labels = self.sets[name].labels

@@ -281,7 +281,9 @@ class TermVocabulary:
         self.document_frequency_ = frequency[order].astype(np.int64)
         column_of_code = np.full(len(strings), -1, dtype=np.int32)
         column_of_code[order] = np.arange(order.size, dtype=np.int32)
-        np.take(column_of_code, codes, out=codes)  # the codes become columns, in place
+        for start in range(0, codes.shape[0], 1 << 18):  # the codes become columns, in
+            part = codes[start:start + (1 << 18)]  # place (np.take would copy them as intp)
+            part[:] = column_of_code[part]
         del column_of_code
         return _by_column(len(self.terms_), counts, codes)
 
