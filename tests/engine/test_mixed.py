@@ -13,7 +13,7 @@ from confboost.engine.learners import make_learner
 from confboost.engine.learners import term as term_module
 from confboost.engine.learners.categorical import CategoricalLearner
 from confboost.engine.learners.stump import StumpLearner
-from confboost.engine.learners.term import TermLearner, term_block_stats
+from confboost.engine.learners.term import TermLearner, signed_sums, term_block_stats
 from confboost.estimators import load
 from confboost.kernels.criterion_numpy import MODES, partition_z
 from confboost.kernels.term_masses import term_criteria, term_criteria_naive
@@ -261,3 +261,7 @@ def test_term_block_stats_by_slices_are_the_plain_sums_to_the_bit(monkeypatch, r
     np.testing.assert_array_equal(neg[1], np.maximum(total_neg - plain_neg, 0.0))
     empty = term_block_stats(rows[:0], weights, signs, total_pos, total_neg)
     np.testing.assert_array_equal(empty[0], [np.zeros(k), total_pos])
+    if k > 1:  # every row, by slices: the masked sums of the term learner's totals
+        every = signed_sums(weights, signs)
+        assert np.array_equal(every[0], np.sum(weights, axis=0, where=signs > 0))
+        assert np.array_equal(every[1], np.sum(weights, axis=0, where=signs < 0))
