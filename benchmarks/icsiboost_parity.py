@@ -18,6 +18,11 @@ Builds BoosTexter stems from raw text that no one wrote for this (what the machi
 ``sections-100x``
     ``sections`` 100 times as large (the 63k packages of the archive, repeated), for the
     memory figure.
+``changelogs``, ``manpages``, ``pysource``
+    With ``--doc-root``, ``--man-root``, ``--python-root``: raw text kept as written
+    (``raw_text_corpora.py``: changelog entries by package section, man pages' roff source
+    by section and language, multi-label, Python source by module), with its non-ASCII
+    letters, ``#`` inside words, runs of spaces, tabs and carriage returns.
 
 Commas, which separate fields, are written as ``;``. For each stem and flag set both programs
 train (icsiboost with its command line, confboost with the same one through ``confboost
@@ -66,7 +71,12 @@ FLAGS = [
     ["-W", "2", "-N", "ngram", "-E", "2"],
     ["-W", "2", "-N", "ngram", "--optimal-iterations"],
     ["-W", "2", "-N", "ngram", "--max-fmeasure", "{c}"],
+    ["-W", "4", "-N", "sgram"],
+    ["-W", "2", "-N", "sgram", "--posteriors"],
 ]
+
+#: Flags given to ``classify`` only.
+CLASSIFY_ONLY = ("--posteriors",)
 
 
 def _clean(text):
@@ -104,6 +114,32 @@ def _write_stem(folder, name, classes, columns, rows, splits):
                  for fields, labels in rows[part]]
         (folder / f"{name}.{suffix}").write_text("".join(lines), encoding="utf-8")
     return stem
+
+
+def raw_stems(folder, doc_root=None, man_root=None, python_roots=()):
+    """The stems of ``raw_text_corpora.py`` whose roots are given; {name: (stem, a class)}."""
+    import raw_text_corpora as corpora
+
+    built = {}
+    if doc_root:
+        built["changelogs"] = corpora.changelog_rows(doc_root)
+    if man_root:
+        built["manpages"] = corpora.manpage_rows(man_root)
+    if python_roots:
+        built["pysource"] = corpora.python_rows(python_roots)
+    stems = {}
+    for name, (classes, found) in built.items():
+        rows = np.empty(len(found), dtype=object)
+        rows[:] = found
+        rows = rows[np.random.default_rng(0).permutation(len(rows))]
+        n = len(rows)
+        stems[name] = (_write_stem(folder, name, classes, [("name", "text"), ("text", "text")],
+                                   rows, {"data": slice(0, n * 3 // 5),
+                                          "dev": slice(n * 3 // 5, n * 4 // 5),
+                                          "test": slice(n * 4 // 5, n)}), classes[0])
+        print(f"{name}: {n} rows, {len(classes)} classes; rows holding "
+              f"{corpora.features(found)}", flush=True)
+    return stems
 
 
 def build_stems(folder, large=False):
@@ -200,6 +236,8 @@ def compare(icsiboost, stem, flags, rounds, confboost, src=None):
     folder = stem.parent
     name = stem.name
     base = ["-S", name, "-n", str(rounds), *flags]
+    classify_only = [flag for flag in flags if flag in CLASSIFY_ONLY]
+    base = [flag for flag in base if flag not in CLASSIFY_ONLY]
     theirs = measured([icsiboost, *base, "--model", f"{name}.icsi.shyp"], cwd=folder)
     ours = measured([*confboost, "icsiboost", *base, "--model", f"{name}.conf.shyp"],
                     cwd=folder, src=src)
@@ -216,7 +254,8 @@ def compare(icsiboost, stem, flags, rounds, confboost, src=None):
     row["same_shyp"] = ((folder / f"{name}.icsi.shyp").read_bytes()
                         == (folder / f"{name}.conf.shyp").read_bytes())
     test = folder / f"{name}.test"
-    text_flags = [f for f in flags if f not in ("--optimal-iterations",)]
+    text_flags = [f for f in flags if f not in ("--optimal-iterations", *CLASSIFY_ONLY)]
+    text_flags += classify_only
     text_flags = _without(text_flags, "--max-fmeasure")
     classified = [
         measured([icsiboost, "-S", name, "-C", *text_flags, "--model", f"{name}.icsi.shyp"],
@@ -254,12 +293,20 @@ def main(argv=None):
     parser.add_argument("--keep", help="build the stems in this folder and keep them")
     parser.add_argument("--src", help="run the confboost of another checkout's src folder "
                                       "(the figures before a change)")
+    parser.add_argument("--doc-root", help="build changelogs from DOC_ROOT/*/changelog.Debian.gz")
+    parser.add_argument("--man-root", help="build manpages from MAN_ROOT/[lang/]manN/*.gz")
+    parser.add_argument("--python-root", nargs="*", default=(),
+                        help="build pysource from the .py files under these folders")
+    parser.add_argument("--no-archive", action="store_true",
+                        help="skip the stems built from the package archive")
     arguments = parser.parse_args(argv)
     confboost = [sys.executable, "-m", "confboost.cli"]
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(arguments.keep or scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        stems = build_stems(folder, arguments.large)
+        stems = {} if arguments.no_archive else build_stems(folder, arguments.large)
+        stems.update(raw_stems(folder, arguments.doc_root, arguments.man_root,
+                               arguments.python_root))
         print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; "
               f"icsiboost: {arguments.icsiboost}; rounds: {arguments.rounds}", flush=True)
         print("| corpus | flags | rounds differing | max classify difference | .shyp "

@@ -273,20 +273,22 @@ def test_term_block_weights_with_no_terms():
     assert w_plus.shape == w_minus.shape == (0, 2)
 
 
-def test_postings_by_row_and_counts_equal_their_plain_forms():
+def test_postings_by_column_and_counts_equal_their_plain_forms():
     rng = np.random.default_rng(3)
     # pairs given document by document, some columns -1 (cut off): the CSC of the kept ones
     counts = rng.integers(0, 5, size=40)
     columns = np.concatenate([rng.choice(np.arange(-1, 12), size=c, replace=False)
                               for c in counts]).astype(np.int32)
     rows = np.repeat(np.arange(40), counts)
-    by_row = postings_module._csc_by_row(12, counts, columns)
     kept = columns >= 0
     expected = sp.csc_matrix((np.ones(kept.sum(), dtype=np.int8), (rows[kept], columns[kept])),
-                             shape=(40, 12))
-    assert by_row.indices.dtype == by_row.indptr.dtype == np.int32
-    np.testing.assert_array_equal(by_row.toarray(), expected.toarray())
-    np.testing.assert_array_equal(by_row.indptr, expected.indptr)
-    np.testing.assert_array_equal(by_row.indices, expected.sorted_indices().indices)
+                             shape=(40, 12)).sorted_indices()
+    for chunk in (1, 3, 7, 1 << 18):  # a column's rows increase across the chunks
+        indptr, indices = postings_module._by_column(12, counts, columns, chunk=chunk)
+        assert indices.dtype == indptr.dtype == np.int32
+        np.testing.assert_array_equal(indptr, expected.indptr)
+        np.testing.assert_array_equal(indices, expected.indices)
     np.testing.assert_array_equal(postings_module._counts(columns[kept], 12, chunk=7),
                                   np.bincount(columns[kept], minlength=12))
+    np.testing.assert_array_equal(postings_module._counts(columns, 13, chunk=5, shift=1),
+                                  np.bincount(columns + 1, minlength=13))

@@ -47,3 +47,19 @@ def test_released_values_keep_their_length_and_refuse_reading():
     for read in (lambda: values[0], lambda: list(values), lambda: values[1:3]):
         with pytest.raises(ValueError, match="released"):
             read()
+
+
+@pytest.mark.parametrize("tokenizer", ["icsiboost", "word"])
+def test_a_disposable_column_is_released_by_the_fit_that_builds_its_postings(tokenizer):
+    expert = TextExpert("ngram", length=2, tokenizer=tokenizer)
+    kept = TextValues.from_strings(VALUES)
+    disposable = TextValues.from_strings(VALUES)
+    disposable.disposable = True
+    ours = TermVocabulary().fit_postings(disposable, expert)
+    theirs = TermVocabulary().fit_postings(kept, expert)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert disposable.buffer is None and disposable.offsets is None
+    assert kept.buffer is not None and kept == VALUES  # not marked: never released
+    with pytest.raises(ValueError, match="released"):
+        list(disposable)

@@ -5,13 +5,15 @@ import pandas as pd
 import pytest
 
 from confboost import BoostClassifier
+from confboost.data import dataset as dataset_module
 from confboost.data.columns import FrameEncoder, infer_feature_types
-from confboost.data.dataset import LabelSigns
+from confboost.data.dataset import LabelSigns, TextColumn
 from confboost.data.postings import TermVocabulary, TextExpert
 from confboost.engine.learners import make_learner
+from confboost.engine.learners import term as term_module
 from confboost.engine.learners.categorical import CategoricalLearner
 from confboost.engine.learners.stump import StumpLearner
-from confboost.engine.learners.term import TermLearner
+from confboost.engine.learners.term import TermLearner, signed_sums, term_block_stats
 from confboost.estimators import load
 from confboost.kernels.criterion_numpy import MODES, partition_z
 from confboost.kernels.term_masses import term_criteria, term_criteria_naive
@@ -226,3 +228,40 @@ def test_distinct_posting_lists_cover_every_term_once(rng):
         u = lists.index(postings)
         assert column.term_list[term] == u and tuple(column.postings(term)) == postings
         assert column.distinct_first_term[u] <= term
+
+
+def test_distinct_posting_lists_survive_hash_collisions(monkeypatch):
+    # every list hashes alike: the lists are told apart by their rows, and moved in place
+    monkeypatch.setattr(dataset_module, "hash", lambda value: 7, raising=False)
+    indptr = np.array([0, 2, 3, 5, 6, 8, 9], dtype=np.int32)
+    indices = np.array([0, 1, 2, 0, 1, 3, 0, 1, 2], dtype=np.int32)  # lists a b a c a b
+    column = TextColumn(0, list("uvwxyz"), indptr, indices)
+    np.testing.assert_array_equal(column.term_list, [0, 1, 0, 2, 0, 1])
+    np.testing.assert_array_equal(column.distinct_first_term, [0, 1, 3])
+    np.testing.assert_array_equal(column.distinct_indptr, [0, 2, 3, 4])
+    np.testing.assert_array_equal(column.distinct_indices, [0, 1, 2, 3])
+    for term, rows in enumerate([[0, 1], [2], [0, 1], [3], [0, 1], [2]]):
+        np.testing.assert_array_equal(column.postings(term), rows)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_term_block_stats_by_slices_are_the_plain_sums_to_the_bit(monkeypatch, rng, k):
+    n = 500
+    weights = rng.random((n, k)) * 10.0 ** rng.integers(-9, 2, size=(n, k))
+    signs = np.where(rng.random((n, k)) < 0.4, 1, -1).astype(np.int8)
+    rows = np.sort(rng.choice(n, size=347, replace=False))
+    total_pos = np.where(signs > 0, weights, 0.0).sum(axis=0)
+    total_neg = np.where(signs < 0, weights, 0.0).sum(axis=0)
+    w, s = weights[rows], signs[rows]
+    plain_pos, plain_neg = np.where(s > 0, w, 0.0).sum(axis=0), np.where(s < 0, w, 0.0).sum(axis=0)
+    monkeypatch.setattr(term_module, "_ROWS_AT_ONCE", 16)
+    pos, neg = term_block_stats(rows, weights, signs, total_pos, total_neg)
+    assert np.array_equal(pos[0], plain_pos) and np.array_equal(neg[0], plain_neg)
+    np.testing.assert_array_equal(pos[1], np.maximum(total_pos - plain_pos, 0.0))
+    np.testing.assert_array_equal(neg[1], np.maximum(total_neg - plain_neg, 0.0))
+    empty = term_block_stats(rows[:0], weights, signs, total_pos, total_neg)
+    np.testing.assert_array_equal(empty[0], [np.zeros(k), total_pos])
+    if k > 1:  # every row, by slices: the masked sums of the term learner's totals
+        every = signed_sums(weights, signs)
+        assert np.array_equal(every[0], np.sum(weights, axis=0, where=signs > 0))
+        assert np.array_equal(every[1], np.sum(weights, axis=0, where=signs < 0))

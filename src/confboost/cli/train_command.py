@@ -71,6 +71,26 @@ def weak_objective(fit):
     return float(value / total) if total > 0 else 1.0
 
 
+#: Training rows the round printer reads at a time.
+_ROWS_AT_ONCE = 65536
+
+
+def _errors(labels, scores, order, single_label):
+    """icsiboost's errors among some training rows: single-label, the rows whose first top
+    class (``np.argmax`` over the classes in the run's ``order``; a NaN tops) is not theirs;
+    else the rows with a label whose score's sign is wrong."""
+    if single_label:
+        best, top = scores[:, order[0]].copy(), np.zeros(scores.shape[0], dtype=np.intp)
+        for j in range(1, order.shape[0]):
+            column = scores[:, order[j]]
+            higher = (column > best) | (np.isnan(column) & ~np.isnan(best))
+            best[higher], top[higher] = column[higher], j
+        return int(np.count_nonzero(labels[np.arange(labels.shape[0]), top] == 0))
+    truth = np.empty(labels.shape, dtype=bool)  # the labels in the run's class order
+    truth[:, order] = labels > 0
+    return int(np.count_nonzero(((scores > 0) != truth).any(axis=1)))
+
+
 class WeakObjectives(TrainingCallback):
     """Each round's ``wh-err`` (``weak_objective``), kept beside the run.
 
@@ -125,16 +145,11 @@ class RoundPrinter(TrainingCallback):
                 or not self.estimator._multilabel and scores.shape[1] == 1):
             return self._measure("train", scores)[0]
         order = np.arange(labels.shape[1]) if order is None else np.asarray(order)
-        if self.single_label:  # np.argmax over the classes in their order: the first top
-            best, top = scores[:, order[0]].copy(), np.zeros(scores.shape[0], dtype=np.intp)
-            for j in range(1, order.shape[0]):
-                column = scores[:, order[j]]
-                higher = (column > best) | (np.isnan(column) & ~np.isnan(best))  # NaN tops
-                best[higher], top[higher] = column[higher], j
-            return float(np.mean(labels[np.arange(labels.shape[0]), top] == 0))
-        truth = np.empty(labels.shape, dtype=bool)  # the labels in the run's class order
-        truth[:, order] = labels > 0
-        return float(np.mean(((scores > 0) != truth).any(axis=1)))
+        errors = 0  # counted a slice of rows at a time: no (n, k) nor (n,) temporaries
+        for start in range(0, labels.shape[0], _ROWS_AT_ONCE):
+            rows = slice(start, start + _ROWS_AT_ONCE)
+            errors += _errors(labels[rows], scores[rows], order, self.single_label)
+        return errors / labels.shape[0]
 
     def _measure(self, name, scores):
         labels = self.sets[name].labels
@@ -148,7 +163,7 @@ class RoundPrinter(TrainingCallback):
     def before_training(self, env):
         """Read the fit's classes and encoder from the estimator being fitted (a training
         callback, ``engine/callbacks.py``); share the run's training scores where its scheme
-        keeps them as this printer would, and then let the training texts go."""
+        keeps them as this printer would (``dispose_training_texts``)."""
         self.estimator = env.estimator
         scheme = env.run.scheme
         train = self.sets["train"]
@@ -156,11 +171,17 @@ class RoundPrinter(TrainingCallback):
             # f on the training rows, the same sums (f += α v[block], round by round): the
             # printer keeps no copy, and needs no training texts (their postings are built)
             self.run_scores = scheme.scores
-            for values in train.columns.values():
-                if isinstance(values, TextValues):
-                    values.release()
         _return_free_memory()  # what building the postings freed
         return False
+
+    def dispose_training_texts(self, scheme):
+        """Mark the training texts ``disposable`` (the fit releases each one once its term
+        postings are built) where this printer will read the training part from the run's
+        own scores: a run of AdaBoost.MH on every training row, as the command's are."""
+        if scheme == "mh":
+            for values in self.sets["train"].columns.values():
+                if isinstance(values, TextValues):
+                    values.disposable = True
 
     def _replay(self, run, n_rounds):
         """Add, silently, the run's rounds before ``n_rounds`` not added yet: those a
@@ -347,6 +368,7 @@ def train_command(arguments):
         targets = _one_class_each(train, spec, train_path)
     printer = RoundPrinter(estimator, train, dev, test, single_label, fmeasure_class,
                            sys.stdout, objectives.values)
+    printer.dispose_training_texts(arguments.scheme)
     estimator.fit(train.columns, targets,
                   callbacks=[objectives, printer] + ([checkpoint] if checkpoint else []))
     every_round = estimator.model_

@@ -407,11 +407,9 @@ class FrameEncoder:
                 if not isinstance(documents, TextValues):
                     documents = string_values(_values(X, name))
                 vocabulary = TermVocabulary()
-                postings, _ = vocabulary.fit_transform(documents, self.experts[position])
-                text.append(TextColumn(position, vocabulary.terms_,
-                                       np.ascontiguousarray(postings.indptr),
-                                       np.ascontiguousarray(postings.indices)))
-                del postings, vocabulary  # the column keeps each distinct list once
+                indptr, indices, _ = vocabulary.fit_postings(documents, self.experts[position])
+                text.append(TextColumn(position, vocabulary.terms_, indptr, indices))
+                del indptr, indices, vocabulary  # the column keeps each distinct list once
         positions = np.asarray(self.numeric_columns, dtype=np.intp)
         for column in numeric.exact:  # matrix columns to table positions
             column.column = int(positions[column.column])

@@ -65,8 +65,8 @@ class TextColumn:
     terms : list of str
         The vocabulary; term ``j`` is ``terms[j]``.
     indptr, indices : ndarray
-        CSC postings of the training documents, the rows of a column increasing (not kept:
-        ``postings`` gives a term's back).
+        CSC postings of the training documents, the rows of a column increasing. ``indices``
+        is taken over: the distinct lists are moved to its start, and it is cut to them.
 
     Attributes
     ----------
@@ -89,28 +89,47 @@ class TextColumn:
     term_list: np.ndarray = field(init=False)
 
     def __post_init__(self, indptr, indices):
-        list_of = {}  # a list's bytes -> its number
+        bounds = indptr.tolist()
+        number_of = {}  # the hash of a list's bytes -> its number (the list itself not kept)
+        collided = {}  # a hash that two distinct lists share -> their numbers after the first
         first_term = []
-        term_list = np.empty(indptr.shape[0] - 1, dtype=np.int32)
+        term_list = np.empty(len(bounds) - 1, dtype=np.int32)
         for term in range(term_list.shape[0]):
-            key = indices[indptr[term]: indptr[term + 1]].tobytes()
-            number = list_of.setdefault(key, len(list_of))
-            if number == len(first_term):
+            rows = indices[bounds[term]:bounds[term + 1]]
+            key = hash(rows.tobytes())
+            number = number_of.get(key)
+            if number is not None and not self._same(rows, indices, bounds, first_term[number]):
+                number = next((other for other in collided.get(key, ()) if self._same(
+                    rows, indices, bounds, first_term[other])), None)
+                if number is None:
+                    collided.setdefault(key, []).append(len(first_term))
+            if number is None:
+                number = len(first_term)
+                number_of.setdefault(key, number)
                 first_term.append(term)
             term_list[term] = number
-        del list_of
+        del number_of, collided
         self.term_list = term_list
         self.distinct_first_term = np.array(first_term, dtype=np.intp)
         starts = indptr[self.distinct_first_term]
         lengths = indptr[self.distinct_first_term + 1] - starts
         self.distinct_indptr = np.zeros(lengths.shape[0] + 1, dtype=indptr.dtype)
         np.cumsum(lengths, out=self.distinct_indptr[1:])
-        if lengths.shape[0] == term_list.shape[0]:  # every list distinct: the postings as given
-            self.distinct_indices = indices
-        else:
-            first = np.zeros(term_list.shape[0], dtype=bool)
-            first[self.distinct_first_term] = True
-            self.distinct_indices = indices[np.repeat(first, np.diff(indptr))]
+        if lengths.shape[0] < term_list.shape[0]:  # each list moves to its place, never later
+            to = self.distinct_indptr.tolist()
+            for number, term in enumerate(first_term):
+                if to[number] < bounds[term]:
+                    indices[to[number]:to[number + 1]] = indices[bounds[term]:bounds[term + 1]]
+            if indices.flags.owndata and indices.base is None:
+                indices.resize(to[-1], refcheck=False)  # no copy: the list of lists is ours
+            else:
+                indices = indices[:to[-1]].copy()
+        self.distinct_indices = indices
+
+    @staticmethod
+    def _same(rows, indices, bounds, term):
+        """Whether ``rows`` are the posting list of ``term``."""
+        return np.array_equal(rows, indices[bounds[term]:bounds[term + 1]])
 
     @property
     def n_terms(self):

@@ -105,12 +105,42 @@ class TermVocabulary:
 
     def fit_transform(self, documents, expert=None):
         """``fit(documents, expert)`` then ``transform(documents)``, tokenising once."""
+        indptr, indices, missing = self.fit_postings(documents, expert)
+        return _matrix(len(documents), indptr, indices), missing
+
+    def fit_postings(self, documents, expert=None):
+        """``fit_transform``'s postings as two integer arrays, with no sparse matrix.
+
+        What training keeps of a text column: no SciPy, and no presence values (every entry
+        is a 1). A ``TextValues`` marked ``disposable`` is released as soon as its documents
+        are tokenised (``TextValues.release``), before the postings are laid out.
+
+        Parameters
+        ----------
+        documents : sequence of (str or None), length n_docs
+        expert : TextExpert or None
+            None is ``TextExpert()``.
+
+        Returns
+        -------
+        indptr : ndarray of shape (n_terms + 1,), int32 (int64 where the counts do not fit)
+        indices : ndarray of shape (nnz,), same dtype as ``indptr``
+            Term ``j``'s documents are ``indices[indptr[j]:indptr[j + 1]]``, increasing.
+        missing : ndarray of shape (n_docs,), dtype bool
+            True where the document is None.
+        """
         expert = TextExpert() if expert is None else expert
         if isinstance(expert, TextExpert) and expert.tokenizer == ICSIBOOST:
             _check_documents(documents)
-            return self._fit_strings(documents, expert), _missing(documents)
+            return (*self._fit_strings(documents, expert), _missing(documents))
         rows, codes = self._fit(documents, expert)
-        return self._postings(len(documents), rows, codes), _missing(documents)
+        _release(documents)
+        missing = _missing(documents)
+        counts = np.bincount(rows, minlength=len(documents))
+        del rows
+        columns = self._column_of_code[codes].astype(np.int32)
+        del codes
+        return (*_by_column(len(self.terms_), counts, columns), missing)
 
     def transform(self, documents):
         """Term postings of documents.
@@ -129,10 +159,14 @@ class TermVocabulary:
         """
         _check_documents(documents)
         if self.expert_.tokenizer == ICSIBOOST:
-            return self._strings_postings(documents), _missing(documents)
-        tokens, lengths = self._tokens(documents)
-        rows, codes = self._document_codes(self._ids(tokens), lengths)
-        return self._postings(len(documents), rows, codes), _missing(documents)
+            indptr, indices = self._strings_postings(documents)
+        else:
+            tokens, lengths = self._tokens(documents)
+            rows, codes = self._document_codes(self._ids(tokens), lengths)
+            indptr, indices = _by_column(len(self.terms_),
+                                         np.bincount(rows, minlength=len(documents)),
+                                         self._column_of_code[codes].astype(np.int32))
+        return _matrix(len(documents), indptr, indices), _missing(documents)
 
     def _fit(self, documents, expert):
         """Fit; return the training documents' distinct (row, gram code) pairs."""
@@ -229,6 +263,7 @@ class TermVocabulary:
                     term not in kept and kept.setdefault(term, expert.keeps(term)))]
             codes.extend(index.setdefault(term, len(index)) for term in distinct)
             counts[row] = len(distinct)
+        _release(documents)
         strings = list(index)
         del index
         codes = np.frombuffer(codes, dtype=np.int32)
@@ -246,9 +281,11 @@ class TermVocabulary:
         self.document_frequency_ = frequency[order].astype(np.int64)
         column_of_code = np.full(len(strings), -1, dtype=np.int32)
         column_of_code[order] = np.arange(order.size, dtype=np.int32)
-        np.take(column_of_code, codes, out=codes)  # the codes become columns, in place
+        for start in range(0, codes.shape[0], 1 << 18):  # the codes become columns, in
+            part = codes[start:start + (1 << 18)]  # place (np.take would copy them as intp)
+            part[:] = column_of_code[part]
         del column_of_code
-        return _csc_by_row(len(self.terms_), counts, codes)
+        return _by_column(len(self.terms_), counts, codes)
 
     def _strings_postings(self, documents):
         """The postings of documents over a vocabulary of icsiboost term strings."""
@@ -261,7 +298,7 @@ class TermVocabulary:
             found.discard(-1)
             columns.extend(found)
             counts[row] = len(found)
-        return _csc_by_row(len(self.terms_), counts, np.frombuffer(columns, dtype=np.int32))
+        return _by_column(len(self.terms_), counts, np.frombuffer(columns, dtype=np.int32))
 
     def _tokens(self, documents):
         """All documents' tokens, concatenated, and each document's token count.
@@ -313,43 +350,21 @@ class TermVocabulary:
             all_codes.append(base + code[known])
         return _distinct_pairs(all_rows, all_codes, sum(shape[3] for shape in self._shapes))
 
-    def _postings(self, n_docs, rows, codes):
-        """The CSC presence matrix of distinct (document, gram code) pairs."""
-        return _csc(n_docs, len(self.terms_), rows, self._column_of_code[codes])
+
+def _release(documents):
+    """Release a ``TextValues`` whose owner marked it ``disposable``, once it is tokenised."""
+    if getattr(documents, "disposable", False):
+        documents.release()
 
 
-def _csc(n_docs, n_terms, rows, columns):
-    """The CSC presence matrix of distinct (document, column) pairs; column -1 is left out.
+def _matrix(n_docs, indptr, indices):
+    """The ``scipy.sparse.csc_matrix`` (n_docs, n_terms) of presence 1 of CSC postings."""
+    import scipy.sparse as sp  # only the public matrices: training needs no SciPy
 
-    Parameters
-    ----------
-    n_docs, n_terms : int
-    rows, columns : ndarray of shape (n_pairs,), integer
-        Each pair at most once.
-
-    Returns
-    -------
-    postings : scipy.sparse.csc_matrix of shape (n_docs, n_terms), dtype int8
-        int32 ``indptr`` and ``indices`` where the counts fit (int64 otherwise); the rows of a
-        column increase.
-    """
-    if columns.size and columns.min() < 0:
-        kept = columns >= 0
-        rows, columns = rows[kept], columns[kept]
-    if rows.size > 1 and np.any(rows[1:] < rows[:-1]):
-        import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
-
-        index = _index_dtype(rows.size, n_docs, n_terms)
-        order = np.lexsort((rows, columns))  # by column, then row
-        indices = rows[order].astype(index, copy=False)
-        del order
-        indptr = np.zeros(n_terms + 1, dtype=index)
-        np.cumsum(np.bincount(columns, minlength=n_terms), out=indptr[1:])
-        matrix = sp.csc_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
-        matrix.data = np.ones(rows.size, dtype=POSTING_DTYPE)
-        matrix.indices, matrix.indptr = indices, indptr  # no index upcast
-        return matrix
-    return _csc_by_row(n_terms, np.bincount(rows, minlength=n_docs), columns)
+    matrix = sp.csc_matrix((n_docs, indptr.shape[0] - 1), dtype=POSTING_DTYPE)
+    matrix.data = np.ones(indices.shape[0], dtype=POSTING_DTYPE)
+    matrix.indices, matrix.indptr = indices, indptr  # no index upcast
+    return matrix
 
 
 def _index_dtype(nnz, n_docs, n_terms):
@@ -357,52 +372,68 @@ def _index_dtype(nnz, n_docs, n_terms):
     return np.int32 if max(nnz, n_docs, n_terms) < np.iinfo(np.int32).max else np.int64
 
 
-def _csc_by_row(n_terms, counts, columns):
-    """The CSC presence matrix of pairs given document by document; column -1 is left out.
+def _by_column(n_terms, counts, columns, chunk=1 << 18):
+    """CSC postings of (document, column) pairs given document by document; column -1 is
+    left out.
 
-    The pairs are a CSR matrix, and SciPy's counting sort turns it into CSC in O(nnz), with
-    no array of rows nor of sort positions (rows stay increasing per column).
+    A counting sort with no copy of the pairs: the pairs of each column are counted, then
+    each pair is written straight into its column's place, a chunk of pairs at a time (a
+    stable sort of the chunk by column), so the rows of a column increase. Beside the input
+    and the output it holds arrays of one chunk and of one value per term.
 
     Parameters
     ----------
     n_terms : int
     counts : ndarray of shape (n_docs,), integer
         The pairs of each document, one after another.
-    columns : ndarray of shape (counts.sum(),), integer
+    columns : ndarray of shape (counts.sum(),), int32
         The column of each pair, each at most once per document.
+    chunk : int
+        Pairs written at a time.
 
     Returns
     -------
-    postings : scipy.sparse.csc_matrix of shape (n_docs, n_terms), dtype int8
-        As ``_csc``'s.
+    indptr : ndarray of shape (n_terms + 1,)
+    indices : ndarray of shape (n_kept,)
+        int32 where every count and index fits it, else int64 (both); column ``j``'s
+        documents are ``indices[indptr[j]:indptr[j + 1]]``, increasing.
     """
-    import scipy.sparse as sp  # only when there is text: a numeric run needs no SciPy
-
     n_docs = counts.shape[0]
-    row_pointers = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(counts, out=row_pointers[1:])
-    if columns.size and columns.min() < 0:  # a pair's place among the kept ones
-        kept = columns >= 0
-        kept_before = np.zeros(columns.size + 1, dtype=np.int64)
-        np.cumsum(kept, out=kept_before[1:])
-        row_pointers = kept_before[row_pointers]
-        columns = columns[kept]
-    index = _index_dtype(columns.size, n_docs, n_terms)
-    by_row = sp.csr_matrix((n_docs, n_terms), dtype=POSTING_DTYPE)
-    by_row.data = np.ones(columns.size, dtype=POSTING_DTYPE)
-    by_row.indices = columns.astype(index, copy=False)
-    by_row.indptr = row_pointers.astype(index, copy=False)
-    return by_row.tocsc()
+    ends = np.cumsum(counts, dtype=np.int64)  # the end of each document's pairs
+    per_column = _counts(columns, n_terms + 1, shift=1)[1:]  # column -1 at 0, then cut
+    index = _index_dtype(int(per_column.sum()), n_docs, n_terms)
+    indptr = np.zeros(n_terms + 1, dtype=index)
+    np.cumsum(per_column, out=indptr[1:])
+    del per_column
+    indices = np.empty(int(indptr[-1]), dtype=index)
+    place = indptr[:-1].astype(np.int64)  # the next free place of each column
+    for start in range(0, columns.shape[0], chunk):
+        part = columns[start:start + chunk]
+        rows = np.searchsorted(ends, np.arange(start, start + part.shape[0]), side="right")
+        kept = part >= 0
+        order = np.argsort(part[kept], kind="stable")  # by column, rows increasing
+        part, rows = part[kept][order], rows[kept][order]
+        new = np.ones(part.shape[0], dtype=bool)
+        new[1:] = part[1:] != part[:-1]
+        starts = np.flatnonzero(new)
+        sizes = np.diff(starts, append=part.shape[0])
+        rank = np.arange(part.shape[0]) - np.repeat(starts, sizes)  # the place in its run
+        indices[place[part] + rank] = rows
+        place[part[starts]] += sizes
+    return indptr, indices
 
 
-def _counts(codes, n_codes, chunk=1 << 20):
-    """``np.bincount(codes, minlength=n_codes)`` a chunk at a time: bincount reads its input
-    as int64, which would be an 8-byte copy of all the int32 codes at once.
+def _counts(codes, n_codes, chunk=1 << 20, shift=0):
+    """``np.bincount(codes + shift, minlength=n_codes)`` a chunk at a time: bincount reads its
+    input as int64, which would be an 8-byte copy of all the int32 codes at once.
 
     Parameters
     ----------
     codes : ndarray of shape (n,), int32
     n_codes : int
+    chunk : int
+    shift : int
+        Added to each code (1 counts the -1 codes at 0).
 
     Returns
     -------
@@ -410,7 +441,8 @@ def _counts(codes, n_codes, chunk=1 << 20):
     """
     counts = np.zeros(n_codes, dtype=np.int64)
     for start in range(0, codes.shape[0], chunk):
-        counts += np.bincount(codes[start:start + chunk], minlength=n_codes)
+        part = codes[start:start + chunk]
+        counts += np.bincount(part + shift if shift else part, minlength=n_codes)
     return counts
 
 

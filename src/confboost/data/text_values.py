@@ -23,9 +23,14 @@ class TextValues(Sequence):
     buffer : bytes or bytearray
         The present values' UTF-8 bytes, one after another (None once released).
     offsets : ndarray of shape (n + 1,), dtype int64
-        Value ``i`` is ``buffer[offsets[i]:offsets[i + 1]]``, increasing.
+        Value ``i`` is ``buffer[offsets[i]:offsets[i + 1]]``, increasing (None once
+        released).
     missing : ndarray of shape (n,), dtype bool
         True where value ``i`` is None (its bytes are then empty).
+    disposable : bool
+        Whether the values' owner reads them no more once a fit has built their term
+        postings: the fit then releases them as soon as it has tokenised them
+        (``TermVocabulary.fit_postings``), and reading them afterwards raises ValueError.
 
     Examples
     --------
@@ -36,12 +41,13 @@ class TextValues(Sequence):
     True
     """
 
-    __slots__ = ("buffer", "missing", "offsets")
+    __slots__ = ("buffer", "disposable", "missing", "offsets")
 
-    def __init__(self, buffer, offsets, missing):
+    def __init__(self, buffer, offsets, missing, disposable=False):
         self.buffer = buffer
         self.offsets = offsets
         self.missing = missing
+        self.disposable = disposable
 
     @classmethod
     def from_strings(cls, values):
@@ -68,9 +74,10 @@ class TextValues(Sequence):
         return cls(buffer, lengths, missing)
 
     def release(self):
-        """Let the values' bytes go, once nothing will read them (a fit whose term postings
-        are built): the length and ``missing`` stay, reading a value raises ValueError."""
-        self.buffer = None
+        """Let the values' bytes and offsets go, once nothing will read them (a fit whose
+        term postings are built): the length and ``missing`` stay, reading a value raises
+        ValueError."""
+        self.buffer = self.offsets = None
 
     def _bytes(self):
         if self.buffer is None:

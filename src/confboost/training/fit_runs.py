@@ -4,8 +4,7 @@
 estimator. Its stages, each a method that can run alone on the previous stage's output:
 
 1. ``read_inputs``: X by the input adapter chosen once (``inputs.py``), y as label signs
-   and classes, sample and class weights as the starting weights (``targets.py``):
-   a ``TrainingInputs``;
+   and classes, sample and class weights as starting weights (``targets.py``): ``TrainingInputs``;
 2. ``hold_out``: which rows train, which are held out (``holdout.py``), the ``eval_set``
    pairs, early stopping, the calibration folds: a ``Split``;
 3. ``build``: the main ``BoostingRun`` with its callbacks (the training cover, the score
@@ -279,6 +278,7 @@ class Fit:
     # -- stage 3 ------------------------------------------------------------------------
     def build(self, inputs, split):
         """The runs of the fit, their callbacks and records: a ``FitState``."""
+        fingerprint = inputs.fingerprint()  # before the runs: they may release text columns
         self.known["weak_learner_"] = choose_learner(self.params.weak_learner, inputs.n_samples,
                                                      self.params.trim)
         self.known["max_leaves_"], self.known["learning_rate_"] = tree_defaults(
@@ -302,10 +302,10 @@ class Fit:
             fold = self._part(inputs, rows, self._fold_dataset(main, rows))
             fold.callbacks, fold.eval_set = [], eval_set  # only their held-out f is read
             folds.append(fold)
-        return FitState(self.params.as_dict(), inputs.fingerprint(), split.eval_fingerprint,
-                        inputs.adapter.kind,
-                        inputs.n_samples, inputs.attributes["n_features_in_"], inputs.work,
-                        main, folds, training, split.stopping, self.known)
+        return FitState(self.params.as_dict(), fingerprint, split.eval_fingerprint,
+                        inputs.adapter.kind, inputs.n_samples,
+                        inputs.attributes["n_features_in_"], inputs.work, main, folds,
+                        training, split.stopping, self.known)
 
     def _training_set(self, inputs, split):
         rows = (np.arange(inputs.n_samples) if split.train_rows is None

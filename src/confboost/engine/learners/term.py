@@ -85,6 +85,39 @@ class TermHypothesis(PartitionHypothesis):
         return cls(column, term, saved_values(data, 2, n_labels=n_labels))
 
 
+#: Rows read at a time by ``signed_sums``.
+_ROWS_AT_ONCE = 16384
+
+
+def signed_sums(weights, signs, rows=None):
+    """W+ and W- per label: the weights of the positive and of the negative pairs, summed
+    over ``rows`` (None: every row), shape (k,) each.
+
+    The rows are read a slice at a time, so a term found in most documents costs a few
+    (slice, k) arrays, not (n_rows, k) ones. The sums are NumPy's over all the rows at once
+    to the bit: with k >= 2 NumPy adds the rows of a column one after another, and each
+    slice is added after the running sums; with k = 1 (a pairwise sum) the rows are read at
+    once.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_docs, k), float64
+    signs : ndarray of shape (n_docs, k), int8
+    rows : ndarray of shape (n_rows,), integer, or None
+    """
+    n_rows = weights.shape[0] if rows is None else rows.shape[0]
+    step = max(n_rows, 1) if weights.shape[1] == 1 else _ROWS_AT_ONCE
+    pos_sum = neg_sum = None
+    for start in range(0, max(n_rows, 1), step):
+        part = slice(start, start + step) if rows is None else rows[start:start + step]
+        w, s = weights[part], signs[part]
+        pos, neg = np.where(s > 0, w, 0.0), np.where(s < 0, w, 0.0)
+        if pos_sum is not None:  # the running sums first, then this slice's rows
+            pos, neg = np.vstack([pos_sum, pos]), np.vstack([neg_sum, neg])
+        pos_sum, neg_sum = pos.sum(axis=0), neg.sum(axis=0)
+    return pos_sum, neg_sum
+
+
 def term_block_stats(rows, weights, signs, total_pos, total_neg):
     """W+ and W- of the present and absent blocks of one term, shape (2, k) each.
 
@@ -97,9 +130,7 @@ def term_block_stats(rows, weights, signs, total_pos, total_neg):
     total_pos, total_neg : ndarray of shape (k,), float64
         W+ and W- of all documents per label.
     """
-    w, s = weights[rows], signs[rows]
-    present_pos = np.where(s > 0, w, 0.0).sum(axis=0)
-    present_neg = np.where(s < 0, w, 0.0).sum(axis=0)
+    present_pos, present_neg = signed_sums(weights, signs, rows)
     return (np.stack([present_pos, np.maximum(total_pos - present_pos, 0.0)]),
             np.stack([present_neg, np.maximum(total_neg - present_neg, 0.0)]))
 
@@ -121,9 +152,11 @@ class TermLearner:
     def fit(self, dataset, weights, labels):
         """Best term over ``dataset.text`` (a ``Dataset``); None if no column has terms."""
         signs = labels.signs
-        # masked sums, in the order of a plain one, with no (n, k) float copy
-        total_pos = np.sum(weights, axis=0, where=signs > 0)
-        total_neg = np.sum(weights, axis=0, where=signs < 0)
+        if weights.shape[1] == 1:  # masked sums, in the order of a plain (pairwise) one
+            total_pos = np.sum(weights, axis=0, where=signs > 0)
+            total_neg = np.sum(weights, axis=0, where=signs < 0)
+        else:  # the same sums, a slice of rows at a time
+            total_pos, total_neg = signed_sums(weights, signs)
         total = float(weights.sum())
         best = None
         for column in dataset.text:
