@@ -271,7 +271,8 @@ def check_parameters(params, caller="BoostClassifier"):
 
 
 def check_across(params):
-    """The rules the table cannot say: weight trimming is for stumps only, and the weights
+    """The rules the table cannot say: a tree per label is for MH and MO (not MR), weight
+    trimming is for stumps only, and the weights
     of a ``class_weight`` dict are finite numbers > 0 (a weight of 0 would keep a class the
     fit never sees: leave its examples out instead).
 
@@ -284,6 +285,10 @@ def check_across(params):
     ------
     ValueError
     """
+    if params["weak_learner"] == "label_trees" and params["scheme"] == "mr":
+        raise ValueError("weak_learner='label_trees' (a tree per label) needs scheme='mh' or "
+                         "'mo': AdaBoost.MR's weights are on pairs of labels, which a "
+                         "partition per label does not split")
     if params["trim"] != 0 and params["weak_learner"] not in ("stump", "auto"):
         raise ValueError(f"trim applies to weak_learner='stump' only, got weak_learner="
                          f"{params['weak_learner']!r} with trim={params['trim']!r}")
