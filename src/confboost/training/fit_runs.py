@@ -33,7 +33,7 @@ import numpy as np
 from confboost.engine.boosting import BoostingRun, ProgressPrinter
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import default_smoothing
-from confboost.engine.learners import choose_learner, make_learner
+from confboost.engine.learners import make_learner
 from confboost.engine.schemes import build_scheme, scheme_outputs
 from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
@@ -63,7 +63,7 @@ from confboost.training.holdout import (
     validation_split,
 )
 from confboost.training.inputs import input_adapter
-from confboost.training.params import tree_defaults
+from confboost.training.params import default_learner, tree_defaults
 from confboost.training.round_scores import (
     EstimatorMeasure,
     EvalSet,
@@ -277,8 +277,10 @@ class Fit:
     # -- stage 3 ------------------------------------------------------------------------
     def build(self, inputs, split):
         """The runs of the fit, their callbacks and records: a ``FitState``."""
-        self.known["weak_learner_"] = choose_learner(self.params.weak_learner, inputs.n_samples,
-                                                     self.params.trim)
+        self.known["weak_learner_"] = default_learner(  # a tree per label: local fits only
+            self.params.weak_learner, inputs.n_samples, inputs.attributes["n_features_in_"],
+            inputs.signs.shape[1], self.params.scheme, self.params.trim,
+            label_trees=type(self)._learner is Fit._learner)
         self.known["max_leaves_"], self.known["learning_rate_"] = tree_defaults(
             self.params.max_leaves, self.params.learning_rate, self.known["weak_learner_"],
             inputs.n_samples, inputs.attributes["n_features_in_"], inputs.signs.shape[1])
