@@ -22,6 +22,10 @@ holds the ``confboost`` package), each set's processes run in turn with this che
 table gives wall seconds with each library's default threads and, as the ratio to the
 fastest peer, wall and process CPU seconds (CPU is the steadier on a busy machine).
 
+BENCH_DEFAULTS_PARAMS='{"weak_learner": "label_trees", "max_leaves": 8}' (JSON) fits this
+checkout's confboost with these parameters instead of its defaults (a candidate default;
+"before" keeps its defaults).
+
 BENCH_DEFAULTS_REPEATS (default 3) sets the repeats. BENCH_DEFAULTS_THREADS=N fits every
 library on N threads (``n_jobs``, and ``OMP_NUM_THREADS`` for HistGradientBoosting): on a
 machine other jobs keep busy, N=1 makes CPU seconds the work each library does, where waiting
@@ -50,6 +54,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 REPEATS = int(os.environ.get("BENCH_DEFAULTS_REPEATS", "3"))
 THREADS = os.environ.get("BENCH_DEFAULTS_THREADS")
+PARAMS = json.loads(os.environ.get("BENCH_DEFAULTS_PARAMS", "{}"))
 SETS = ("satimage", "letter", "pendigits", "fashion-mnist 20k", "binary 200k x 50")
 LIBRARIES = ("confboost", "lightgbm", "sklearn")
 #: Accuracy may fall short of the best peer's by this much (and log loss not at all).
@@ -94,7 +99,7 @@ def model(library):
     if library in ("confboost", "before"):
         from confboost import BoostClassifier
 
-        return BoostClassifier(**_threads())
+        return BoostClassifier(**_threads(), **(PARAMS if library == "confboost" else {}))
     if library == "lightgbm":
         from lightgbm import LGBMClassifier
 
@@ -102,6 +107,20 @@ def model(library):
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     return HistGradientBoostingClassifier()
+
+
+def full_learner(estimator, X, y):
+    """The weak learner ``estimator`` grows on all of (X, y) (a source tree from before
+    ``training.params.default_learner`` chose by the number of examples only)."""
+    n_classes = len(np.unique(y))
+    try:
+        from confboost.training.params import default_learner
+    except ImportError:
+        from confboost.engine.learners import choose_learner
+
+        return choose_learner(estimator.weak_learner, len(y))
+    return default_learner(estimator.weak_learner, len(y), X.shape[1],
+                           n_classes if n_classes > 2 else 1, estimator.scheme)
 
 
 def measure(library, name):
@@ -112,9 +131,7 @@ def measure(library, name):
     first = np.linspace(0, len(y) - 1, 200).astype(np.intp)  # rows of every class
     warm = model(library)
     if library in ("confboost", "before"):  # the kernels of the full fit's learner
-        from confboost.engine.learners import choose_learner
-
-        warm.set_params(weak_learner=choose_learner("auto", len(y)))
+        warm.set_params(weak_learner=full_learner(warm, X, y))
     warm.fit(X[first], y[first])
     times, cpu = [], []
     for _ in range(REPEATS):

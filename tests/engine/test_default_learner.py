@@ -1,6 +1,7 @@
 """``weak_learner="auto"`` (the default): stumps up to 2,500 examples, trees above; and
 ``max_leaves="auto"``, ``learning_rate="auto"``: 32 leaves at step 0.5 on large data of few
-features × labels, 16 leaves at step 1 otherwise."""
+features × labels, a tree per label of 16 leaves at step 0.5 on many features × labels, 16
+leaves at step 1 otherwise."""
 
 import json
 
@@ -10,10 +11,11 @@ import pytest
 import confboost
 from confboost import BoostClassifier
 from confboost.engine.learners import TREES_ABOVE, choose_learner
+from confboost.engine.learners.label_trees import LabelTreesHypothesis
 from confboost.engine.learners.stump import StumpHypothesis
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
 from confboost.formats.model_json import save_document
-from confboost.training.params import LARGE_ABOVE, LARGE_CELLS
+from confboost.training.params import LARGE_ABOVE, LARGE_CELLS, default_learner
 
 
 @pytest.mark.parametrize(("name", "n_samples", "trim", "chosen"), [
@@ -86,14 +88,37 @@ def test_large_data_default_is_trees_of_32_leaves_at_half_the_step():
     assert stumps.learning_rate_ == 1.0
 
 
-def test_many_features_times_labels_keep_16_leaves():
-    # 3 classes x 667 features > LARGE_CELLS: each node's histogram is costly to search
+def test_many_features_times_labels_grow_a_tree_per_label():
+    # 3 classes x 667 features > LARGE_CELLS: a tree per class, 16 leaves at step 0.5
     n_features = LARGE_CELLS // 3 + 1
     rng = np.random.default_rng(1)
-    X = rng.integers(0, 4, size=(LARGE_ABOVE + 1, n_features)).astype(np.float32)
+    X = rng.integers(0, 4, size=(TREES_ABOVE + 1, n_features)).astype(np.float32)
     y = (X[:, 0] + X[:, 1]).astype(int) % 3
     fitted = BoostClassifier(1, calibration=None, n_jobs=1).fit(X, y)
-    assert (fitted.max_leaves_, fitted.learning_rate_) == (16, 1.0)
+    assert (fitted.weak_learner_, fitted.max_leaves_, fitted.learning_rate_) == (
+        "label_trees", 16, 0.5)
+    assert isinstance(fitted.model_.hypotheses[0], LabelTreesHypothesis)
+    # binary data (one label column) and AdaBoost.MR keep the shared tree
+    binary = BoostClassifier(1, calibration=None, n_jobs=1).fit(X, y > 0)
+    assert (binary.weak_learner_, binary.max_leaves_, binary.learning_rate_) == (
+        "tree", 16, 1.0)
+    ranked = BoostClassifier(1, scheme="mr", calibration=None, n_jobs=1).fit(X, y)
+    assert ranked.weak_learner_ == "tree"
+
+
+@pytest.mark.parametrize(("shape", "scheme", "chosen"), [
+    ((20_000, 784, 10), "mh", "label_trees"),  # fashion-mnist-like
+    ((20_000, LARGE_CELLS // 2, 2), "mh", "tree"),  # not more than LARGE_CELLS
+    ((20_000, 5_000, 1), "mh", "tree"),  # binary: one label column
+    ((20_000, 784, 10), "mr", "tree"),
+    ((20_000, 784, 10), "mo", "tree"),
+    ((TREES_ABOVE, 784, 10), "mh", "stump"),
+])
+def test_default_learner_by_shape(shape, scheme, chosen):
+    assert default_learner("auto", *shape, scheme) == chosen
+    assert default_learner("auto", *shape, scheme, label_trees=False) == (
+        "tree" if chosen == "label_trees" else chosen)
+    assert default_learner("tree", *shape, scheme) == "tree"
 
 
 def test_saved_model_keeps_the_chosen_learner(tmp_path):
@@ -128,3 +153,8 @@ def test_saved_model_keeps_the_chosen_learner(tmp_path):
         save_document(tmp_path / "bad.json", {**body, "weak_learner": bad})
         with pytest.raises(ValueError, match="weak_learner"):
             confboost.load(tmp_path / "bad.json")
+
+
+def test_a_cluster_fit_refuses_a_tree_per_label():
+    with pytest.raises(ValueError, match="one machine"):
+        default_learner("label_trees", 20_000, 784, 10, "mh", label_trees=False)

@@ -10,7 +10,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from confboost import BoostClassifier, load
 from confboost.data.dataset import Dataset
 from confboost.datasets import load as load_dataset
-from confboost.training import calibration, fit_runs
+from confboost.training import calibration, run_callbacks
 from confboost.training.calibration import (
     SLOPE_BOUNDS,
     Calibrator,
@@ -239,6 +239,6 @@ def test_the_kept_training_f_gives_the_slope_scoring_the_rows_again(monkeypatch)
     X, y = load_wine(return_X_y=True)
     kept = BoostClassifier(40, random_state=0).fit(X, y).calibrator_.slope
     # without the copy after T' rounds the main run's model scores the held-out rows
-    monkeypatch.setattr(fit_runs.ScoresAt, "after_iteration", lambda self, env: False)
+    monkeypatch.setattr(run_callbacks.ScoresAt, "after_iteration", lambda self, env: False)
     scored = BoostClassifier(40, random_state=0).fit(X, y).calibrator_.slope
     assert scored == pytest.approx(kept, rel=1e-12)

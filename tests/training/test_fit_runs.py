@@ -9,11 +9,12 @@ from confboost import BoostClassifier
 from confboost.engine.boosting import BoostingRun
 from confboost.estimators.booster import Booster
 from confboost.kernels.criterion_numpy import MODES
-from confboost.training.fit_runs import CoverRecord, Fit
+from confboost.training.fit_runs import Fit
 from confboost.training.fit_state import FitResult, FitState, Split
 from confboost.training.holdout import CALIBRATION_FOLDS
 from confboost.training.inputs import ArrayInput, TableInput, fitted_input
 from confboost.training.round_scores import ScoreRecord
+from confboost.training.run_callbacks import CoverRecord
 
 RNG = np.random.default_rng(11)
 X = RNG.normal(size=(200, 4))

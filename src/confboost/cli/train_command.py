@@ -198,7 +198,7 @@ class RoundPrinter(TrainingCallback):
         its line by set (None for a set not given). ``train_blocks``: the training rows'
         blocks when the fit has them (None: computed from the training columns); ``live``:
         the round just run (not one replayed)."""
-        values = alpha * hypothesis.values
+        n_labels = hypothesis.values.shape[1]
         self.product *= self.objectives[round_index]
         self.n_added = round_index + 1
         parts = {}
@@ -212,14 +212,14 @@ class RoundPrinter(TrainingCallback):
                 parts[name] = self._train_measure() if live else None
                 continue
             if name not in self.scores:
-                self.scores[name] = np.zeros((len(data.line_numbers), values.shape[1]))
+                self.scores[name] = np.zeros((len(data.line_numbers), n_labels))
             if name == "train" and train_blocks is not None:
                 blocks = train_blocks
             else:
                 if name not in self.frames:
                     self.frames[name] = self.estimator.encoder_.transform(data.columns)
                 blocks = hypothesis.blocks(self.frames[name])
-            self.scores[name] += values[blocks]
+            self.scores[name] += alpha * hypothesis.block_outputs(blocks)
             parts[name] = self._measure(name, self.scores[name])[0]
         for name in ("dev", "test"):
             if parts[name] is not None:

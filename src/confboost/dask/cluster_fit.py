@@ -172,7 +172,7 @@ class ClusterCover(TrainingCallback):
     reducer : ClusterReducer
     """
 
-    #: As ``fit_runs.CoverRecord``'s.
+    #: As ``run_callbacks.CoverRecord``'s.
     order = -200
 
     def __init__(self, reducer):

@@ -107,7 +107,7 @@ class BoostedModel:
         frame = as_frame(X)
         scores = np.zeros((frame.n_samples, self.n_labels), dtype=np.float64)
         for hypothesis, alpha in zip(self.hypotheses, self.alphas, strict=True):
-            scores += alpha * hypothesis.values[hypothesis.blocks(frame)]
+            scores += alpha * hypothesis.block_outputs(hypothesis.blocks(frame))
             yield scores.copy()
 
     def to_dict(self):
@@ -181,7 +181,8 @@ class BoostedModel:
 
 #: Where ``check_columns`` finds each type's column indices in its saved fields.
 _COLUMN_FIELD = {"stump": "feature", "product": "feature", "categorical": "column",
-                 "term": "column", "tree": "column", "hamming_tree": "column"}
+                 "term": "column", "tree": "column", "hamming_tree": "column",
+                 "label_trees": "trees"}
 #: Most label columns of a saved model.
 MAX_LABELS = 1_000_000
 #: Bound on Σ_t |α_t| max |h_t| of a loaded model, so that f stays finite with room to spare

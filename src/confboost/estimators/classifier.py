@@ -140,23 +140,34 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
         Seeds the bin-quantile subsample, the random code and the held-out splits.
     verbose : int, default=0
         1: a progress bar on stderr; 2: one line per round.
-    weak_learner : {"auto", "stump", "tree", "hamming_tree", "product"}, default="auto"
-        "auto": ``"tree"`` on more than 2,500 examples, ``"stump"`` up to that (or with
-        ``trim`` > 0); the choice is ``weak_learner_`` (``learners.choose_learner``; measured
+    weak_learner : {"auto", "stump", "tree", "hamming_tree", "label_trees", "product"}
+        Default "auto": ``"tree"`` on more than 2,500 examples, ``"stump"`` up to that (or
+        with ``trim`` > 0); the choice is ``weak_learner_`` (``learners.choose_learner``; measured
         in ``benchmarks/probabilities.py``: on letter 100 rounds of stumps reach 78.8%
-        accuracy and trees 95.9%, on wine and yeast-ml trees lose to stumps). "stump": a
+        accuracy and trees 95.9%, on wine and yeast-ml trees lose to stumps). Where those
+        trees would see more than 2,000 features × label columns with at least 2 label
+        columns under MH, "auto" grows ``"label_trees"`` instead
+        (``training.params.default_learner``): a shared tree splits every class at the same
+        nodes, and on fashion-mnist (784 features × 10 classes) it missed LightGBM's and
+        HistGradientBoosting's accuracy and log loss by far (.8564 / .4379), where a tree
+        per class at the same 100 rounds reaches .8776 / .3550 for about twice the time
+        (``benchmarks/bench_defaults.py``). "stump": a
         threshold on one feature with a missing-value block, the paper's (and the command
         line's) learner; "tree": a tree grown best-first by the largest drop in Z (Eq.
         10/16), a value per leaf and label; "hamming_tree": a label-independent tree, h(x, l)
-        = v_l c_leaf (Kégl 2014; ``confboost.engine.learners.tree``); "product": a product of
+        = v_l c_leaf (Kégl 2014; ``confboost.engine.learners.tree``); "label_trees": a
+        tree per label each round, tree l grown as "tree" on label l's weights alone, blocks
+        X_j^l × {l} of X × Y (``confboost.engine.learners.label_trees``; MH and MO, one
+        machine); "product": a product of
         ``product_terms`` ±1 stumps, two blocks (Kégl & Busa-Fekete 2009, numeric features
         only). On a table with categorical or text columns the stump learner keeps the best
         stump, value test or term test, and tree nodes split on thresholds, values (``x ==
         v``) or terms (``confboost.engine.learners.splitter``).
     max_leaves : "auto" or int, default="auto"
-        Most leaves of a tree (2..255). "auto": 32 when the fit grows trees on more than
-        10,000 examples with n_features × n_labels at most 2,000 (n_labels: 1 for binary
-        data, the classes otherwise), 16 otherwise; the value used is ``max_leaves_``
+        Most leaves of a tree, of each label's with "label_trees" (2..255). "auto": 32 when
+        the fit grows trees on more than 10,000 examples with n_features × n_labels at most
+        2,000 (n_labels: 1 for binary data, the classes otherwise), 16 otherwise (trees per
+        label included); the value used is ``max_leaves_``
         (``training.params.tree_defaults``; measured against LightGBM's and
         HistGradientBoosting's defaults in ``benchmarks/bench_defaults.py``: on letter and
         binary 200k x 50, 32 leaves at step 0.5 reach their accuracy and log loss and 16 at
@@ -171,8 +182,9 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     learning_rate : "auto" or float, default="auto"
         Shrinkage ν in (0, 1]: α_t ← ν α_t; ``history_["z"]`` is Z_t of the shrunk α, so Π
         Z_t stays a bound. 1.0 is the paper's algorithm. "auto": 0.5 where ``max_leaves``'s
-        "auto" grows 32 leaves (the same rule, whatever ``max_leaves`` is), 1.0 otherwise
-        (stumps and products always); the value used is ``learning_rate_``.
+        "auto" grows 32 leaves (the same rule, whatever ``max_leaves`` is) and for trees per
+        label, 1.0 otherwise (stumps and products always); the value used is
+        ``learning_rate_``.
     feature_types : dict of column name to str, or None, default=None
         A table's (DataFrame, dict of columns) column kinds, "continuous", "categorical",
         "text" or "ignore"; unnamed columns are inferred (``confboost.data.columns``). An

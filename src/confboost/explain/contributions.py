@@ -20,7 +20,8 @@ where the bias is the training-cover mean of f. Per kind of hypothesis:
   of α h(x, l) minus its training mean goes to that column (exact by construction: one
   player);
 - a tree or Hamming tree: path-dependent TreeSHAP (``tree_shap.py``) with each node's
-  training cover;
+  training cover; a tree per label: the sum of its trees', each tree's output in its own
+  label;
 - a product of stumps: exact Shapley over its few columns, v(S) the mean output over the
   training examples whose terms on the columns of S have x's signs (the conditional
   expectation over the training sign patterns; where no training example has those signs,
@@ -53,12 +54,19 @@ def record_cover(fit, sample_weight, unit=False):
         Every sample weight is 1 (the cover is then counted: the same numbers, sooner).
     """
     hypothesis = fit.hypothesis
-    cover = np.empty(hypothesis.values.shape[0], dtype=np.float64)
-    if prefer_twin(block_cover, fit.train_blocks.size):  # the same sums, without numba
-        cover[:] = block_cover_naive(fit.train_blocks, sample_weight, cover.size)
+    n_blocks = hypothesis.values.shape[0]
+    if fit.train_blocks.ndim == 2:  # a block per example and label (a tree per label)
+        weight = np.ones_like(sample_weight) if unit else sample_weight
+        hypothesis.cover = np.bincount(
+            fit.train_blocks.ravel(), np.repeat(weight, fit.train_blocks.shape[1]),
+            minlength=n_blocks).astype(np.float64)
     else:
-        block_cover(fit.train_blocks, sample_weight, unit, cover)
-    hypothesis.cover = cover
+        cover = np.empty(n_blocks, dtype=np.float64)
+        if prefer_twin(block_cover, fit.train_blocks.size):  # the same sums, without numba
+            cover[:] = block_cover_naive(fit.train_blocks, sample_weight, n_blocks)
+        else:
+            block_cover(fit.train_blocks, sample_weight, unit, cover)
+        hypothesis.cover = cover
     if fit.train_patterns is not None:
         patterns, inverse = np.unique(fit.train_patterns, return_inverse=True)
         masses = np.bincount(inverse, weights=sample_weight)
@@ -104,7 +112,7 @@ def contributions(model, X, n_columns):
     n_samples = X.n_samples
     k = model.n_labels
     out = np.zeros((n_samples, k, n_columns + 1), dtype=np.float64)
-    for hypothesis, alpha in zip(model.hypotheses, model.alphas, strict=True):
+    for hypothesis, alpha in _parts(model):
         source = X
         columns = hypothesis.test_columns()
         values = alpha * hypothesis.values
@@ -125,6 +133,18 @@ def contributions(model, X, n_columns):
             if columns.size:
                 out[:, :, columns[0]] += values[hypothesis.blocks(source)] - mean
     return out
+
+
+def _parts(model):
+    """(hypothesis, α) of every round, a tree per label (``LabelTreesHypothesis``) as its
+    trees, each with k output columns: the round's output is their sum, so its Shapley
+    values are theirs."""
+    for hypothesis, alpha in zip(model.hypotheses, model.alphas, strict=True):
+        if hypothesis.test_layout == "label_trees":
+            for part in hypothesis.parts():
+                yield part, alpha
+        else:
+            yield hypothesis, alpha
 
 
 def product_shap(hypothesis, X, columns, alpha, n_columns):

@@ -30,13 +30,11 @@ import copy
 import numpy as np
 
 from confboost.engine.boosting import BoostingRun, ProgressPrinter
-from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import default_smoothing
-from confboost.engine.learners import choose_learner, make_learner
+from confboost.engine.learners import make_learner
 from confboost.engine.schemes import build_scheme, scheme_outputs
 from confboost.engine.schemes.codes import min_distance
 from confboost.engine.schemes.mr import pair_smoothing
-from confboost.explain.contributions import record_cover
 from confboost.kernels.criterion_numpy import REAL, REAL_ABSTAIN
 from confboost.training.calibration import (
     calibration_rounds,
@@ -62,7 +60,7 @@ from confboost.training.holdout import (
     validation_split,
 )
 from confboost.training.inputs import input_adapter
-from confboost.training.params import tree_defaults
+from confboost.training.params import default_learner, tree_defaults
 from confboost.training.round_scores import (
     EstimatorMeasure,
     EvalSet,
@@ -71,6 +69,7 @@ from confboost.training.round_scores import (
     held_out_scores,
     scores_with_initial,
 )
+from confboost.training.run_callbacks import CoverRecord, ScoresAt
 from confboost.training.targets import encode_targets, label_vector, starting_weights
 from confboost.utils.threads import numba_threads
 
@@ -88,51 +87,6 @@ def is_fitted_attribute(name):
     """Whether ``name`` is fit's state (scikit-learn's trailing underscore, or private)."""
     return ((name.endswith("_") and not name.startswith("__"))
             or name in ("_multilabel", "_input", "_warm", "_fit_params"))
-
-
-class CoverRecord(TrainingCallback):
-    """A training callback: each round's training cover, which the explanations average
-    over (``explain.contributions.record_cover``).
-
-    Parameters
-    ----------
-    sample_weight : ndarray of shape (n_samples,)
-        The run's starting weights.
-    """
-
-    #: Before the checkpoint (order -100), which saves the covers with the round.
-    order = -200
-
-    def __init__(self, sample_weight):
-        self.weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        self.unit = bool((self.weight == 1.0).all())
-
-    def after_iteration(self, env):
-        record_cover(env.record["fit"], self.weight, self.unit)
-        return False
-
-
-class ScoresAt(TrainingCallback):
-    """A training callback: a copy of the run's f on its training rows (``scheme.scores``)
-    after round ``rounds``, the main run's logits after T' rounds that the carried
-    calibration reads (``Fit.carried_calibration``) without scoring the rows again.
-
-    Attributes
-    ----------
-    rounds : int or None
-        The round to copy f after (set by ``Fit.run``).
-    taken : int or None
-        The round ``scores`` were copied after.
-    scores : ndarray of shape (n_samples, k) or None
-    """
-
-    def __init__(self):
-        self.rounds = self.taken = self.scores = None
-
-    def after_iteration(self, env):
-        if env.round_index + 1 == self.rounds:
-            self.scores, self.taken = env.run.scheme.scores.copy(), self.rounds
-        return False
 
 
 class Fit:
@@ -279,8 +233,10 @@ class Fit:
     def build(self, inputs, split):
         """The runs of the fit, their callbacks and records: a ``FitState``."""
         fingerprint = inputs.fingerprint()  # before the runs: they may release text columns
-        self.known["weak_learner_"] = choose_learner(self.params.weak_learner, inputs.n_samples,
-                                                     self.params.trim)
+        self.known["weak_learner_"] = default_learner(  # a tree per label: local fits only
+            self.params.weak_learner, inputs.n_samples, inputs.attributes["n_features_in_"],
+            inputs.signs.shape[1], self.params.scheme, self.params.trim,
+            label_trees=type(self)._learner is Fit._learner)
         self.known["max_leaves_"], self.known["learning_rate_"] = tree_defaults(
             self.params.max_leaves, self.params.learning_rate, self.known["weak_learner_"],
             inputs.n_samples, inputs.attributes["n_features_in_"], inputs.signs.shape[1])

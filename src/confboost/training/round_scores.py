@@ -159,7 +159,7 @@ class ScoreRecord(TrainingCallback):
         self.metric_values = []
 
     def _add(self, env, hypothesis, alpha, round_index):
-        self.scores += alpha * hypothesis.values[hypothesis.blocks(self.frame)]
+        self.scores += alpha * hypothesis.block_outputs(hypothesis.blocks(self.frame))
         value = self.measure(self.scores, round_index)
         self.metric_values.append(value)
         self.values.append(self.measure.score(value))

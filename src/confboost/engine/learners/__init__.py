@@ -10,6 +10,7 @@ and MO). This package's registries are the one place that maps names to classes:
 from confboost.engine.learners.best_of import BestOfLearner
 from confboost.engine.learners.categorical import CategoricalHypothesis, CategoricalLearner
 from confboost.engine.learners.exact_stump import ExactStumpLearner
+from confboost.engine.learners.label_trees import LabelTreesHypothesis, LabelTreesLearner
 from confboost.engine.learners.product import ProductHypothesis, ProductLearner
 from confboost.engine.learners.stump import StumpHypothesis, StumpLearner
 from confboost.engine.learners.term import TermHypothesis, TermLearner
@@ -25,11 +26,13 @@ from confboost.utils.dtypes import MAX_BINS
 HYPOTHESIS_TYPES = {
     hypothesis.type_name: hypothesis
     for hypothesis in (StumpHypothesis, TreeHypothesis, HammingTreeHypothesis,
-                       CategoricalHypothesis, TermHypothesis, ProductHypothesis)
+                       CategoricalHypothesis, TermHypothesis, ProductHypothesis,
+                       LabelTreesHypothesis)
 }
 
 #: Learners that take the tree parameters (max_leaves, max_depth, min_leaf_weight).
-TREE_LEARNERS = {"tree": TreeLearner, "hamming_tree": HammingTreeLearner}
+TREE_LEARNERS = {"tree": TreeLearner, "hamming_tree": HammingTreeLearner,
+                 "label_trees": LabelTreesLearner}
 LEARNERS = {"stump": StumpLearner, **TREE_LEARNERS, "product": ProductLearner}
 
 #: ``weak_learner="auto"`` grows trees on more examples than this, stumps up to it. Measured
@@ -64,7 +67,7 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
 
     Parameters
     ----------
-    name : {"stump", "tree", "hamming_tree", "product"}
+    name : {"stump", "tree", "hamming_tree", "label_trees", "product"}
     dataset : Dataset
     mode : int
         Confidence mode code.
@@ -104,6 +107,6 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
 
 __all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "MAX_LEAVES", "TREE_LEARNERS", "BestOfLearner",
            "CategoricalHypothesis", "ExactStumpLearner", "HammingTreeHypothesis",
-           "HammingTreeLearner",
+           "HammingTreeLearner", "LabelTreesHypothesis", "LabelTreesLearner",
            "ProductHypothesis", "ProductLearner", "StumpHypothesis", "StumpLearner",
            "TermHypothesis", "TreeHypothesis", "TreeLearner", "make_learner"]

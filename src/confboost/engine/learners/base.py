@@ -53,7 +53,8 @@ class PartitionHypothesis:
         raise NotImplementedError
 
     def blocks(self, X):
-        """Block of each example, shape (n_samples,).
+        """Block of each example, shape (n_samples,) (a partition of X × Y with a block per
+        example and label: (n_samples, k)).
 
         Parameters
         ----------
@@ -72,6 +73,12 @@ class PartitionHypothesis:
         """
         raise NotImplementedError
 
+    def block_outputs(self, blocks):
+        """h(x, l) of examples in blocks ``blocks`` (``blocks``'s output), shape
+        (n_samples, k): each example's row of ``values`` (a hypothesis with a block per
+        example and label reads its own column of each)."""
+        return self.values[blocks]
+
     @classmethod
     def add_scores(cls, hypotheses, alphas, frame, scores):
         """Add Σ α h(x, ·) of hypotheses of this type to ``scores`` (n_samples, k).
@@ -80,7 +87,7 @@ class PartitionHypothesis:
         (stumps: one kernel pass); the default adds one hypothesis at a time.
         """
         for hypothesis, alpha in zip(hypotheses, alphas, strict=True):
-            scores += alpha * hypothesis.values[hypothesis.blocks(frame)]
+            scores += alpha * hypothesis.block_outputs(hypothesis.blocks(frame))
 
     def columns_read(self):
         """(kind, table position) of every column the hypothesis reads at predict time,
@@ -220,8 +227,9 @@ class PartitionFit:
     Attributes
     ----------
     hypothesis : PartitionHypothesis
-    train_blocks : ndarray of shape (n_samples,), uint8
-        Block of each training example.
+    train_blocks : ndarray of shape (n_samples,), uint8, or (n_samples, k), uint16
+        Block of each training example (of each example and label, for a hypothesis on
+        X × Y with a partition per label).
     weight_pos, weight_neg : ndarray of shape (n_blocks, k)
         W+ and W- of each block under the weights the learner was given.
     criterion : float

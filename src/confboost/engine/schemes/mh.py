@@ -19,6 +19,7 @@ import numpy as np
 from confboost.data.dataset import LabelSigns
 from confboost.engine.alpha import choose_alpha
 from confboost.engine.reduction import LOCAL
+from confboost.kernels.label_update import apply_label_partition
 from confboost.kernels.weight_update import (
     LOSS_ARGMAX,
     LOSS_PAIRS,
@@ -182,10 +183,12 @@ class MHScheme:
     def apply_round(self, train_blocks, steps, factors):
         """The pass of ``update`` over these rows (``kernels.update.apply_partition``):
         D ← D · factors, f ← f + steps, by block and label sign; returns (Σ D, the
-        training loss) of these rows."""
+        training loss) of these rows. Blocks per example and label, shape (n, k) (a tree
+        per label, ``learners/label_trees.py``), take ``kernels.label_update``'s pass."""
+        kernel = apply_label_partition if train_blocks.ndim == 2 else apply_partition
         with serial_below(self.weights.size):
-            return apply_partition(self.weights, self.labels.sign_index, train_blocks, steps,
-                                   factors, self.scores, self._loss_kind, self._loss_weights)
+            return kernel(self.weights, self.labels.sign_index, train_blocks, steps, factors,
+                          self.scores, self._loss_kind, self._loss_weights)
 
     def train_loss(self):
         """The loss the scheme's theorem bounds, on the training set after the last

@@ -1,0 +1,217 @@
+"""One tree per label: ``LabelTreesLearner`` and ``LabelTreesHypothesis``.
+
+A domain-partitioning hypothesis on X × Y (paper §7.1) need not split every label's
+examples the same way. Here each label l has its own tree, whose leaves X_j^l give the
+blocks X_j^l × {l}; the pair (x, l) lies in block (l, j) where x reaches leaf j of tree l,
+and h(x, l) is that leaf's value. Under AdaBoost.MH the round's Z is then a sum over labels,
+
+    Z_t = Σ_l Z_t^l,   Z_t^l = Σ_j Σ_{i ∈ X_j^l} D_t(i, l) exp(-Y_i[l] h(x_i, l)),
+
+and each term depends on tree l alone: minimising Z_t is minimising each label's share, so
+tree l is grown by the usual tree learner (``learners/tree.py``, best-first by the drop in
+Z) on label l's own masses W+ and W- alone, with the confidence rule of §4.1 at its leaves
+(Eq. 9 for real confidences). A shared tree (``TreeLearner``) splits every label's examples
+at the same nodes; k trees a round let each label find its own splits, for k times the
+histogram work of a one-label tree.
+
+The hypothesis numbers its blocks label after label: tree l's leaves are blocks
+``offsets[l] .. offsets[l] + n_leaves_l - 1``, ``values`` has a row per block and a column
+per label (0 off the block's own label), and ``blocks(X)`` gives a block per example and
+label, shape (n, k) (the MH update's kernel for it: ``kernels/label_update.py``).
+"""
+
+import numpy as np
+
+from confboost.data.dataset import LabelSigns
+from confboost.engine.learners.base import PartitionFit, PartitionHypothesis
+from confboost.engine.learners.tree import TreeLearner
+from confboost.engine.learners.tree_hypothesis import TreeHypothesis
+from confboost.utils.dtypes import WEIGHT_DTYPE
+from confboost.utils.untrusted import fail, prefixed, read_list, require
+
+#: Blocks of a pair: every tree's leaves, numbered label after label, fit in uint16.
+LABEL_BLOCK_DTYPE = np.uint16
+MAX_LABEL_BLOCKS = int(np.iinfo(LABEL_BLOCK_DTYPE).max) + 1
+
+
+def _label_name(classes, label):
+    return f"label {label}" if classes is None else str(classes[label])
+
+
+class LabelTreesHypothesis(PartitionHypothesis):
+    """k trees, tree l giving h(x, l): a partition of X × Y into blocks X_j^l × {l}.
+
+    Parameters
+    ----------
+    trees : sequence of TreeHypothesis
+        Tree l's ``values`` has shape (n_leaves_l, 1): h(x, l) on its leaves.
+
+    Attributes
+    ----------
+    offsets : ndarray of shape (k,), intp
+        The first block of each tree's leaves.
+    values : ndarray of shape (n_blocks, k)
+        h on each block and label: tree l's leaf values in column l, rows
+        ``offsets[l]:offsets[l] + n_leaves_l``; 0 elsewhere.
+    """
+
+    type_name = "label_trees"
+    test_layout = "label_trees"
+
+    def __init__(self, trees):
+        self.trees = list(trees)
+        sizes = np.array([tree.values.shape[0] for tree in self.trees], dtype=np.intp)
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        self.values = np.zeros((int(sizes.sum()), len(self.trees)), dtype=np.float64)
+        for label, tree in enumerate(self.trees):
+            start = self.offsets[label]
+            self.values[start: start + sizes[label], label] = tree.values[:, 0]
+
+    def features(self):
+        """Table positions of the columns any tree tests."""
+        return sorted({column for tree in self.trees for column in tree.features()})
+
+    def test_columns(self):
+        """The column of every node, tree after tree."""
+        return np.concatenate([tree.test_columns() for tree in self.trees])
+
+    def tested_points(self, column):
+        thresholds, values = [], []
+        for tree in self.trees:
+            more_thresholds, more_values = tree.tested_points(column)
+            thresholds += more_thresholds
+            values += more_values
+        return thresholds, values
+
+    def columns_read(self):
+        return [read for tree in self.trees for read in tree.columns_read()]
+
+    def with_columns(self, position):
+        return type(self)([tree.with_columns(position) for tree in self.trees])
+
+    def blocks(self, X):
+        """Block of each example and label, shape (n_samples, k), uint16."""
+        out = None
+        for label, tree in enumerate(self.trees):
+            leaves = tree.blocks(X)
+            if out is None:
+                out = np.empty((leaves.shape[0], len(self.trees)), dtype=LABEL_BLOCK_DTYPE)
+            out[:, label] = leaves + self.offsets[label]
+        return out
+
+    def block_outputs(self, blocks):
+        """h(x, l) of examples with blocks ``blocks``, shape (n_samples, k)."""
+        return self.values[blocks, np.arange(self.values.shape[1])[None, :]]
+
+    def parts(self):
+        """Tree l as a ``TreeHypothesis`` of k output columns (its values in column l, 0 in
+        the others) with its leaves' training cover, one per label: the hypothesis is their
+        sum, which the explanations use."""
+        parts = []
+        for label, tree in enumerate(self.trees):
+            rows = slice(self.offsets[label], self.offsets[label] + tree.values.shape[0])
+            part = TreeHypothesis(*tree._structure(), self.values[rows])
+            part.cover = None if self.cover is None else np.asarray(self.cover)[rows]
+            parts.append(part)
+        return parts
+
+    def describe(self, names=None, classes=None, scale=1.0):
+        return "\n".join(f"{_label_name(classes, label)}:\n  "
+                         + tree.describe(names, None, scale).replace("\n", "\n  ")
+                         for label, tree in enumerate(self.trees))
+
+    def to_dict(self):
+        return {"type": self.type_name, "trees": [tree.to_dict() for tree in self.trees]}
+
+    @classmethod
+    def from_dict(cls, data, n_labels=None):
+        """Inverse of ``to_dict``; ValueError naming the bad field (``trees[l].…``)."""
+        entries = read_list(require(data, "trees", "label trees"), "trees", n_labels)
+        if not entries:
+            fail("trees", "must hold one tree per label", entries)
+        trees = []
+        for label, entry in enumerate(entries):
+            if require(entry, "type", f"trees[{label}]") != TreeHypothesis.type_name:
+                fail(f"trees[{label}].type", "must be 'tree'", entry["type"])
+            try:
+                trees.append(TreeHypothesis.from_dict(entry, n_labels=1))
+            except ValueError as error:
+                raise prefixed(f"trees[{label}].", error) from None
+        n_blocks = sum(tree.values.shape[0] for tree in trees)
+        if n_blocks > MAX_LABEL_BLOCKS:
+            fail("trees", f"at most {MAX_LABEL_BLOCKS} leaves in all", n_blocks)
+        return cls(trees)
+
+
+class LabelTreesLearner:
+    """Grows one tree per label (``TreeLearner`` on that label's masses alone), the
+    round's hypothesis a ``LabelTreesHypothesis``.
+
+    Parameters
+    ----------
+    mode : int
+        Confidence mode code (``criterion.MODES``).
+    smoothing : float
+        ε for the real confidences.
+    max_leaves : int
+        Most leaves of each tree, 2 .. 255.
+    max_depth : int or None
+        Most splits from the root to a leaf.
+    min_leaf_weight : float
+        Least weight of a leaf: W+ + W- of its label, of the round's weights (which sum
+        to 1 over all labels).
+    """
+
+    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
+        self.max_leaves = max_leaves
+        # one learner for every label's tree: the trees are grown one after the other, so
+        # they share its histograms and work arrays
+        self._tree = TreeLearner(mode, smoothing, max_leaves, max_depth, min_leaf_weight)
+        self._signs = None  # (the labels, each label's LabelSigns)
+
+    def release_work(self):
+        """Drop the arrays kept across rounds (as ``TreeLearner.release_work``)."""
+        self._tree.release_work()
+
+    def _label_signs(self, labels):
+        """Each label's signs as a one-column ``LabelSigns``, kept while ``labels`` is."""
+        if self._signs is None or self._signs[0] is not labels:
+            self._signs = (labels, [LabelSigns.from_signs(labels.signs[:, [label]])
+                                    for label in range(labels.n_labels)])
+        return self._signs[1]
+
+    def fit(self, dataset, weights, labels):
+        """One tree per label for weights ``W`` (n_samples, k) and ``labels``.
+
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k)
+        labels : LabelSigns
+
+        Returns
+        -------
+        PartitionFit
+            ``train_blocks`` of shape (n_samples, k), uint16; ``criterion`` Σ_l Z_t^l.
+        """
+        n_samples, k = weights.shape
+        if k * self.max_leaves > MAX_LABEL_BLOCKS:
+            raise ValueError(f"weak_learner='label_trees' grows a tree per label: {k} labels "
+                             f"of max_leaves={self.max_leaves} leaves exceed "
+                             f"{MAX_LABEL_BLOCKS} leaves in all; lower max_leaves")
+        weights = np.asarray(weights, dtype=WEIGHT_DTYPE)
+        fits = [self._tree.fit(dataset, np.ascontiguousarray(weights[:, [label]]), signs)
+                for label, signs in enumerate(self._label_signs(labels))]
+        hypothesis = LabelTreesHypothesis([fit.hypothesis for fit in fits])
+        train_blocks = np.empty((n_samples, k), dtype=LABEL_BLOCK_DTYPE)
+        weight_pos = np.zeros_like(hypothesis.values)
+        weight_neg = np.zeros_like(hypothesis.values)
+        for label, fit in enumerate(fits):
+            start = hypothesis.offsets[label]
+            rows = slice(start, start + fit.weight_pos.shape[0])
+            train_blocks[:, label] = fit.train_blocks + start
+            weight_pos[rows, label] = fit.weight_pos[:, 0]
+            weight_neg[rows, label] = fit.weight_neg[:, 0]
+        return PartitionFit(hypothesis=hypothesis, train_blocks=train_blocks,
+                            weight_pos=weight_pos, weight_neg=weight_neg,
+                            criterion=float(sum(fit.criterion for fit in fits)))

@@ -1,0 +1,180 @@
+"""A tree per label (``learners/label_trees.py``): the update kernel against its naive twin,
+each label's tree against the one-label tree learner, Z of the chosen partition and the MH
+update against direct computations, and the predict, save, pickle, explain and print round
+trips."""
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from confboost import BoostClassifier
+from confboost.data.dataset import Dataset, LabelSigns
+from confboost.engine.learners import HYPOTHESIS_TYPES
+from confboost.engine.learners.base import label_masses
+from confboost.engine.learners.label_trees import (
+    LabelTreesHypothesis,
+    LabelTreesLearner,
+)
+from confboost.engine.learners.tree import TreeLearner
+from confboost.engine.schemes.mh import MHScheme
+from confboost.estimators import load
+from confboost.kernels.criterion_numpy import REAL
+from confboost.kernels.label_update import apply_label_partition, apply_label_partition_naive
+from tests.conftest import random_problem
+
+SMOOTHING = 1e-6
+
+
+def _problem(rng, k=3, n_samples=300):
+    X, signs, weights = random_problem(rng, n_samples=n_samples, n_features=4, k=k,
+                                       missing=0.1, distinct=7)
+    return X, Dataset.from_array(X, 255), LabelSigns.from_signs(signs), weights
+
+
+@pytest.mark.parametrize("loss_kind", [0, 1])
+@pytest.mark.parametrize("one_column", [True, False])
+def test_apply_label_partition_equals_naive(rng, loss_kind, one_column):
+    k, n = 4, 200
+    _, signs, weights = random_problem(rng, n_samples=n, k=k)
+    if loss_kind == 1:  # single-label signs
+        signs = -np.ones((n, k), dtype=np.int8)
+        signs[np.arange(n), rng.integers(0, k, n)] = 1
+    sign_index = (signs < 0).astype(np.uint8)
+    blocks = rng.integers(0, 9, size=(n, k)).astype(np.uint16)
+    steps = rng.normal(size=(9, k))
+    steps[2, 1] = 0.0  # a score of exactly 0 counts as an error
+    factors = np.stack([np.exp(-steps), np.exp(steps)], axis=-1) / 1.3
+    scores = np.round(rng.normal(size=(n, k)), 1)
+    loss_weights = rng.random((n, 1 if one_column else k))
+    fast = [weights.copy(), scores.copy()]
+    naive = [weights.copy(), scores.copy()]
+    got = apply_label_partition(fast[0], sign_index, blocks, steps, factors, fast[1],
+                                loss_kind, loss_weights)
+    want = apply_label_partition_naive(naive[0], sign_index, blocks, steps, factors,
+                                       naive[1], loss_kind, loss_weights)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(fast[0], naive[0], rtol=1e-12)
+    np.testing.assert_allclose(fast[1], naive[1], rtol=1e-12)
+
+
+def test_each_label_tree_is_the_one_label_tree(rng):
+    _, dataset, labels, weights = _problem(rng)
+    fit = LabelTreesLearner(REAL, SMOOTHING, max_leaves=5).fit(dataset, weights, labels)
+    hypothesis = fit.hypothesis
+    for label in range(3):
+        alone = TreeLearner(REAL, SMOOTHING, max_leaves=5).fit(
+            dataset, np.ascontiguousarray(weights[:, [label]]),
+            LabelSigns.from_signs(labels.signs[:, [label]]))
+        tree = hypothesis.trees[label]
+        np.testing.assert_array_equal(tree.column, alone.hypothesis.column)
+        np.testing.assert_array_equal(tree.threshold, alone.hypothesis.threshold)
+        np.testing.assert_array_equal(tree.values, alone.hypothesis.values)
+        np.testing.assert_array_equal(fit.train_blocks[:, label],
+                                      alone.train_blocks + hypothesis.offsets[label])
+
+
+def test_z_of_the_chosen_partition_by_brute_force(rng):
+    """Z_t = Σ_l Σ_j 2 √(W+_jl W-_jl) over the blocks X_j^l × {l} (Eq. 10), each block's
+    masses summed directly over the examples the hypothesis sends there."""
+    X, dataset, labels, weights = _problem(rng)
+    weights = weights / weights.sum()
+    fit = LabelTreesLearner(REAL, SMOOTHING, max_leaves=6).fit(dataset, weights, labels)
+    blocks = fit.hypothesis.blocks(X)
+    np.testing.assert_array_equal(blocks, fit.train_blocks)
+    z = 0.0
+    for label in range(3):
+        for block in np.unique(blocks[:, label]):
+            here = blocks[:, label] == block
+            plus = weights[here & (labels.signs[:, label] > 0), label].sum()
+            minus = weights[here & (labels.signs[:, label] < 0), label].sum()
+            z += 2.0 * np.sqrt(plus * minus)
+            assert fit.weight_pos[block, label] == pytest.approx(plus, rel=1e-12, abs=1e-15)
+            assert fit.weight_neg[block, label] == pytest.approx(minus, rel=1e-12, abs=1e-15)
+            assert not np.any(fit.hypothesis.values[block, np.arange(3) != label])
+    assert fit.criterion == pytest.approx(z, rel=1e-10)
+
+
+def test_mh_update_with_a_block_per_label(rng):
+    """D_{t+1}(i, l) = D_t(i, l) exp(-α Y h(x_i, l)) / Z_t, f += α h, computed directly."""
+    X, dataset, labels, weights = _problem(rng)
+    scheme = MHScheme(labels.signs, np.ones(X.shape[0]), single_label=False)
+    before = scheme.weights.copy()
+    fit = LabelTreesLearner(REAL, SMOOTHING, max_leaves=4).fit(
+        dataset, scheme.learner_weights, scheme.labels)
+    alpha = 0.7
+    outputs = fit.hypothesis.block_outputs(fit.hypothesis.blocks(X))
+    unnormalised = before * np.exp(-alpha * labels.signs * outputs)
+    z = scheme.update(fit, alpha)
+    assert z == pytest.approx(unnormalised.sum(), rel=1e-12)
+    np.testing.assert_allclose(scheme.weights, unnormalised / unnormalised.sum(), rtol=1e-10)
+    np.testing.assert_allclose(scheme.scores, alpha * outputs, rtol=1e-12)
+
+
+def test_label_masses_split_per_label(rng):
+    _, dataset, labels, weights = _problem(rng)
+    fit = LabelTreesLearner(REAL, SMOOTHING, max_leaves=3).fit(dataset, weights, labels)
+    pos, neg = label_masses(weights, labels)
+    np.testing.assert_allclose(fit.weight_pos.sum(axis=0), pos.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(fit.weight_neg.sum(axis=0), neg.sum(axis=0), rtol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def digits_model():
+    X, y = load_digits(return_X_y=True)
+    model = BoostClassifier(6, weak_learner="label_trees", max_leaves=4,
+                            calibration=None).fit(X[:600], y[:600])
+    return model, X[600:700]
+
+
+def test_predict_save_and_pickle_round_trips(digits_model, tmp_path):
+    model, X = digits_model
+    assert isinstance(model.model_.hypotheses[0], LabelTreesHypothesis)
+    scores = model.decision_function(X)
+    np.testing.assert_allclose(list(model.staged_decision_function(X))[-1], scores)
+    path = tmp_path / "model.json"
+    model.save(path)
+    np.testing.assert_array_equal(load(path).decision_function(X), scores)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).decision_function(X),
+                                  scores)
+
+
+def test_explanations_sum_to_the_scores(digits_model):
+    model, X = digits_model
+    contributions = model.explain(X[:20])
+    np.testing.assert_allclose(contributions.sum(axis=-1), model.decision_function(X[:20]),
+                               atol=1e-10)
+
+
+def test_printed_with_a_tree_per_class(digits_model):
+    model, _ = digits_model
+    text = model.model_.hypotheses[0].describe(classes=[f"c{i}" for i in range(10)])
+    assert all(f"c{i}:" in text for i in range(10))
+    assert text.count("->") == model.model_.hypotheses[0].values.shape[0]
+
+
+def test_saved_record_is_checked(digits_model):
+    model, _ = digits_model
+    data = json.loads(json.dumps(model.model_.hypotheses[0].to_dict()))
+    read = HYPOTHESIS_TYPES["label_trees"].from_dict(data, n_labels=10)
+    np.testing.assert_array_equal(read.values, model.model_.hypotheses[0].values)
+    with pytest.raises(ValueError, match="trees"):
+        HYPOTHESIS_TYPES["label_trees"].from_dict(data, n_labels=9)
+    wrong = json.loads(json.dumps(data))
+    wrong["trees"][2]["type"] = "stump"
+    with pytest.raises(ValueError, match=r"trees\[2\]\.type"):
+        LabelTreesHypothesis.from_dict(wrong, n_labels=10)
+    wrong = json.loads(json.dumps(data))
+    wrong["trees"][1]["values"] = [[1.0, 2.0]] * len(wrong["trees"][1]["values"])
+    with pytest.raises(ValueError, match=r"trees\[1\]\.values"):
+        LabelTreesHypothesis.from_dict(wrong, n_labels=10)
+    with pytest.raises(ValueError, match="trees"):
+        LabelTreesHypothesis.from_dict({"type": "label_trees"}, n_labels=10)
+
+
+def test_not_under_mr():
+    X, y = load_digits(return_X_y=True)
+    with pytest.raises(ValueError, match="label_trees.*mh"):
+        BoostClassifier(2, scheme="mr", weak_learner="label_trees").fit(X[:100], y[:100])
