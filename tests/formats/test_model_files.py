@@ -49,6 +49,8 @@ def _fits():
     yield ("hamming_tree", BoostClassifier(3, weak_learner="hamming_tree", max_leaves=4),
            X_NUM, Y_MULTI)
     yield "product", BoostClassifier(3, weak_learner="product"), X_NUM, Y_BIN
+    yield ("label_trees", BoostClassifier(3, weak_learner="label_trees", max_leaves=4),
+           X_NUM, Y_MULTI)
     text = {"text": "text"}
     yield "mixed-stumps", BoostClassifier(8, feature_types=text), TABLE, Y_TABLE
     yield ("mixed_tree", BoostClassifier(3, weak_learner="tree", max_leaves=4,
