@@ -47,22 +47,17 @@ from confboost.dask.partitions import (
     table_columns,
     weighted_by_class,
 )
-from confboost.dask.sharded_trees import ShardedHammingTreeLearner, ShardedTreeLearner
+from confboost.dask.collective import RoundSpec
 from confboost.dask.shards import ClusterReducer, Shards, build_shards
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import smoothing_from_totals
-from confboost.engine.learners import make_learner
 from confboost.training.checkpoint import Checkpoint
 from confboost.training.fit_runs import Fit
 from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint, eval_pairs
 from confboost.training.holdout import encode_eval_labels
 from confboost.training.inputs import ArrayInput, TableInput
 from confboost.training.round_scores import EvalSet
-
-#: The tree learners over shards, by ``weak_learner``.
-SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
-
 
 def check_supported(params):
     """ValueError naming each parameter the cluster does not train with, and why."""
@@ -419,15 +414,14 @@ class ClusterFit(Fit):
 
     def _learner(self, dataset, smoothing, k):
         """The run's shards (``_build_shards``: ``Fit._part`` makes the learner after the
-        scheme), then its learner: the local one over their reducer, or a sharded tree."""
+        scheme), then its learner: each round the local learner and the scheme's update on
+        every worker (``collective.CollectiveLearner``)."""
         self._build_shards()
-        name = self.known["weak_learner_"]
-        if name in SHARDED_TREES:
-            return SHARDED_TREES[name](self.mode, smoothing, self.placed.shards, k,
-                                       **self.probe._tree_params(self.known["max_leaves_"]))
-        return make_learner(name, dataset, self.mode, smoothing,
-                            n_terms=int(self.params.product_terms),
-                            reducer=self.placed.reducer)
+        return self.placed.reducer.learner(RoundSpec(
+            self.known["weak_learner_"], self.mode, smoothing, self.params.alpha,
+            self.known["learning_rate_"],
+            {"n_terms": int(self.params.product_terms),
+             **self.probe._tree_params(self.known["max_leaves_"])}))
 
     def _run_callbacks(self, weight):
         return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards)]
