@@ -35,28 +35,28 @@ def _per_round(fit):
     """(seconds per round, whole fit of ROUNDS rounds, accuracy model, trips per round)."""
     trips = _counted_trips()
     one, _ = _timed(lambda: fit(1))
-    trips_one = trips[0]
+    trips_one = trips()
     whole, model = _timed(lambda: fit(ROUNDS))
     return ((whole - one) / (ROUNDS - 1), whole, model,
-            (trips[0] - 2 * trips_one) / (ROUNDS - 1))
+            (trips() - 2 * trips_one) / (ROUNDS - 1))
 
 
 def _counted_trips():
-    """A one-item list counting the round trips of ``Shards.total`` (every wait of the
-    client for the shards' sums) from now on; [0] on one machine."""
-    count = [0]
+    """A function giving the round trips the client has waited for (``Shards.trips`` of
+    every set of shards made from now on; a round is one); 0 on one machine."""
+    made = []
     try:
         from confboost.dask import shards
     except ImportError:  # no dask: the local rows only
-        return count
-    total = shards.Shards.total
+        return lambda: 0
+    init = shards.Shards.__init__
 
-    def counted(self, futures):
-        count[0] += 1
-        return total(self, futures)
+    def counted(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
 
-    shards.Shards.total = counted
-    return count
+    shards.Shards.__init__ = counted
+    return lambda: sum(each.trips for each in made)
 
 
 #: The weak learners timed, by row name.

@@ -24,7 +24,7 @@ from confboost import BoostClassifier, load
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 from confboost.dask import DaskBoostClassifier  # noqa: E402
-from confboost.dask.sharded_trees import tree_code_blocks  # noqa: E402
+from confboost.dask.collective import tree_code_blocks  # noqa: E402
 
 CHUNKS = (37, 150, 13, 200)  # uneven partitions, 400 rows
 

@@ -34,6 +34,7 @@ from dask.base import tokenize
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
+from confboost.dask.collective import RoundSpec
 from confboost.dask.partitions import (
     bin_sample,
     computed,
@@ -47,7 +48,6 @@ from confboost.dask.partitions import (
     table_columns,
     weighted_by_class,
 )
-from confboost.dask.collective import RoundSpec
 from confboost.dask.shards import ClusterReducer, Shards, build_shards
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.engine.callbacks import TrainingCallback
@@ -58,6 +58,7 @@ from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint
 from confboost.training.holdout import encode_eval_labels
 from confboost.training.inputs import ArrayInput, TableInput
 from confboost.training.round_scores import EvalSet
+
 
 def check_supported(params):
     """ValueError naming each parameter the cluster does not train with, and why."""

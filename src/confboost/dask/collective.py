@@ -510,12 +510,19 @@ def shard_listen(shard, timeout):
 
 
 def shard_round(shard, rank, size, address, token, spec, round_index, timeout):
-    """One round on this rank's shard (module docstring); rank 0 returns its ``Recorded``.
+    """One round on this rank's shard, as a task (``run_round``).
 
     The task leaves the worker's thread pool first (``distributed.secede``): it waits on
     the other ranks' tasks, which must be able to start even on workers of one thread, or
     under another fit's rounds."""
     secede()
+    return run_round(shard, rank, size, address, token, spec, round_index, timeout)
+
+
+def run_round(shard, rank, size, address, token, spec, round_index, timeout):
+    """One round on this rank's shard (module docstring), joining the collective of
+    ``token`` on its first; rank 0 returns the round's ``Recorded``, the others None. A
+    failure closes the shard's sockets (its peers' reads then fail too)."""
     if shard.rounds != round_index:
         raise RuntimeError(f"shard at round {shard.rounds} asked for round {round_index} "
                            "(recomputed after a lost worker)")
