@@ -444,51 +444,6 @@ def test_table_input_is_refused_clearly(client):
 
 
 
-def test_a_tree_costs_a_round_trip_per_batch_of_splits(client, monkeypatch):
-    """The nodes that may split next are partitioned in one round trip: trees of 8 leaves
-    cost fewer trips than grown a split per trip (``batch`` 1: at least 7 each), and are
-    those trees: the same tests, values equal to rounding (two fits may list a cluster's
-    shards in another order, so their sums are added in another order: seen 4e-16 on 3
-    workers); the leaves' W+/W- come with the splits."""
-    from confboost.dask import sharded_trees
-
-    trips = []
-    grow = sharded_trees.grow_tree
-
-    def counted(rows, *args):
-        tree = grow(rows, *args)
-        trips.append(rows.trips)
-        return tree
-
-    monkeypatch.setattr(sharded_trees, "grow_tree", counted)
-    X, y = _data("multiclass")
-    # each partition on a worker of its own choosing, so both fits sum the same shards
-    workers = sorted(client.scheduler_info()["workers"])
-    edges = np.cumsum((0, *CHUNKS))
-
-    def placed(a):
-        return da.concatenate([
-            da.from_delayed(client.scatter(a[start:stop], workers=[workers[i % len(workers)]]),
-                            shape=(stop - start, *a.shape[1:]), dtype=a.dtype)
-            for i, (start, stop) in enumerate(zip(edges[:-1], edges[1:], strict=True))])
-
-    Xd, yd = placed(X), placed(y)
-    params = {"n_estimators": 3, "weak_learner": "tree", "max_leaves": 8}
-    batched = DaskBoostClassifier(client=client, calibration=None, **params).fit(Xd, yd)
-    batched_trips = trips[:]
-    trips.clear()
-    monkeypatch.setattr(sharded_trees, "HISTOGRAM_MEMORY", 0)  # one node a trip
-    one_by_one = DaskBoostClassifier(client=client, calibration=None, **params).fit(Xd, yd)
-    assert [h.values.shape[0] for h in batched.model_.hypotheses] == [8, 8, 8]
-    # 7 splits a tree, and a trip for a smaller child that some shard saw as the larger
-    assert all(n >= 7 for n in trips), trips
-    assert sum(batched_trips) < sum(trips), (batched_trips, trips)
-    _assert_same_model(batched, one_by_one)
-    for key in ("alpha", "z", "train_loss"):
-        np.testing.assert_allclose(batched.history_[key], one_by_one.history_[key],
-                                   rtol=1e-12)
-
-
 def test_a_worker_without_partitions_changes_nothing():
     """Three workers, two partitions: one worker holds no rows, and the model is the local
     one (LightGBM-Dask users meet a hang or an error here)."""

@@ -164,6 +164,9 @@ def join(rank, size, server, address, token, timeout):
     """This rank's ``Link``: rank 0 accepts the others on ``server``; another rank
     connects to ``address``. Each connection starts with the fit's ``token`` and the rank."""
     if rank == 0:
+        if server is None and size > 1:
+            raise RuntimeError("rank 0 of the collective has lost its listening socket (its "
+                               "shard was moved or recomputed after a lost worker)")
         peers = {}
         while len(peers) < size - 1:
             peer, _ = server.accept()

@@ -16,8 +16,7 @@ partitions and replays the rounds (``collective.shard_replay``) before trying ag
 ``ClusterReducer`` is the client scheme's ``engine/reduction.Reducer``: the client's
 scheme of no rows runs the same ``choose_alpha`` and ``update`` as the workers' and reads
 each sum from the round's log; the covers of the fit's hypotheses are one reduction over
-the shards after the rounds (up to ``CLIENT_SUM`` shards added on the client, above by a
-reduction tree on the workers).
+the shards after the rounds, added on the client.
 """
 
 import dataclasses
@@ -74,6 +73,13 @@ class Shard:
             if held is not None:
                 held.close()
         self.link = self.server = None
+
+    def __getstate__(self):
+        """A copy (Dask moving the shard, or recomputing it) without the collective's
+        state: its rounds then fail at once (``collective.join``) and the fit rebuilds."""
+        state = dict(self.__dict__)
+        state.update(link=None, server=None, token=None, reducer=None, learner=None)
+        return state
 
     def __del__(self):
         self.close()
@@ -221,28 +227,11 @@ def _add(*parts):
 
 
 def _pairwise(parts):
-    """``parts`` summed by pairwise additions in the order of ``_tree_sum`` (new arrays)."""
+    """``parts`` summed by pairwise additions, neighbours first (new arrays)."""
     while len(parts) > 1:
         parts = ([_add(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
                  + parts[len(parts) - len(parts) % 2:])
     return _add(parts[0])
-
-
-#: The most shards whose results the client gathers and adds itself (above: a reduction
-#: tree on the workers). The client then receives CLIENT_SUM results a trip, each the size
-#: of one histogram, and the trip saves the tree's hops between workers.
-CLIENT_SUM = 8
-
-
-def _tree_sum(client, futures):
-    """The arrays (or lists of arrays) of ``futures`` summed by pairwise additions on the
-    workers (a reduction tree: no worker receives more than two). The client may change
-    what it receives: every task returns new arrays (a new list)."""
-    while len(futures) > 1:
-        paired = [client.submit(_add, futures[i], futures[i + 1], pure=False)
-                  for i in range(0, len(futures) - 1, 2)]
-        futures = paired + futures[len(futures) - len(futures) % 2:]
-    return futures[0]
 
 
 def _first_error(futures, timeout):
@@ -300,7 +289,7 @@ class Shards:
             size = len(self.futures)
             futures = [self.client.submit(shard_round, future, rank, size, self.address,
                                           self.token, spec, len(self.steps), self.timeout,
-                                          workers=[worker], allow_other_workers=False,
+                                          workers=[worker], allow_other_workers=True,
                                           pure=False)
                        for rank, (future, worker) in enumerate(zip(self.futures, self.workers,
                                                                    strict=True))]
@@ -323,12 +312,9 @@ class Shards:
 
     def total(self, futures):
         """The sum of the values (arrays, floats, or lists or tuples of them) of
-        ``futures`` (new arrays, which the caller may change): added on the client up to
-        ``CLIENT_SUM`` of them, else by the reduction tree on the workers. One round trip.
-        """
+        ``futures`` (new arrays, which the caller may change), added on the client in a
+        fixed pairwise order. One round trip."""
         self.trips += 1
-        if len(futures) > CLIENT_SUM:
-            return _tree_sum(self.client, futures).result(timeout=self.timeout)
         wait(futures, timeout=self.timeout)
         return _pairwise(self.client.gather(futures))
 
@@ -371,5 +357,5 @@ class Shards:
             self.trips += 1
             self.address = self.client.submit(
                 shard_listen, futures[0], self.timeout, workers=[self.workers[0]],
-                allow_other_workers=False, pure=False).result(timeout=self.timeout)
+                allow_other_workers=True, pure=False).result(timeout=self.timeout)
         self.futures = futures
