@@ -191,7 +191,8 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
                decoding="loss", mr=False):
     """The shard of a worker's partitions ``pieces`` ((X, y, w, value codes) each),
     concatenated: bin its rows (the header's bins and columns, its categorical columns with
-    the partitions' value codes), encode its labels, start D (AdaBoost.MO with a code of
+    the partitions' value codes, its text columns' postings of the partitions' documents),
+    encode its labels, start D (AdaBoost.MO with a code of
     more than one bit: MH on the code-relabelled signs, ``MOScheme``; AdaBoost.MR on
     single-label data, ``mr``: ``MRScheme``)."""
     X = np.concatenate([piece[0] for piece in pieces])
@@ -214,7 +215,11 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
     categorical = [dataclasses.replace(column, codes=column_codes)
                    for column, column_codes in zip(header.categorical, value_codes,
                                                    strict=True)]
-    dataset = dataclasses.replace(header, codes=codes, categorical=categorical,
+    # a text column's documents follow the value codes; the header's column (a
+    # ``text.ColumnVocabulary``) makes their postings over the common vocabulary
+    text = [column.of_rows(np.concatenate([piece[3][len(categorical) + c] for piece in pieces]))
+            for c, column in enumerate(header.text)]
+    dataset = dataclasses.replace(header, codes=codes, categorical=categorical, text=text,
                                   n_samples=X.shape[0])
     if mr:
         scheme = MRScheme(signs, sample_weight, total_weight=total_weight)
