@@ -20,9 +20,13 @@ only where the training rows are differs:
   run) trains on shards of its own, of its rows (taken from the partitions on the
   workers); a calibration run on the main run's bins.
 
+Text columns: each one's vocabulary comes from the run's partitions' term counts, their
+postings are built on the shards and the term learner's sums go through the reducer
+(``dask/text.py``); stumps read them, and trees refuse them (``_learner``).
+
 What stays refused says why: ``trim`` (``check_supported``), a ``Checkpoint`` callback
-(``_refuse_checkpoints``), multi-label MR (``read_inputs``) and text columns
-(``partitions.table_columns``).
+(``_refuse_checkpoints``), multi-label MR (``read_inputs``) and trees on text columns
+(``_learner``).
 """
 
 import dataclasses
@@ -49,10 +53,16 @@ from confboost.dask.partitions import (
 )
 from confboost.dask.sharded_trees import ShardedHammingTreeLearner, ShardedTreeLearner
 from confboost.dask.shards import ClusterReducer, Shards, build_shards
+from confboost.dask.text import (
+    ClusterTermLearner,
+    ColumnVocabulary,
+    merged_vocabulary,
+    partition_terms,
+)
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import smoothing_from_totals
-from confboost.engine.learners import make_learner
+from confboost.engine.learners import BestOfLearner, TermLearner, make_learner
 from confboost.training.checkpoint import Checkpoint
 from confboost.training.fit_runs import Fit
 from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint, eval_pairs
@@ -252,7 +262,7 @@ class ClusterFit(Fit):
     # -- stage 1: summaries of the partitions, never their rows ---------------------------
     def read_inputs(self, X, y, sample_weight=None):
         p, client = self.params, self.client
-        table = (table_columns(client, X, p.feature_types, self.timeout)
+        table = (table_columns(client, X, p.feature_types, self.timeout, p.text_expert)
                  if is_table(X, p.feature_types) else None)
         parts, n_features, names = partitions(X, y, sample_weight, table, client, self.timeout)
         summaries = computed(client, [delayed(partition_summary)(*part[:3]) for part in parts],
@@ -397,7 +407,9 @@ class ClusterFit(Fit):
 
     def _header(self, inputs, placed):
         """The main run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
-        rows drawn from its partitions ``placed``, the vocabularies."""
+        rows drawn from its partitions ``placed``, the categorical columns' vocabularies, and
+        each text column's, from the term counts of its partitions ``placed``
+        (``_text_columns``)."""
         client, n_samples = self.client, sum(placed.part_rows)
         drawn = n_samples if self.bin_rows is None else self.bin_rows
         mapper = computed(client, [delayed(fit_bins)(self.params.max_bins, *[
@@ -414,20 +426,50 @@ class ClusterFit(Fit):
                                        dtype=np.intp),
             categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
                          for position, values in sorted(inputs.vocabularies.items())],
+            text=self._text_columns(encoder, len(inputs.vocabularies), placed),
             n_samples=n_samples, n_columns=inputs.attributes["n_features_in_"])
         return self.header
 
+    def _text_columns(self, encoder, n_categorical, placed):
+        """Each text column's ``ColumnVocabulary``: the local vocabulary's rule applied to
+        the term counts of the partitions ``placed`` (one wait for all the columns; the
+        documents stay on the workers)."""
+        experts = {} if encoder is None else encoder.experts
+        if not experts:
+            return []
+        positions = sorted(experts)
+        counted = computed(self.client, [
+            [delayed(partition_terms)(part[3][n_categorical + c], experts[position])
+             for part in placed.parts] for c, position in enumerate(positions)],
+            self.timeout, "the term counts of the text columns' partitions")
+        return [ColumnVocabulary(position, merged_vocabulary(pieces, experts[position]),
+                                 experts[position])
+                for position, pieces in zip(positions, counted, strict=True)]
+
     def _learner(self, dataset, smoothing, k):
         """The run's shards (``_build_shards``: ``Fit._part`` makes the learner after the
-        scheme), then its learner: the local one over their reducer, or a sharded tree."""
-        self._build_shards()
+        scheme), then its learner: the local one over their reducer (its term learner's
+        sums through the reducer, ``ClusterTermLearner``), or a sharded tree."""
         name = self.known["weak_learner_"]
+        if dataset.text and name != "stump":
+            raise ValueError(
+                f"DaskBoostClassifier boosts a table with text columns with "
+                f"weak_learner='stump', not {name!r}: the sharded trees split on numeric and "
+                "categorical columns only (a node's term masses are not taken over the "
+                "shards); pass weak_learner='stump', or feature_types={column: 'ignore'} "
+                "for the text columns")
+        self._build_shards()
         if name in SHARDED_TREES:
             return SHARDED_TREES[name](self.mode, smoothing, self.placed.shards, k,
                                        **self.probe._tree_params(self.known["max_leaves_"]))
-        return make_learner(name, dataset, self.mode, smoothing,
-                            n_terms=int(self.params.product_terms),
-                            reducer=self.placed.reducer)
+        learner = make_learner(name, dataset, self.mode, smoothing,
+                               n_terms=int(self.params.product_terms),
+                               reducer=self.placed.reducer)
+        if isinstance(learner, BestOfLearner):  # the term learner: its sums on the shards
+            learner.learners = [ClusterTermLearner(self.mode, smoothing, self.placed.reducer)
+                                if type(each) is TermLearner else each
+                                for each in learner.learners]
+        return learner
 
     def _run_callbacks(self, weight):
         return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards)]

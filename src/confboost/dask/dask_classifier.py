@@ -20,7 +20,8 @@ the client receives the thresholds, never rows. On data of at most that many row
 sample is the data, so the bins, and hence the hypotheses, are those of ``BoostClassifier``
 on the gathered data (equal to rounding: the partitions' sums are added in another order).
 A categorical column's vocabulary is the union of the partitions' distinct values
-(``partitions.table_columns``), sorted, as the local encoder's.
+(``partitions.table_columns``), sorted, as the local encoder's; a text column's is the
+local rule applied to the partitions' term counts, added on the client (``text.py``).
 
 Shards are immutable (each round makes new ones), so a worker lost in the middle of
 training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
@@ -91,8 +92,10 @@ class DaskBoostClassifier(BoostClassifier):
 
     - a ``Checkpoint`` callback (the run's weights and scores stay on the workers; a lost
       worker is recovered by the fit itself);
-    - ``trim`` > 0, text columns and ``scheme="mr"`` on multi-label data (their statistics
-      are not taken over the shards yet).
+    - ``trim`` > 0 and ``scheme="mr"`` on multi-label data (their statistics are not taken
+      over the shards yet);
+    - trees on a table with text columns (the sharded trees split on numeric and
+      categorical columns only; stumps train on text: ``dask/text.py``).
 
     ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
     scored there every round, as are, under early stopping, the at most 10,000 training
