@@ -207,14 +207,6 @@ def test_dataframe_columns_by_name(client):
         model.predict(Xd).compute(), BoostClassifier(n_estimators=5).fit(frame, y).predict(X))
 
 
-@pytest.mark.parametrize("params, named", [({"trim": 0.1}, "trim=0.1")])
-def test_unsupported_settings_are_named(client, params, named):
-    X, y = _data("binary")
-    Xd, yd, _ = _dask(X, y)
-    with pytest.raises(ValueError, match=named.replace("(", r"\(")):
-        DaskBoostClassifier(client=client, **params).fit(Xd, yd)
-
-
 @pytest.mark.parametrize("scheme", ["mo", "mr"])
 def test_mo_and_mr_refuse_multilabel_data(client, scheme):
     X, y = _data("multilabel")

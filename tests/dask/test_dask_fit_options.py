@@ -120,8 +120,6 @@ def test_what_stays_refused_is_named(client, tmp_path):
     with pytest.raises(ValueError, match="Checkpoint.*stay on the workers"):
         DaskBoostClassifier(3, client=client).fit(
             Xd, yd, callbacks=[Checkpoint(tmp_path / "run.ckpt")])
-    with pytest.raises(ValueError, match="trim=0.1.*trimmed stump"):
-        DaskBoostClassifier(3, client=client, trim=0.1).fit(Xd, yd)
 
 
 def test_bin_rows_none_bins_every_row(client):

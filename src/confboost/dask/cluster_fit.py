@@ -24,9 +24,11 @@ Text columns: each one's vocabulary comes from the run's partitions' term counts
 postings are built on the shards and the term learner's sums go through the reducer
 (``dask/text.py``); stumps read them, and trees refuse them (``_learner``).
 
-What stays refused says why: ``trim`` (``check_supported``), a ``Checkpoint`` callback
-(``_refuse_checkpoints``), multi-label MR (``read_inputs``) and trees on text columns
-(``_learner``).
+Weight trimming (``trim``) is the local trimmed stump's rule from sums over the shards
+(``dask/trim.py``).
+
+What stays refused says why: a ``Checkpoint`` callback (``_refuse_checkpoints``),
+multi-label MR (``read_inputs``) and trees on text columns (``_learner``).
 """
 
 import dataclasses
@@ -59,10 +61,11 @@ from confboost.dask.text import (
     merged_vocabulary,
     partition_terms,
 )
+from confboost.dask.trim import ClusterTrimmedStumpLearner
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import smoothing_from_totals
-from confboost.engine.learners import BestOfLearner, TermLearner, make_learner
+from confboost.engine.learners import BestOfLearner, StumpLearner, TermLearner, make_learner
 from confboost.training.checkpoint import Checkpoint
 from confboost.training.fit_runs import Fit
 from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint, eval_pairs
@@ -72,14 +75,6 @@ from confboost.training.round_scores import EvalSet
 
 #: The tree learners over shards, by ``weak_learner``.
 SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
-
-
-def check_supported(params):
-    """ValueError naming each parameter the cluster does not train with, and why."""
-    if params.trim != 0:
-        raise ValueError(f"DaskBoostClassifier does not support trim={params.trim!r}: the "
-                         "trimmed stump's statistics are not taken over the shards; use "
-                         "trim=0, or BoostClassifier on gathered data")
 
 
 @dataclass
@@ -224,7 +219,6 @@ class ClusterFit(Fit):
 
     def __init__(self, estimator, mode, client):
         super().__init__(estimator, mode)
-        check_supported(self.params)
         self.client = client
         self.timeout = float(estimator.timeout)
         self.max_retries = int(estimator.max_retries)
@@ -463,8 +457,12 @@ class ClusterFit(Fit):
             return SHARDED_TREES[name](self.mode, smoothing, self.placed.shards, k,
                                        **self.probe._tree_params(self.known["max_leaves_"]))
         learner = make_learner(name, dataset, self.mode, smoothing,
+                               trim=float(self.params.trim),
                                n_terms=int(self.params.product_terms),
                                reducer=self.placed.reducer)
+        if type(learner) is StumpLearner and learner.trim > 0:  # its cut from bucket sums
+            return ClusterTrimmedStumpLearner(self.mode, smoothing, learner.trim,
+                                              self.placed.reducer)
         if isinstance(learner, BestOfLearner):  # the term learner: its sums on the shards
             learner.learners = [ClusterTermLearner(self.mode, smoothing, self.placed.reducer)
                                 if type(each) is TermLearner else each

@@ -92,8 +92,8 @@ class DaskBoostClassifier(BoostClassifier):
 
     - a ``Checkpoint`` callback (the run's weights and scores stay on the workers; a lost
       worker is recovered by the fit itself);
-    - ``trim`` > 0 and ``scheme="mr"`` on multi-label data (their statistics are not taken
-      over the shards yet);
+    - ``scheme="mr"`` on multi-label data (its prediction cut is learned from a sort of
+      every training score, not taken over the shards yet);
     - trees on a table with text columns (the sharded trees split on numeric and
       categorical columns only; stumps train on text: ``dask/text.py``).
 
