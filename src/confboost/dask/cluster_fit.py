@@ -27,8 +27,12 @@ postings are built on the shards and the term learner's sums go through the redu
 Weight trimming (``trim``) is the local trimmed stump's rule from sums over the shards
 (``dask/trim.py``).
 
-What stays refused says why: a ``Checkpoint`` callback (``_refuse_checkpoints``),
-multi-label MR (``read_inputs``) and trees on text columns (``_learner``).
+A ``Checkpoint`` callback saves, in place of the shards' state, the changes that make it
+(``dask/checkpoint.py``: the run's reducer records them), and a resume replays them on the
+shards.
+
+What stays refused says why: multi-label MR (``read_inputs``) and trees on text columns
+(``_learner``).
 """
 
 import dataclasses
@@ -40,6 +44,7 @@ from dask.base import tokenize
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
+from confboost.dask.checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
 from confboost.dask.partitions import (
     bin_sample,
     computed,
@@ -144,6 +149,7 @@ class RunPlace:
     total_weight: float
     n_positive: int
     reducer: ClusterReducer
+    recorder: RecordingReducer = None  # the reducer the scheme and learner take
     shards: Shards = None
     header: Dataset = None  # the run's Dataset of no rows (``_dataset``)
     classes: np.ndarray = None
@@ -230,7 +236,6 @@ class ClusterFit(Fit):
         self.header = None  # the main run's Dataset of no rows
 
     def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
-        _refuse_checkpoints(callbacks)
         try:
             result = super().fit(X, y, sample_weight, callbacks, eval_set, eval_names)
         except BaseException:
@@ -240,11 +245,14 @@ class ClusterFit(Fit):
             self.release()
         return result
 
-    def continue_fit(self, state, X, y, sample_weight=None, callbacks=(), eval_set=None,
-                     eval_names=None):
-        _refuse_checkpoints(callbacks)
-        return super().continue_fit(state, X, y, sample_weight, callbacks, eval_set,
-                                    eval_names)
+    def run(self, state, callbacks=(), tuner=None):
+        """``Fit.run``, each ``Checkpoint`` of the main run saving what rebuilds its
+        shards' state (``ClusterCheckpoint``)."""
+        recorder = state.main.run.scheme.reducer
+        cover = next(each for each in state.main.callbacks if isinstance(each, ClusterCover))
+        callbacks = [ClusterCheckpoint(each, recorder, cover, state.fingerprint)
+                     if isinstance(each, Checkpoint) else each for each in callbacks]
+        super().run(state, callbacks, tuner)
 
     def release(self):
         """Let the cluster drop this fit's shards (every run's)."""
@@ -363,8 +371,10 @@ class ClusterFit(Fit):
                               self.timeout, "the totals of a run's rows")
             total = float(sum(each for each, _ in totals))
             n_positive = sum(count for _, count in totals)
-        self.placed = RunPlace(parts, sizes, total, n_positive, ClusterReducer(None))
-        return {"total_weight": total, "reducer": self.placed.reducer}
+        reducer = ClusterReducer(None)
+        self.placed = RunPlace(parts, sizes, total, n_positive, reducer,
+                               RecordingReducer(reducer))
+        return {"total_weight": total, "reducer": self.placed.recorder}
 
     def _default_smoothing(self, inputs, rows, weight, k):
         return smoothing_from_totals(self.placed.total_weight, self.placed.n_positive, k)
@@ -456,21 +466,21 @@ class ClusterFit(Fit):
         if name in SHARDED_TREES:
             return SHARDED_TREES[name](self.mode, smoothing, self.placed.shards, k,
                                        **self.probe._tree_params(self.known["max_leaves_"]))
+        reducer = self.placed.recorder
         learner = make_learner(name, dataset, self.mode, smoothing,
                                trim=float(self.params.trim),
-                               n_terms=int(self.params.product_terms),
-                               reducer=self.placed.reducer)
+                               n_terms=int(self.params.product_terms), reducer=reducer)
         if type(learner) is StumpLearner and learner.trim > 0:  # its cut from bucket sums
-            return ClusterTrimmedStumpLearner(self.mode, smoothing, learner.trim,
-                                              self.placed.reducer)
+            return ClusterTrimmedStumpLearner(self.mode, smoothing, learner.trim, reducer)
         if isinstance(learner, BestOfLearner):  # the term learner: its sums on the shards
-            learner.learners = [ClusterTermLearner(self.mode, smoothing, self.placed.reducer)
+            learner.learners = [ClusterTermLearner(self.mode, smoothing, reducer)
                                 if type(each) is TermLearner else each
                                 for each in learner.learners]
         return learner
 
     def _run_callbacks(self, weight):
-        return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards)]
+        return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards),
+                RoundBlocks(self.placed.recorder)]
 
 
 def _take_piece(X, y, weight, codes, rows):
@@ -489,14 +499,6 @@ def _rows_of_parts(parts, part_rows, rows):
             taken.append(tuple(delayed(_take_piece, nout=4)(*part, local)))
             sizes.append(int(local.size))
     return taken, sizes
-
-
-def _refuse_checkpoints(callbacks):
-    if any(isinstance(callback, Checkpoint) for callback in callbacks or ()):
-        raise ValueError("DaskBoostClassifier does not take a Checkpoint callback: a "
-                         "checkpoint saves the run's weights and scores, which stay on the "
-                         "workers; a distributed fit recovers from a lost worker itself "
-                         "(max_retries)")
 
 
 def _class_factors(class_weight, classes, multilabel, summaries):

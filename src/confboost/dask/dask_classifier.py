@@ -87,11 +87,10 @@ class DaskBoostClassifier(BoostClassifier):
     data the bins come from another sample than ``BoostClassifier``'s own (it draws 200,000
     rows itself), so the thresholds, and the models, differ a little.
 
-    Everything ``BoostClassifier.fit`` takes is supported, with these exceptions, each
-    refused at ``fit`` with a ValueError that says why:
+    Everything ``BoostClassifier.fit`` takes is supported (a ``Checkpoint`` callback saves
+    the changes that rebuild the shards' state, ``checkpoint.py``), with these exceptions,
+    each refused at ``fit`` with a ValueError that says why:
 
-    - a ``Checkpoint`` callback (the run's weights and scores stay on the workers; a lost
-      worker is recovered by the fit itself);
     - ``scheme="mr"`` on multi-label data (its prediction cut is learned from a sort of
       every training score, not taken over the shards yet);
     - trees on a table with text columns (the sharded trees split on numeric and
