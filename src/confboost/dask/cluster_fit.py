@@ -31,8 +31,10 @@ A ``Checkpoint`` callback saves, in place of the shards' state, the changes that
 (``dask/checkpoint.py``: the run's reducer records them), and a resume replays them on the
 shards.
 
-What stays refused says why: multi-label MR (``read_inputs``) and trees on text columns
-(``_learner``).
+AdaBoost.MR's multi-label cut is the local one, from histograms of the shards' scores
+summed through the reducer (``dask/cut.py``: ``ClusterCut``).
+
+What stays refused says why: trees on text columns (``_learner``).
 """
 
 import dataclasses
@@ -45,9 +47,11 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
 from confboost.dask.checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
+from confboost.dask.cut import ClusterCut
 from confboost.dask.partitions import (
     bin_sample,
     computed,
+    crucial_pair_weight,
     fit_bins,
     gather_rows,
     is_dask_collection,
@@ -247,7 +251,12 @@ class ClusterFit(Fit):
 
     def run(self, state, callbacks=(), tuner=None):
         """``Fit.run``, each ``Checkpoint`` of the main run saving what rebuilds its
-        shards' state (``ClusterCheckpoint``)."""
+        shards' state (``ClusterCheckpoint``); on multi-label data, every run of MR cutting
+        its scores on the shards (``ClusterCut``)."""
+        if self.params.scheme == "mr" and self.known["_multilabel"]:
+            for part in (state.main, *state.folds):
+                if not any(isinstance(each, ClusterCut) for each in part.callbacks):
+                    part.callbacks.append(ClusterCut(part.run.scheme.reducer.inner))
         recorder = state.main.run.scheme.reducer
         cover = next(each for each in state.main.callbacks if isinstance(each, ClusterCover))
         callbacks = [ClusterCheckpoint(each, recorder, cover, state.fingerprint)
@@ -272,12 +281,6 @@ class ClusterFit(Fit):
         multilabel = np.ndim(summaries[0][1]) == 0
         if multilabel:
             classes = np.arange(summaries[0][1])
-            if p.scheme == "mr":
-                raise ValueError(
-                    "DaskBoostClassifier trains scheme='mr' (AdaBoost.MR) on single-label "
-                    "data only: on multi-label data MR's prediction cut is learned from a "
-                    "sort of every training score, not on the cluster; use scheme='mh', or "
-                    "BoostClassifier on gathered data")
         else:
             classes = np.unique(np.concatenate([summary[1] for summary in summaries]))
             if type_of_target(classes) not in ("binary", "multiclass"):
@@ -399,8 +402,17 @@ class ClusterFit(Fit):
         ``schemes.build_scheme``'s rule (``scheme="mr"`` on other than binary data)."""
         client, p, placed = self.client, self.params, self.placed
         mr = p.scheme == "mr" and (placed.multilabel or placed.classes.size > 2)
-        arguments = (placed.header, placed.classes, placed.multilabel, p.init,
-                     placed.total_weight, self.known.get("code_"), p.decoding, mr)
+        total = placed.total_weight
+        if mr and placed.multilabel:  # MR's v_1 is normalised over the crucial pairs' rows
+            total = sum(computed(client, [delayed(crucial_pair_weight)(part[1], part[2])
+                                          for part in placed.parts], self.timeout,
+                                 "the weight of the examples with a crucial pair"))
+            if not total > 0:
+                raise ValueError("AdaBoost.MR ranks a true label above a false one, and no "
+                                 "example (with positive weight) has both: every label set is "
+                                 "empty or full, so there is no crucial pair")
+        arguments = (placed.header, placed.classes, placed.multilabel, p.init, total,
+                     self.known.get("code_"), p.decoding, mr)
 
         def build():
             return build_shards(client, placed.parts, self.timeout, *arguments)

@@ -88,13 +88,10 @@ class DaskBoostClassifier(BoostClassifier):
     rows itself), so the thresholds, and the models, differ a little.
 
     Everything ``BoostClassifier.fit`` takes is supported (a ``Checkpoint`` callback saves
-    the changes that rebuild the shards' state, ``checkpoint.py``), with these exceptions,
-    each refused at ``fit`` with a ValueError that says why:
-
-    - ``scheme="mr"`` on multi-label data (its prediction cut is learned from a sort of
-      every training score, not taken over the shards yet);
-    - trees on a table with text columns (the sharded trees split on numeric and
-      categorical columns only; stumps train on text: ``dask/text.py``).
+    the changes that rebuild the shards' state, ``checkpoint.py``; multi-label MR's cut
+    comes from histograms of the shards' scores, ``cut.py``), except trees on a table with
+    text columns, refused at ``fit`` with a ValueError that says why (the sharded trees
+    split on numeric and categorical columns only; stumps train on text: ``text.py``).
 
     ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
     scored there every round, as are, under early stopping, the at most 10,000 training

@@ -65,6 +65,14 @@ def partition_totals(sample_weight):
     return float(np.sum(sample_weight)), int(np.count_nonzero(sample_weight))
 
 
+def crucial_pair_weight(y, sample_weight):
+    """Σ w of one partition's examples with a crucial pair (a true and a false label) of
+    a multi-label indicator ``y``: AdaBoost.MR's normaliser (``mr.initial_pair_weights``)."""
+    n_true = np.count_nonzero(np.asarray(y) > 0, axis=1)
+    has_pair = (n_true > 0) & (n_true < np.shape(y)[1]) & (sample_weight > 0)
+    return float(np.sum(sample_weight[has_pair]))
+
+
 def weighted_by_class(sample_weight, y, classes, factors):
     """One partition's sample weights times each example's class factor (``class_weight``,
     as ``targets.starting_weights`` multiplies them)."""
