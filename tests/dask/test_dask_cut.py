@@ -69,12 +69,11 @@ def client():
         yield client
 
 
+@pytest.mark.slow  # 4 to 8 round trips a round for the cut: the exact cut is tested above
 @pytest.mark.parametrize("params", [
-    {"weak_learner": "stump", "n_estimators": 3},
-    pytest.param({"weak_learner": "tree", "max_leaves": 4, "min_leaf_weight": 0.02},
-                 marks=pytest.mark.slow),
-    pytest.param({"weak_learner": "stump", "calibration": "temperature"},
-                 marks=pytest.mark.slow),
+    {"weak_learner": "stump"},
+    {"weak_learner": "tree", "max_leaves": 4, "min_leaf_weight": 0.02},
+    {"weak_learner": "stump", "calibration": "temperature"},
 ])
 def test_multilabel_mr_gives_the_local_model(client, params):
     X, y = _data("multilabel")

@@ -125,6 +125,20 @@ def test_inferred_text_with_calibration_and_early_stopping(client):
                                rtol=1e-9)
 
 
+@pytest.mark.slow
+def test_the_default_calibration_bins_each_run_on_its_own_rows(client):
+    """Without an eval_set the calibration runs train on their own rows, whose text
+    vocabularies and bins are their own, as the local ones are: the same temperature and
+    probabilities."""
+    frame, y = _table(400, seed=1)
+    params = {"n_estimators": 10, "weak_learner": "stump", "feature_types": {"note": "text"}}
+    theirs = BoostClassifier(**params).fit(frame, y)
+    mine = DaskBoostClassifier(client=client, **params).fit(*_dask_table(frame, y))
+    assert mine.calibrator_.slope == pytest.approx(theirs.calibrator_.slope, rel=1e-9)
+    np.testing.assert_allclose(mine.predict_proba(frame), theirs.predict_proba(frame),
+                               rtol=1e-9)
+
+
 def test_trees_on_text_are_refused_by_name(client):
     frame, y = _table()
     with pytest.raises(ValueError, match="text columns with weak_learner='stump'.*sharded"):

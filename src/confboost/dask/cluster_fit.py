@@ -388,8 +388,12 @@ class ClusterFit(Fit):
     def _dataset(self, inputs, rows, weight):
         """The run's Dataset of no rows: the main run's bins fitted on a worker from a
         sample of the partitions (``_header``), or a calibration run's, on the main run's
-        bins. Its shards are built after the scheme (``_build_shards``)."""
+        bins (with text columns: its own bins and vocabularies, from its rows, as the
+        local ``calibration.dataset_rows`` has them). Its shards are built after the scheme
+        (``_build_shards``)."""
         if self.header is None:  # the main run: its rows' bins
+            self.header = self.placed.header = self._header(inputs, self.placed)
+        elif self.header.text:  # a calibration run on text: binned afresh, as locally
             self.placed.header = self._header(inputs, self.placed)
         else:  # a calibration run: the main run's bins
             self.placed.header = dataclasses.replace(self.header, n_samples=int(len(rows)))
@@ -422,7 +426,7 @@ class ClusterFit(Fit):
         self.built.append(placed.shards)
 
     def _header(self, inputs, placed):
-        """The main run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
+        """A run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
         rows drawn from its partitions ``placed``, the categorical columns' vocabularies, and
         each text column's, from the term counts of its partitions ``placed``
         (``_text_columns``)."""
@@ -434,7 +438,7 @@ class ClusterFit(Fit):
                                                   strict=True))])],
             self.timeout, "the bins (fitted on rows drawn from the partitions)")[0]
         encoder = inputs.attributes.get("encoder_")
-        self.header = Dataset(
+        return Dataset(
             codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),
             n_bins=mapper.n_bins_, bin_mapper=mapper,
             numeric_columns=np.asarray(np.arange(inputs.attributes["n_features_in_"])
@@ -444,7 +448,6 @@ class ClusterFit(Fit):
                          for position, values in sorted(inputs.vocabularies.items())],
             text=self._text_columns(encoder, len(inputs.vocabularies), placed),
             n_samples=n_samples, n_columns=inputs.attributes["n_features_in_"])
-        return self.header
 
     def _text_columns(self, encoder, n_categorical, placed):
         """Each text column's ``ColumnVocabulary``: the local vocabulary's rule applied to
