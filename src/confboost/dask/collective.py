@@ -44,7 +44,8 @@ import numpy as np
 from distributed import get_worker, secede
 from distributed.comm import get_address_host
 
-from confboost.engine.learners import make_learner
+from confboost.dask.cut import cluster_threshold
+from confboost.dask.round_learner import round_learner
 from confboost.engine.learners.base import PartitionFit
 from confboost.engine.learners.grower import LocalRows, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
@@ -441,7 +442,9 @@ class RoundSpec:
     alpha_method : str
     learning_rate : float
     learner_params : dict
-        ``n_terms`` and the tree parameters.
+        ``n_terms``, ``trim`` and the tree parameters.
+    cut : bool
+        Multi-label MR: the round's cut after the update, its histograms in the log.
     """
 
     learner: str
@@ -450,21 +453,24 @@ class RoundSpec:
     alpha_method: str
     learning_rate: float
     learner_params: dict
+    cut: bool = False
 
     def make_learner(self, link, dataset, reducer):
-        """This rank's learner: the local one over ``reducer``, a tree over ``link``."""
+        """This rank's learner: ``round_learner``'s over ``reducer``, a tree over ``link``."""
         params = dict(self.learner_params)
+        n_terms, trim = params.pop("n_terms"), params.pop("trim", 0.0)  # not the trees'
         if self.learner in TREES:
-            params.pop("n_terms", None)
             return TREES[self.learner](link, self.mode, self.smoothing, **params)
-        return make_learner(self.learner, dataset, self.mode, self.smoothing,
-                            n_terms=params["n_terms"], reducer=reducer)
+        return round_learner(self.learner, dataset, self.mode, self.smoothing, trim, n_terms,
+                             reducer)
 
     def finish(self, scheme, fit):
         """The rest of Figure 1's round after the learner (``BoostingRun.run``'s): α, then
-        the scheme's update."""
+        the scheme's update (and MR's multi-label cut, ``cut``)."""
         alpha, _ = scheme.choose_alpha(fit, self.alpha_method, self.mode, self.smoothing)
         scheme.update(fit, alpha * self.learning_rate)
+        if self.cut:
+            cluster_threshold(scheme.reducer, scheme)
 
 
 @dataclass

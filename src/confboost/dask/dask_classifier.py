@@ -20,7 +20,8 @@ the client receives the thresholds, never rows. On data of at most that many row
 sample is the data, so the bins, and hence the hypotheses, are those of ``BoostClassifier``
 on the gathered data (equal to rounding: the partitions' sums are added in another order).
 A categorical column's vocabulary is the union of the partitions' distinct values
-(``partitions.table_columns``), sorted, as the local encoder's.
+(``partitions.table_columns``), sorted, as the local encoder's; a text column's is the
+local rule applied to the partitions' term counts, added on the client (``text.py``).
 
 A worker lost in the middle of training fails the round (its peers' sockets end); the
 shards are rebuilt from the input partitions and the rounds replayed, and after
@@ -86,13 +87,11 @@ class DaskBoostClassifier(BoostClassifier):
     data the bins come from another sample than ``BoostClassifier``'s own (it draws 200,000
     rows itself), so the thresholds, and the models, differ a little.
 
-    Everything ``BoostClassifier.fit`` takes is supported, with these exceptions, each
-    refused at ``fit`` with a ValueError that says why:
-
-    - a ``Checkpoint`` callback (the run's weights and scores stay on the workers; a lost
-      worker is recovered by the fit itself);
-    - ``trim`` > 0, text columns and ``scheme="mr"`` on multi-label data (their statistics
-      are not taken over the shards yet).
+    Everything ``BoostClassifier.fit`` takes is supported (a ``Checkpoint`` callback saves
+    the changes that rebuild the shards' state, ``checkpoint.py``; multi-label MR's cut
+    comes from histograms of the shards' scores, ``cut.py``), except trees on a table with
+    text columns, refused at ``fit`` with a ValueError that says why (the sharded trees
+    split on numeric and categorical columns only; stumps train on text: ``text.py``).
 
     ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
     scored there every round, as are, under early stopping, the at most 10,000 training

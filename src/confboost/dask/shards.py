@@ -54,7 +54,8 @@ class Shard:
         weight.
     sample_weight : ndarray of shape (n_rows,)
     rounds : int
-        Rounds applied so far.
+        Steps applied so far: rounds, and a resumed checkpoint's changes
+        (``shard_change``).
     link, server, token, reducer, learner
         The collective's state on this worker (``collective.shard_round``), None before
         the first round.
@@ -90,6 +91,14 @@ def shard_sum(shard, function, args):
     scheme = shard.scheme
     return function(shard.dataset, np.ascontiguousarray(scheme.learner_weights),
                     scheme.labels, *resolved(args, shard.dataset))
+
+
+def shard_change(shard, function, args):
+    """A change of the shard's scheme outside a round (``Shards.change``): ``function(its
+    scheme, *args)``, the values kept on the shards among ``args`` made on this shard."""
+    function(shard.scheme, *resolved(args, shard.dataset))
+    shard.rounds += 1
+    return shard
 
 
 def shard_covers(shard, blocks, sizes, patterns, n_patterns):
@@ -139,6 +148,11 @@ class ClusterReducer:
                                "scheme outside a round (a round's changes run on the workers)")
         return self.log.pop(0)
 
+    def change(self, function, *args):
+        """``function(a shard's scheme, *args)`` on every shard outside a round (a resumed
+        checkpoint's recorded changes, ``checkpoint.replay_steps``): ``Shards.change``."""
+        self.shards.change(function, *args)
+
     def learner(self, spec):
         """The client's learner of rounds on the shards (``collective.CollectiveLearner``)."""
         return CollectiveLearner(self.shards, self, spec)
@@ -178,7 +192,8 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
                decoding="loss", mr=False):
     """The shard of a worker's partitions ``pieces`` ((X, y, w, value codes) each),
     concatenated: bin its rows (the header's bins and columns, its categorical columns with
-    the partitions' value codes), encode its labels, start D (AdaBoost.MO with a code of
+    the partitions' value codes, its text columns' postings of the partitions' documents),
+    encode its labels, start D (AdaBoost.MO with a code of
     more than one bit: MH on the code-relabelled signs, ``MOScheme``; AdaBoost.MR on
     single-label data, ``mr``: ``MRScheme``)."""
     X = np.concatenate([piece[0] for piece in pieces])
@@ -201,7 +216,11 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
     categorical = [dataclasses.replace(column, codes=column_codes)
                    for column, column_codes in zip(header.categorical, value_codes,
                                                    strict=True)]
-    dataset = dataclasses.replace(header, codes=codes, categorical=categorical,
+    # a text column's documents follow the value codes; the header's column (a
+    # ``text.ColumnVocabulary``) makes their postings over the common vocabulary
+    text = [column.of_rows(np.concatenate([piece[3][len(categorical) + c] for piece in pieces]))
+            for c, column in enumerate(header.text)]
+    dataset = dataclasses.replace(header, codes=codes, categorical=categorical, text=text,
                                   n_samples=X.shape[0])
     if mr:
         scheme = MRScheme(signs, sample_weight, total_weight=total_weight)
@@ -304,6 +323,13 @@ class Shards:
             return recorded
 
         return self.attempt(step)
+
+    def change(self, function, *args):
+        """``shard_change(shard, function, args)`` on every shard, recorded for a replay like
+        a round; the changed shards then meet in a new collective (three trips)."""
+        self.attempt(lambda: self._rendezvous(self.each(shard_change, self.futures, function,
+                                                        args)))
+        self.steps.append((shard_change, (function, args)))
 
     def each(self, function, futures, *args):
         """One task ``function(future's value, *args)`` per future, on the worker's threads."""
