@@ -69,7 +69,7 @@ def client():
         yield client
 
 
-@pytest.mark.slow  # 4 to 8 round trips a round for the cut: the exact cut is tested above
+@pytest.mark.slow  # cluster fits; the exact cut is tested above, its trips in test_dask_trips
 @pytest.mark.parametrize("params", [
     {"weak_learner": "stump"},
     {"weak_learner": "tree", "max_leaves": 4, "min_leaf_weight": 0.02},

@@ -19,7 +19,7 @@ from confboost.data.text_experts import TextExpert
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 dd = pytest.importorskip("dask.dataframe")
-from confboost.dask import DaskBoostClassifier  # noqa: E402
+from confboost.dask import DaskBoostClassifier, cluster_fit  # noqa: E402
 from confboost.dask.text import (  # noqa: E402
     ColumnVocabulary,
     merged_vocabulary,
@@ -103,6 +103,25 @@ def test_a_text_column_gives_the_local_model(client, expert):
     _assert_same_model(mine, theirs, 1e-9)
     np.testing.assert_allclose(mine.decision_function(frame), theirs.decision_function(frame),
                                rtol=0, atol=1e-9)
+
+
+def test_a_text_round_is_one_trip(client, monkeypatch):
+    """The term learner's sums are allreduced inside the round's task: each further round
+    costs the client one wait, as a stump's does."""
+    made = []
+
+    class Counted(cluster_fit.Shards):
+        def __init__(self, *args):
+            made.append(self)
+            super().__init__(*args)
+
+    monkeypatch.setattr(cluster_fit, "Shards", Counted)
+    frame, y = _table()
+    for n_estimators in (2, 5):
+        DaskBoostClassifier(client=client, n_estimators=n_estimators, calibration=None,
+                            weak_learner="stump", feature_types={"note": "text"}).fit(
+            *_dask_table(frame, y))
+    assert made[1].trips - made[0].trips == 3
 
 
 @pytest.mark.slow

@@ -1,8 +1,9 @@
-"""Round trips of the distributed fit: a round, whatever its learner, is one task per
-worker and one wait of the client (``collective.shard_round``), so a tree of 8 leaves costs
-what a stump costs. Counted, never timed: the client's waits (``Shards.trips``) and the
-tasks the scheduler ran (its task stream). The models stay the local ones
-(``tests/dask/test_dask.py`` checks them to rounding)."""
+"""Round trips of the distributed fit: a round, whatever its learner or option, is one task
+per worker and one wait of the client (``collective.shard_round``), so a tree of 8 leaves
+costs what a stump costs, and a trimmed stump's cut or multi-label MR's cut (their sums
+allreduced inside the round's task) no more. Counted, never timed: the client's waits
+(``Shards.trips``) and the tasks the scheduler ran (its task stream). The models stay the
+local ones (``tests/dask/test_dask.py`` checks them to rounding)."""
 
 import pytest
 
@@ -19,7 +20,7 @@ def client():
         yield client
 
 
-def _counted(client, monkeypatch, n_estimators, **params):
+def _counted(client, monkeypatch, n_estimators, kind="multiclass", **params):
     """(the client's waits, the round tasks the scheduler ran, the shards, the model) of a
     fit, uncalibrated: one run, one set of shards."""
     made = []
@@ -30,7 +31,7 @@ def _counted(client, monkeypatch, n_estimators, **params):
             super().__init__(*args)
 
     monkeypatch.setattr(cluster_fit, "Shards", Counted)
-    X, y = _data("multiclass")
+    X, y = _data(kind)
     Xd, yd, _ = _dask(X, y)
     with distributed.get_task_stream(client) as stream:
         model = DaskBoostClassifier(n_estimators=n_estimators, client=client,
@@ -45,14 +46,18 @@ def _counted(client, monkeypatch, n_estimators, **params):
     {"weak_learner": "tree", "max_leaves": 8},
     {"weak_learner": "hamming_tree", "max_leaves": 8, "init": "balanced"},
     {"weak_learner": "product"},
-    {"scheme": "mr", "weak_learner": "tree", "max_leaves": 4}],
-    ids=["stump", "tree", "hamming", "product", "mr-tree"])
+    {"scheme": "mr", "weak_learner": "tree", "max_leaves": 4},
+    {"weak_learner": "stump", "trim": 0.2},
+    {"kind": "multilabel", "scheme": "mr", "weak_learner": "stump"}],
+    ids=["stump", "tree", "hamming", "product", "mr-tree", "trim", "multilabel-mr-cut"])
 def test_a_round_is_one_trip_and_one_task_per_worker(client, monkeypatch, params):
-    """Each further round costs one wait and one task per shard, for every learner; the
-    rest of a fit (the shards' placement, the collective's rendezvous, the covers) is a
-    fixed few trips."""
-    few, few_tasks, shards, _ = _counted(client, monkeypatch, 2, **params)
-    more, more_tasks, _, model = _counted(client, monkeypatch, 5, **params)
+    """Each further round costs one wait and one task per shard, for every learner and
+    option; the rest of a fit (the shards' placement, the collective's rendezvous, the
+    covers) is a fixed few trips."""
+    params = dict(params)
+    kind = params.pop("kind", "multiclass")
+    few, few_tasks, shards, _ = _counted(client, monkeypatch, 2, kind, **params)
+    more, more_tasks, _, model = _counted(client, monkeypatch, 5, kind, **params)
     assert more - few == 3
     assert few_tasks == 2 * shards and more_tasks == 5 * shards
     assert few <= 2 + 3  # the placement and rendezvous, the rounds, the covers
@@ -60,5 +65,5 @@ def test_a_round_is_one_trip_and_one_task_per_worker(client, monkeypatch, params
         assert [h.values.shape[0] for h in model.model_.hypotheses] == [
             params["max_leaves"]] * 5
     _assert_same_model(model, BoostClassifier(n_estimators=5, calibration=None,
-                                              **params).fit(*_data("multiclass")),
-                       1e-8 if params.get("scheme") == "mr" else 1e-12)
+                                              **params).fit(*_data(kind)),
+                       1e-8 if params.get("scheme") == "mr" or "trim" in params else 1e-12)

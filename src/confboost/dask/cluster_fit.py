@@ -8,10 +8,11 @@ only where the training rows are differs:
 - ``read_inputs`` reads the collections' summaries, never their rows (``ShardedInputs``:
   the classes, Σ w and the row count; ``class_weight`` multiplies each partition's weights
   on its worker, with the factors of the whole set's class counts);
-- the scheme and the learner are the local ones given the run's ``Dataset`` of no rows (the
-  bins and vocabularies) and the shards' reducer (``shards.ClusterReducer``); the shards
-  are built, on the workers, when the run's Dataset is asked for (``_dataset``), once the
-  scheme's MO code is known;
+- the scheme is the local one given the run's ``Dataset`` of no rows (the bins and
+  vocabularies) and the shards' reducer (``shards.ClusterReducer``), reading each round's
+  sums from its log; the learner runs each round on the workers
+  (``collective.CollectiveLearner``); the shards are built, on the workers, when the
+  run's learner is asked for (``_learner``), once the scheme's MO code is known;
 - held-out rows are gathered: an ``eval_set`` of dask collections, under early stopping
   the at most ``TRAIN_SCORE_ROWS`` training rows of the training score, and the rows held
   out for early stopping's validation or for calibration (chosen by the local rule from
@@ -21,18 +22,20 @@ only where the training rows are differs:
   workers); a calibration run on the main run's bins.
 
 Text columns: each one's vocabulary comes from the run's partitions' term counts, their
-postings are built on the shards and the term learner's sums go through the reducer
-(``dask/text.py``); stumps read them, and trees refuse them (``_learner``).
+postings are built on the shards and the workers' term learner allreduces its sums in the
+round (``dask/text.py``, ``dask/round_learner.py``); stumps read them, and trees refuse
+them (``_learner``).
 
-Weight trimming (``trim``) is the local trimmed stump's rule from sums over the shards
-(``dask/trim.py``).
+Weight trimming (``trim``) is the local trimmed stump's rule from sums allreduced in the
+round (``dask/trim.py``), under the local α rule (``Fit._alpha_method``).
 
 A ``Checkpoint`` callback saves, in place of the shards' state, the changes that make it
 (``dask/checkpoint.py``: the run's reducer records them), and a resume replays them on the
 shards.
 
 AdaBoost.MR's multi-label cut is the local one, from histograms of the shards' scores
-summed through the reducer (``dask/cut.py``: ``ClusterCut``).
+allreduced in the round after its update (``collective.RoundSpec.cut``), which the
+client's ``dask/cut.ClusterCut`` reads from the round's log.
 
 What stays refused says why: trees on text columns (``_learner``).
 """
@@ -47,7 +50,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
 from confboost.dask.checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
-from confboost.dask.collective import RoundSpec
+from confboost.dask.collective import TREES, RoundSpec
 from confboost.dask.cut import ClusterCut
 from confboost.dask.partitions import (
     bin_sample,
@@ -470,9 +473,9 @@ class ClusterFit(Fit):
                 "numeric and categorical columns only (a node's term masses are not taken "
                 "over the workers); pass weak_learner='stump', or "
                 "feature_types={column: 'ignore'} for the text columns")
-        # the learner's own errors (a product on mixed columns, trim on them) before a round
-        make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),
-                     n_terms=int(p.product_terms))
+        if name not in TREES:  # its own errors (a product or trim on mixed columns) here
+            make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),
+                         n_terms=int(p.product_terms))
         self._build_shards()
         return self.placed.reducer.learner(RoundSpec(
             name, self.mode, smoothing, self._alpha_method(), self.known["learning_rate_"],

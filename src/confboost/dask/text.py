@@ -11,9 +11,10 @@ No document leaves its worker:
   gives ``data.postings.TermVocabulary``'s terms on the gathered documents;
 - each shard turns its documents into postings over that vocabulary
   (``ColumnVocabulary.of_rows``, called when the shard is built);
-- the term learner (``ClusterTermLearner``) sums, through the reducer, W+ and W- of every
-  term's "present" block (``term_masses``), chooses the term of least Z on the client, and
-  keeps the round's blocks on the shards (``term_blocks``).
+- the term learner (``ClusterTermLearner``, every worker's in a round of the collective:
+  ``round_learner.py``) sums, through the reducer, W+ and W- of every term's "present"
+  block (``term_masses``, allreduced), chooses the term of least Z (the same on every
+  worker), and keeps the round's blocks on the shards (``term_blocks``).
 """
 
 import dataclasses

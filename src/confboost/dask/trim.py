@@ -4,11 +4,12 @@
 The local cut is a histogram pass already: an example's weight mass is bucketed by the top
 16 bits of its IEEE-754 pattern (an order-preserving key), and the cut is the lowest bucket
 whose cumulative mass passes β of the total. Bucket masses of disjoint row sets add up, so
-on the cluster each shard sums its own (``weight_buckets``), the client finds the cut from
-their sum (``cut_bucket``, the kernel's rule), and each shard builds the histogram of its
-rows at or above the cut (``trimmed_histogram``). The chosen stump's block statistics over
-every example, which α, Z_t and the kernel's fall-back test read, are one more sum
-(``stump_masses``). A trimmed round then costs three round trips before its update; the
+on the cluster each shard sums its own (``weight_buckets``), every worker finds the cut from
+their allreduced sum (``cut_bucket``, the kernel's rule), and each shard builds the
+histogram of its rows at or above the cut (``trimmed_histogram``). The chosen stump's block
+statistics over every example, which α, Z_t and the kernel's fall-back test read, are one
+more sum (``stump_masses``). The three sums are allreduces inside the round's task (the
+workers run this learner: ``round_learner.py``), so a trimmed round is one round trip; the
 rows kept are the local rule's, and the stump is the local one (sums added in another
 order: to rounding).
 """
