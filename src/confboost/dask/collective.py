@@ -93,12 +93,15 @@ class Link:
         return _rebuilt(value, total, [0])
 
     def close(self):
+        """Close the sockets (the peers' reads then end)."""
         for peer in self.sockets:
             peer.close()
         self.sockets = []
 
 
 def _leaves(value, out):
+    """The arrays and numbers of ``value`` (nested lists and tuples), in order, into
+    ``out``."""
     if isinstance(value, (list, tuple)):
         for item in value:
             _leaves(item, out)
