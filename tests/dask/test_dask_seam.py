@@ -16,7 +16,8 @@ from sklearn.datasets import make_classification
 
 pytest.importorskip("distributed")
 from confboost.dask.cluster_fit import ClusterCover  # noqa: E402
-from confboost.dask.collective import RoundSpec, run_round, shard_listen  # noqa: E402
+from confboost.dask.collective import run_round, shard_listen  # noqa: E402
+from confboost.dask.round_learner import RoundSpec  # noqa: E402
 from confboost.dask.shards import ClusterReducer, Shard, _add  # noqa: E402
 from confboost.data.columns import FrameEncoder  # noqa: E402
 from confboost.engine.boosting import BoostingRun  # noqa: E402

@@ -34,7 +34,7 @@ A ``Checkpoint`` callback saves, in place of the shards' state, the changes that
 shards.
 
 AdaBoost.MR's multi-label cut is the local one, from histograms of the shards' scores
-allreduced in the round after its update (``collective.RoundSpec.cut``), which the
+allreduced in the round after its update (``round_learner.RoundSpec.cut``), which the
 client's ``dask/cut.ClusterCut`` reads from the round's log.
 
 What stays refused says why: trees on text columns (``_learner``).
@@ -50,7 +50,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
 from confboost.dask.checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
-from confboost.dask.collective import TREES, RoundSpec
+from confboost.dask.collective import TREES
 from confboost.dask.cut import ClusterCut
 from confboost.dask.partitions import (
     bin_sample,
@@ -66,6 +66,7 @@ from confboost.dask.partitions import (
     table_columns,
     weighted_by_class,
 )
+from confboost.dask.round_learner import RoundSpec
 from confboost.dask.shards import ClusterReducer, Shards, build_shards
 from confboost.dask.text import ColumnVocabulary, merged_vocabulary, partition_terms
 from confboost.data.dataset import CategoricalColumn, Dataset

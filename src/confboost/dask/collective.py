@@ -44,8 +44,6 @@ import numpy as np
 from distributed import get_worker, secede
 from distributed.comm import get_address_host
 
-from confboost.dask.cut import cluster_threshold
-from confboost.dask.round_learner import round_learner
 from confboost.engine.learners.base import PartitionFit
 from confboost.engine.learners.grower import LocalRows, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
@@ -94,12 +92,14 @@ class Link:
         return _rebuilt(value, total, [0])
 
     def close(self):
+        """Close the sockets (the peers' reads then end)."""
         for peer in self.sockets:
             peer.close()
         self.sockets = []
 
 
 def _leaves(value, out):
+    """The arrays and numbers of ``value`` (nested lists and tuples), in order, into ``out``."""
     if isinstance(value, (list, tuple)):
         for item in value:
             _leaves(item, out)
@@ -430,50 +430,6 @@ TREES = {"tree": CollectiveTreeLearner, "hamming_tree": CollectiveHammingTreeLea
 
 
 @dataclass
-class RoundSpec:
-    """What every rank needs to run a round: the learner's and the loop's parameters.
-
-    Attributes
-    ----------
-    learner : str
-        ``weak_learner`` resolved.
-    mode : int
-    smoothing : float
-    alpha_method : str
-    learning_rate : float
-    learner_params : dict
-        ``n_terms``, ``trim`` and the tree parameters.
-    cut : bool
-        Multi-label MR: the round's cut after the update, its histograms in the log.
-    """
-
-    learner: str
-    mode: int
-    smoothing: float
-    alpha_method: str
-    learning_rate: float
-    learner_params: dict
-    cut: bool = False
-
-    def make_learner(self, link, dataset, reducer):
-        """This rank's learner: ``round_learner``'s over ``reducer``, a tree over ``link``."""
-        params = dict(self.learner_params)
-        n_terms, trim = params.pop("n_terms"), params.pop("trim", 0.0)  # not the trees'
-        if self.learner in TREES:
-            return TREES[self.learner](link, self.mode, self.smoothing, **params)
-        return round_learner(self.learner, dataset, self.mode, self.smoothing, trim, n_terms,
-                             reducer)
-
-    def finish(self, scheme, fit):
-        """The rest of Figure 1's round after the learner (``BoostingRun.run``'s): α, then
-        the scheme's update (and MR's multi-label cut, ``cut``)."""
-        alpha, _ = scheme.choose_alpha(fit, self.alpha_method, self.mode, self.smoothing)
-        scheme.update(fit, alpha * self.learning_rate)
-        if self.cut:
-            cluster_threshold(scheme.reducer, scheme)
-
-
-@dataclass
 class Recorded:
     """A round as the client sees it and a rebuilt shard replays it.
 
@@ -586,7 +542,7 @@ class CollectiveLearner:
     shards : Shards
     reducer : ClusterReducer
         The client scheme's reducer.
-    spec : RoundSpec
+    spec : round_learner.RoundSpec
     """
 
     def __init__(self, shards, reducer, spec):

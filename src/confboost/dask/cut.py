@@ -116,7 +116,7 @@ def _split(refined, asked):
 class ClusterCut(TrainingCallback):
     """MR's multi-label cut of each round (``MRScheme.thresholds``): ``cluster_threshold``
     over the client's reducer, which answers from the round's log (the workers took the
-    same cut after their update, ``collective.RoundSpec.cut``); the run's scheme has no
+    same cut after their update, ``round_learner.RoundSpec.cut``); the run's scheme has no
     rows, so its own cut is turned off.
 
     Parameters
