@@ -5,14 +5,14 @@ Binary stumps, then trees of 8 leaves, on ``common.synthetic`` data (default 2M 
 threads, then
 ``DaskBoostClassifier`` on a process ``LocalCluster`` of 1 worker (``THREADS`` threads) and of
 2 workers (``THREADS // 2`` threads each, at least 1), the data in 8 partitions persisted on
-the workers before the clock starts. Per round = (fit of R rounds - fit of 1 round) / (R - 1),
-which leaves out binning and start-up; "overhead" is the share of a distributed round not
-spent in the local engine's work, 1 - local s/round / distributed s/round (scheduling,
-moving histograms and shares, the reduction); "trips/round" the round trips the client
-waits for a round, counted the same way. ``BENCH_DASK_WORKERS`` (default "1,2") picks the
-clusters. Run alone: ``python benchmarks/bench_dask.py``; against another source tree
-(before/after), ``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers
-inherit it).
+the workers before the clock starts; both fits uncalibrated (one run each). Per round = (fit
+of R rounds - fit of 1 round) / (R - 1), which leaves out binning and start-up; "overhead"
+is the share of a distributed round not spent in the local engine's work, 1 - local
+s/round / distributed s/round (scheduling, the allreduces, moving the round's result);
+"trips/round" the round trips the client waits for a round, counted the same way.
+``BENCH_DASK_WORKERS`` (default "1,2") picks the clusters. Run alone: ``python
+benchmarks/bench_dask.py``; against another source tree (before/after),
+``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers inherit it).
 """
 
 import os
@@ -35,28 +35,28 @@ def _per_round(fit):
     """(seconds per round, whole fit of ROUNDS rounds, accuracy model, trips per round)."""
     trips = _counted_trips()
     one, _ = _timed(lambda: fit(1))
-    trips_one = trips[0]
+    trips_one = trips()
     whole, model = _timed(lambda: fit(ROUNDS))
     return ((whole - one) / (ROUNDS - 1), whole, model,
-            (trips[0] - 2 * trips_one) / (ROUNDS - 1))
+            (trips() - 2 * trips_one) / (ROUNDS - 1))
 
 
 def _counted_trips():
-    """A one-item list counting the round trips of ``Shards.total`` (every wait of the
-    client for the shards' sums) from now on; [0] on one machine."""
-    count = [0]
+    """A function giving the round trips the client has waited for (``Shards.trips`` of
+    every set of shards made from now on; a round is one); 0 on one machine."""
+    made = []
     try:
         from confboost.dask import shards
     except ImportError:  # no dask: the local rows only
-        return count
-    total = shards.Shards.total
+        return lambda: 0
+    init = shards.Shards.__init__
 
-    def counted(self, futures):
-        count[0] += 1
-        return total(self, futures)
+    def counted(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
 
-    shards.Shards.total = counted
-    return count
+    shards.Shards.__init__ = counted
+    return lambda: sum(each.trips for each in made)
 
 
 #: The weak learners timed, by row name.
@@ -83,7 +83,7 @@ def _run(X, y, Xt, yt, params):
 
     def local_fit(rounds):
         return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, calibration=None,
-                               **params).fit(X, y)  # as the Dask fit: one run
+                               **params).fit(X, y)  # one run, as the Dask fit's
 
     local_fit(2)  # compile
     local_round, local_whole, local_model, _ = _per_round(local_fit)
@@ -98,7 +98,7 @@ def _run(X, y, Xt, yt, params):
 
             def fit(rounds, Xd=Xd, yd=yd, client=client):
                 return DaskBoostClassifier(n_estimators=rounds, client=client,
-                                           **params).fit(Xd, yd)
+                                           calibration=None, **params).fit(Xd, yd)
 
             fit(2)  # compile on the workers
             seconds, whole, model, trips = _per_round(fit)

@@ -81,16 +81,17 @@ def _fitter(library, learner, X, y, client):
         return (lambda rounds: BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS,
                                                calibration=None, **params).fit(X, y)), trips
     if library == "confboost dask":
-        from confboost.dask import DaskBoostClassifier, sharded_trees
+        from confboost.dask import DaskBoostClassifier, collective
 
-        grow = sharded_trees.grow_tree
+        fit_round = collective.CollectiveLearner.fit
 
-        def counted(rows, *args):  # the round trips of each tree, for the cost model
-            tree = grow(rows, *args)
-            trips.append(rows.trips)
-            return tree
+        def counted(learner, *args):  # a tree's trips beyond its round's one (cost model)
+            before = learner.shards.trips
+            fit = fit_round(learner, *args)
+            trips.append(learner.shards.trips - before - 1)
+            return fit
 
-        sharded_trees.grow_tree = counted
+        collective.CollectiveLearner.fit = counted
         return (lambda rounds: DaskBoostClassifier(n_estimators=rounds, client=client,
                                                    **params).fit(X, y)), trips
     if library == "lightgbm dask":

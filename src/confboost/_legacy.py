@@ -77,7 +77,7 @@ MOVED = {
     "confboost.dask_input": "confboost.dask.partitions",
     "confboost.dask_mr": "confboost.dask.shards",
     "confboost.dask_shards": "confboost.dask.shards",
-    "confboost.dask_trees": "confboost.dask.sharded_trees",
+    "confboost.dask_trees": "confboost.dask.collective",
     "confboost.cli_boostexter": "confboost.cli.boostexter_commands",
     "confboost.cli_icsiboost": "confboost.cli.icsiboost_flags",
     "confboost.cli_stems": "confboost.cli.stems",

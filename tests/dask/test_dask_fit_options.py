@@ -3,8 +3,8 @@
 ``DaskBoostClassifier`` runs ``training.fit_runs.Fit``, the local fit path, with the rows on
 the workers: ``eval_set`` (dask collections or arrays) with early stopping and the
 evaluation history, ``class_weight``, ``warm_start`` and calibration on the eval set give
-``BoostClassifier``'s model, scores and probabilities on the gathered data (to 1e-9). What
-stays refused is named. One two-worker cluster serves the module.
+``BoostClassifier``'s model, scores and probabilities on the gathered data (to 1e-9). One
+two-worker cluster serves the module.
 """
 
 import numpy as np
@@ -15,7 +15,6 @@ from confboost import BoostClassifier
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 from confboost.dask import DaskBoostClassifier  # noqa: E402
-from confboost.training.checkpoint import Checkpoint  # noqa: E402
 from tests.dask.test_dask import _assert_same_model, _cluster, _dask, _data  # noqa: E402
 
 
@@ -112,16 +111,6 @@ def test_warm_start_continues_the_fit_on_the_cluster(client):
     _assert_same_model(mine, theirs, 1e-9)
     with pytest.raises(ValueError, match="warm_start continues the previous fit.*differ"):
         mine.fit(*_dask(X, 1 - y)[:2])
-
-
-def test_what_stays_refused_is_named(client, tmp_path):
-    X, y = _data("binary")
-    Xd, yd, _ = _dask(X, y)
-    with pytest.raises(ValueError, match="Checkpoint.*stay on the workers"):
-        DaskBoostClassifier(3, client=client).fit(
-            Xd, yd, callbacks=[Checkpoint(tmp_path / "run.ckpt")])
-    with pytest.raises(ValueError, match="trim=0.1.*trimmed stump"):
-        DaskBoostClassifier(3, client=client, trim=0.1).fit(Xd, yd)
 
 
 def test_bin_rows_none_bins_every_row(client):

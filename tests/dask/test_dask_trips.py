@@ -1,6 +1,9 @@
-"""Round trips of the distributed fit: a round's update brings back the next round's first
-sum, so a stump round is one trip; a tree's batches take the children found ahead. The
-models stay the local ones (``tests/dask/test_dask.py`` checks them to rounding)."""
+"""Round trips of the distributed fit: a round, whatever its learner or option, is one task
+per worker and one wait of the client (``collective.shard_round``), so a tree of 8 leaves
+costs what a stump costs, and a trimmed stump's cut or multi-label MR's cut (their sums
+allreduced inside the round's task) no more. Counted, never timed: the client's waits
+(``Shards.trips``) and the tasks the scheduler ran (its task stream). The models stay the
+local ones (``tests/dask/test_dask.py`` checks them to rounding)."""
 
 import pytest
 
@@ -17,42 +20,51 @@ def client():
         yield client
 
 
-def _trips(client, monkeypatch, n_estimators, **params):
-    """(round trips of a fit, the fitted model), uncalibrated: one run, one set of
-    shards."""
+def _counted(client, monkeypatch, n_estimators, kind="multiclass", **params):
+    """(the client's waits, the round tasks the scheduler ran, the shards, the model) of a
+    fit, uncalibrated: one run, one set of shards."""
     made = []
 
     class Counted(cluster_fit.Shards):
         def __init__(self, *args):
-            super().__init__(*args)
             made.append(self)
+            super().__init__(*args)
 
     monkeypatch.setattr(cluster_fit, "Shards", Counted)
-    X, y = _data("multiclass")
+    X, y = _data(kind)
     Xd, yd, _ = _dask(X, y)
-    model = DaskBoostClassifier(n_estimators=n_estimators, client=client, calibration=None,
-                                **params).fit(Xd, yd)
+    with distributed.get_task_stream(client) as stream:
+        model = DaskBoostClassifier(n_estimators=n_estimators, client=client,
+                                    calibration=None, **params).fit(Xd, yd)
     assert len(made) == 1
-    return made[0].trips, model
+    rounds = sum(str(task["key"]).startswith("shard_round") for task in stream.data)
+    return made[0].trips, rounds, len(made[0].workers), model
 
 
-def test_a_stump_round_is_one_round_trip(client, monkeypatch):
-    """Each further round costs one trip: its update, which also sums the next round's
-    histogram (the first round's histogram and the final covers: one trip each)."""
-    few, _ = _trips(client, monkeypatch, 4, weak_learner="stump")
-    more, model = _trips(client, monkeypatch, 7, weak_learner="stump")
-    assert more - few == 3
-    assert few == 4 + 2
-    _assert_same_model(model, BoostClassifier(n_estimators=7, weak_learner="stump",
-                                                calibration=None).fit(
-        *_data("multiclass")))
-
-
-def test_a_tree_round_costs_fewer_trips_than_its_splits(client, monkeypatch):
-    """Trees of 8 leaves: 7 splits and an update a round, in fewer trips than the 7 that
-    a split per trip would take (the histogram of the round's root comes with the last
-    update)."""
-    few, _ = _trips(client, monkeypatch, 2, weak_learner="tree", max_leaves=8)
-    more, model = _trips(client, monkeypatch, 5, weak_learner="tree", max_leaves=8)
-    assert (more - few) / 3 < 7
-    assert [h.values.shape[0] for h in model.model_.hypotheses] == [8] * 5
+@pytest.mark.parametrize("params", [
+    {"weak_learner": "stump"},
+    {"weak_learner": "tree", "max_leaves": 8},
+    {"weak_learner": "hamming_tree", "max_leaves": 8, "init": "balanced"},
+    {"weak_learner": "product"},
+    {"scheme": "mr", "weak_learner": "tree", "max_leaves": 4},
+    {"weak_learner": "stump", "trim": 0.2},
+    {"kind": "multilabel", "scheme": "mr", "weak_learner": "stump"}],
+    ids=["stump", "tree", "hamming", "product", "mr-tree", "trim", "multilabel-mr-cut"])
+def test_a_round_is_one_trip_and_one_task_per_worker(client, monkeypatch, params):
+    """Each round costs one wait and one task per shard, for every learner and option;
+    the rest of a fit (the shards' placement, the collective's rendezvous, the covers) is a
+    fixed few trips."""
+    params = dict(params)
+    kind = params.pop("kind", "multiclass")
+    for rounds in (2, 5):
+        trips, tasks, shards, model = _counted(client, monkeypatch, rounds, kind, **params)
+        # the shards' placement, rank 0's listening socket (with more than one shard), a
+        # trip a round, the covers
+        assert trips == 1 + (shards > 1) + rounds + 1
+        assert tasks == rounds * shards
+    if params.get("weak_learner") == "tree":  # every tree full: its splits in the one trip
+        assert [h.values.shape[0] for h in model.model_.hypotheses] == [
+            params["max_leaves"]] * 5
+    _assert_same_model(model, BoostClassifier(n_estimators=5, calibration=None,
+                                              **params).fit(*_data(kind)),
+                       1e-8 if params.get("scheme") == "mr" or "trim" in params else 1e-12)

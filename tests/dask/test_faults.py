@@ -20,7 +20,6 @@ from confboost import BoostClassifier
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 from confboost.dask import DaskBoostClassifier  # noqa: E402
-from confboost.dask.sharded_trees import ShardedRows  # noqa: E402
 from tests.dask.test_dask import _assert_same_model, _cluster, _dask, _data  # noqa: E402
 
 #: The most seconds a fit that meets a fault may take to finish or fail.
@@ -44,33 +43,40 @@ def _within(seconds, fit):
     return outcome[0]
 
 
+def _kill_at_partition(count):
+    """Arm this worker process to SIGKILL itself at its ``count``-th node partition (in
+    the middle of a round's tree, its task waiting on the other worker's)."""
+    from confboost.dask import collective
+
+    partition, calls = collective.CollectiveRows.partition, []
+
+    def partition_then_kill(self, *args):
+        calls.append(1)
+        if len(calls) == count:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return partition(self, *args)
+
+    collective.CollectiveRows.partition = partition_then_kill
+
+
 @pytest.mark.slow
 def test_a_worker_killed_in_the_middle_of_a_tree():
-    """SIGKILL one of two worker processes between two batches of a tree's splits (its
-    shards and the growth's row sets are lost, the nanny starts a new process): the fit
-    finishes within a minute with the model of one machine."""
+    """SIGKILL one of two worker processes in the middle of the second tree (its shard and
+    the collective's sockets are lost, the other worker's round fails on its socket, the
+    nanny starts a new process): the fit finishes within a minute with the model of one
+    machine."""
     X, y = _data("multiclass")
     params = {"n_estimators": 6, "weak_learner": "tree", "max_leaves": 4,
               "min_leaf_weight": 0.02}
     theirs = BoostClassifier(**params).fit(X, y)
     with _cluster(2, processes=True) as cluster, distributed.Client(cluster) as client:
         Xd, yd, _ = _dask(X, y)
-        client.run(os.getpid)  # the workers are up before the clock starts
-        expand, calls = ShardedRows.expand, []
-
-        def expand_then_kill(rows, splits):
-            calls.append(1)
-            if len(calls) == 5:  # the second tree, its root split done
-                os.kill(min(client.run(os.getpid).values()), signal.SIGKILL)
-            return expand(rows, splits)
-
-        ShardedRows.expand = expand_then_kill
-        try:
-            mine = _within(LIMIT, lambda: DaskBoostClassifier(
-                client=client, timeout=20, **params).fit(Xd, yd))
-        finally:
-            ShardedRows.expand = expand
-    assert len(calls) > 5
+        pids = client.run(os.getpid)  # the workers are up before the clock starts
+        armed = min(pids, key=pids.get)
+        client.run(_kill_at_partition, 5, workers=[armed])  # the second tree, its root split done
+        mine = _within(LIMIT, lambda: DaskBoostClassifier(
+            client=client, timeout=20, **params).fit(Xd, yd))
+        assert pids[armed] not in client.run(os.getpid).values()  # it was killed
     assert not isinstance(mine, Exception), mine
     _assert_same_model(mine, theirs, 1e-9)
 

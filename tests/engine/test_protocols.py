@@ -27,12 +27,19 @@ IMPLEMENTATIONS = [
     (protocols.Reducer, [LocalReducer]),
 ]
 try:
-    from confboost.dask.sharded_trees import ShardedRows, ShardedTreeLearner
+    from confboost.dask.collective import (
+        CollectiveHammingTreeLearner,
+        CollectiveLearner,
+        CollectiveReducer,
+        CollectiveRows,
+        CollectiveTreeLearner,
+    )
     from confboost.dask.shards import ClusterReducer
 
-    IMPLEMENTATIONS[0][1].append(ShardedTreeLearner)
-    IMPLEMENTATIONS[3][1].append(ShardedRows)
-    IMPLEMENTATIONS[4][1].append(ClusterReducer)
+    IMPLEMENTATIONS[0][1].extend([CollectiveLearner, CollectiveTreeLearner,
+                                  CollectiveHammingTreeLearner])
+    IMPLEMENTATIONS[3][1].append(CollectiveRows)
+    IMPLEMENTATIONS[4][1].extend([ClusterReducer, CollectiveReducer])
 except ImportError:  # the dask extra is not installed
     pass
 

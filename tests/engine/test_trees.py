@@ -302,7 +302,7 @@ def test_training_prediction_and_shards_send_rows_to_the_same_leaves(rng, weak_l
     row partition), the hypothesis' walk on the raw table, the distributed fit's leaves of
     a shard (``tree_code_blocks``) and, for threshold nodes, numba's walk, all agree, on a
     table of continuous (with NaN), categorical (with missing) and text columns."""
-    from confboost.dask.sharded_trees import tree_code_blocks
+    from confboost.dask.collective import tree_code_blocks
     from tests.helpers import mixed_frame
     from tests.helpers import table_fit_parts as _fitted
 

@@ -8,10 +8,11 @@ only where the training rows are differs:
 - ``read_inputs`` reads the collections' summaries, never their rows (``ShardedInputs``:
   the classes, Σ w and the row count; ``class_weight`` multiplies each partition's weights
   on its worker, with the factors of the whole set's class counts);
-- the scheme and the learner are the local ones given the run's ``Dataset`` of no rows (the
-  bins and vocabularies) and the shards' reducer (``shards.ClusterReducer``); the shards
-  are built, on the workers, when the run's Dataset is asked for (``_dataset``), once the
-  scheme's MO code is known;
+- the scheme is the local one given the run's ``Dataset`` of no rows (the bins and
+  vocabularies) and the shards' reducer (``shards.ClusterReducer``), reading each round's
+  sums from its log; the learner runs each round on the workers
+  (``collective.CollectiveLearner``); the shards are built, on the workers, when the
+  run's learner is asked for (``_learner``), once the scheme's MO code is known;
 - held-out rows are gathered: an ``eval_set`` of dask collections, under early stopping
   the at most ``TRAIN_SCORE_ROWS`` training rows of the training score, and the rows held
   out for early stopping's validation or for calibration (chosen by the local rule from
@@ -20,9 +21,23 @@ only where the training rows are differs:
   run) trains on shards of its own, of its rows (taken from the partitions on the
   workers); a calibration run on the main run's bins.
 
-What stays refused says why: ``trim`` (``check_supported``), a ``Checkpoint`` callback
-(``_refuse_checkpoints``), multi-label MR (``read_inputs``) and text columns
-(``partitions.table_columns``).
+Text columns: each one's vocabulary comes from the run's partitions' term counts, their
+postings are built on the shards and the workers' term learner allreduces its sums in the
+round (``dask/text.py``, ``dask/round_learner.py``); stumps read them, and trees refuse
+them (``_learner``).
+
+Weight trimming (``trim``) is the local trimmed stump's rule from sums allreduced in the
+round (``dask/trim.py``), under the local α rule (``Fit._alpha_method``).
+
+A ``Checkpoint`` callback saves, in place of the shards' state, the changes that make it
+(``dask/checkpoint.py``: the run's reducer records them), and a resume replays them on the
+shards.
+
+AdaBoost.MR's multi-label cut is the local one, from histograms of the shards' scores
+allreduced in the round after its update (``round_learner.RoundSpec.cut``), which the
+client's ``dask/cut.ClusterCut`` reads from the round's log.
+
+What stays refused says why: trees on text columns (``_learner``).
 """
 
 import dataclasses
@@ -34,9 +49,13 @@ from dask.base import tokenize
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
+from confboost.dask.checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
+from confboost.dask.collective import TREES
+from confboost.dask.cut import ClusterCut
 from confboost.dask.partitions import (
     bin_sample,
     computed,
+    crucial_pair_weight,
     fit_bins,
     gather_rows,
     is_dask_collection,
@@ -47,8 +66,9 @@ from confboost.dask.partitions import (
     table_columns,
     weighted_by_class,
 )
-from confboost.dask.sharded_trees import ShardedHammingTreeLearner, ShardedTreeLearner
+from confboost.dask.round_learner import RoundSpec
 from confboost.dask.shards import ClusterReducer, Shards, build_shards
+from confboost.dask.text import ColumnVocabulary, merged_vocabulary, partition_terms
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import smoothing_from_totals
@@ -59,17 +79,6 @@ from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint
 from confboost.training.holdout import encode_eval_labels
 from confboost.training.inputs import ArrayInput, TableInput
 from confboost.training.round_scores import EvalSet
-
-#: The tree learners over shards, by ``weak_learner``.
-SHARDED_TREES = {"tree": ShardedTreeLearner, "hamming_tree": ShardedHammingTreeLearner}
-
-
-def check_supported(params):
-    """ValueError naming each parameter the cluster does not train with, and why."""
-    if params.trim != 0:
-        raise ValueError(f"DaskBoostClassifier does not support trim={params.trim!r}: the "
-                         "trimmed stump's statistics are not taken over the shards; use "
-                         "trim=0, or BoostClassifier on gathered data")
 
 
 @dataclass
@@ -139,6 +148,7 @@ class RunPlace:
     total_weight: float
     n_positive: int
     reducer: ClusterReducer
+    recorder: RecordingReducer = None  # the reducer the scheme and learner take
     shards: Shards = None
     header: Dataset = None  # the run's Dataset of no rows (``_dataset``)
     classes: np.ndarray = None
@@ -214,7 +224,6 @@ class ClusterFit(Fit):
 
     def __init__(self, estimator, mode, client):
         super().__init__(estimator, mode)
-        check_supported(self.params)
         self.client = client
         self.timeout = float(estimator.timeout)
         self.max_retries = int(estimator.max_retries)
@@ -226,7 +235,6 @@ class ClusterFit(Fit):
         self.header = None  # the main run's Dataset of no rows
 
     def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
-        _refuse_checkpoints(callbacks)
         try:
             result = super().fit(X, y, sample_weight, callbacks, eval_set, eval_names)
         except BaseException:
@@ -236,11 +244,19 @@ class ClusterFit(Fit):
             self.release()
         return result
 
-    def continue_fit(self, state, X, y, sample_weight=None, callbacks=(), eval_set=None,
-                     eval_names=None):
-        _refuse_checkpoints(callbacks)
-        return super().continue_fit(state, X, y, sample_weight, callbacks, eval_set,
-                                    eval_names)
+    def run(self, state, callbacks=(), tuner=None):
+        """``Fit.run``, each ``Checkpoint`` of the main run saving what rebuilds its
+        shards' state (``ClusterCheckpoint``); on multi-label data, every run of MR cutting
+        its scores on the shards (``ClusterCut``)."""
+        if self.params.scheme == "mr" and self.known["_multilabel"]:
+            for part in (state.main, *state.folds):
+                if not any(isinstance(each, ClusterCut) for each in part.callbacks):
+                    part.callbacks.append(ClusterCut(part.run.scheme.reducer.inner))
+        recorder = state.main.run.scheme.reducer
+        cover = next(each for each in state.main.callbacks if isinstance(each, ClusterCover))
+        callbacks = [ClusterCheckpoint(each, recorder, cover, state.fingerprint)
+                     if isinstance(each, Checkpoint) else each for each in callbacks]
+        super().run(state, callbacks, tuner)
 
     def release(self):
         """Let the cluster drop this fit's shards (every run's)."""
@@ -252,7 +268,7 @@ class ClusterFit(Fit):
     # -- stage 1: summaries of the partitions, never their rows ---------------------------
     def read_inputs(self, X, y, sample_weight=None):
         p, client = self.params, self.client
-        table = (table_columns(client, X, p.feature_types, self.timeout)
+        table = (table_columns(client, X, p.feature_types, self.timeout, p.text_expert)
                  if is_table(X, p.feature_types) else None)
         parts, n_features, names = partitions(X, y, sample_weight, table, client, self.timeout)
         summaries = computed(client, [delayed(partition_summary)(*part[:3]) for part in parts],
@@ -260,12 +276,6 @@ class ClusterFit(Fit):
         multilabel = np.ndim(summaries[0][1]) == 0
         if multilabel:
             classes = np.arange(summaries[0][1])
-            if p.scheme == "mr":
-                raise ValueError(
-                    "DaskBoostClassifier trains scheme='mr' (AdaBoost.MR) on single-label "
-                    "data only: on multi-label data MR's prediction cut is learned from a "
-                    "sort of every training score, not on the cluster; use scheme='mh', or "
-                    "BoostClassifier on gathered data")
         else:
             classes = np.unique(np.concatenate([summary[1] for summary in summaries]))
             if type_of_target(classes) not in ("binary", "multiclass"):
@@ -359,8 +369,10 @@ class ClusterFit(Fit):
                               self.timeout, "the totals of a run's rows")
             total = float(sum(each for each, _ in totals))
             n_positive = sum(count for _, count in totals)
-        self.placed = RunPlace(parts, sizes, total, n_positive, ClusterReducer(None))
-        return {"total_weight": total, "reducer": self.placed.reducer}
+        reducer = ClusterReducer(None)
+        self.placed = RunPlace(parts, sizes, total, n_positive, reducer,
+                               RecordingReducer(reducer))
+        return {"total_weight": total, "reducer": self.placed.recorder}
 
     def _default_smoothing(self, inputs, rows, weight, k):
         return smoothing_from_totals(self.placed.total_weight, self.placed.n_positive, k)
@@ -371,8 +383,12 @@ class ClusterFit(Fit):
     def _dataset(self, inputs, rows, weight):
         """The run's Dataset of no rows: the main run's bins fitted on a worker from a
         sample of the partitions (``_header``), or a calibration run's, on the main run's
-        bins. Its shards are built after the scheme (``_build_shards``)."""
+        bins (with text columns: its own bins and vocabularies, from its rows, as the
+        local ``calibration.dataset_rows`` has them). Its shards are built after the scheme
+        (``_build_shards``)."""
         if self.header is None:  # the main run: its rows' bins
+            self.header = self.placed.header = self._header(inputs, self.placed)
+        elif self.header.text:  # a calibration run on text: binned afresh, as locally
             self.placed.header = self._header(inputs, self.placed)
         else:  # a calibration run: the main run's bins
             self.placed.header = dataclasses.replace(self.header, n_samples=int(len(rows)))
@@ -385,8 +401,17 @@ class ClusterFit(Fit):
         ``schemes.build_scheme``'s rule (``scheme="mr"`` on other than binary data)."""
         client, p, placed = self.client, self.params, self.placed
         mr = p.scheme == "mr" and (placed.multilabel or placed.classes.size > 2)
-        arguments = (placed.header, placed.classes, placed.multilabel, p.init,
-                     placed.total_weight, self.known.get("code_"), p.decoding, mr)
+        total = placed.total_weight
+        if mr and placed.multilabel:  # MR's v_1 is normalised over the crucial pairs' rows
+            total = sum(computed(client, [delayed(crucial_pair_weight)(part[1], part[2])
+                                          for part in placed.parts], self.timeout,
+                                 "the weight of the examples with a crucial pair"))
+            if not total > 0:
+                raise ValueError("AdaBoost.MR ranks a true label above a false one, and no "
+                                 "example (with positive weight) has both: every label set is "
+                                 "empty or full, so there is no crucial pair")
+        arguments = (placed.header, placed.classes, placed.multilabel, p.init, total,
+                     self.known.get("code_"), p.decoding, mr)
 
         def build():
             return build_shards(client, placed.parts, self.timeout, *arguments)
@@ -396,8 +421,10 @@ class ClusterFit(Fit):
         self.built.append(placed.shards)
 
     def _header(self, inputs, placed):
-        """The main run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
-        rows drawn from its partitions ``placed``, the vocabularies."""
+        """A run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
+        rows drawn from its partitions ``placed``, the categorical columns' vocabularies, and
+        each text column's, from the term counts of its partitions ``placed``
+        (``_text_columns``)."""
         client, n_samples = self.client, sum(placed.part_rows)
         drawn = n_samples if self.bin_rows is None else self.bin_rows
         mapper = computed(client, [delayed(fit_bins)(self.params.max_bins, *[
@@ -406,7 +433,7 @@ class ClusterFit(Fit):
                                                   strict=True))])],
             self.timeout, "the bins (fitted on rows drawn from the partitions)")[0]
         encoder = inputs.attributes.get("encoder_")
-        self.header = Dataset(
+        return Dataset(
             codes=np.empty((mapper.n_bins_.shape[0], 0), dtype=np.uint8),
             n_bins=mapper.n_bins_, bin_mapper=mapper,
             numeric_columns=np.asarray(np.arange(inputs.attributes["n_features_in_"])
@@ -414,23 +441,52 @@ class ClusterFit(Fit):
                                        dtype=np.intp),
             categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
                          for position, values in sorted(inputs.vocabularies.items())],
+            text=self._text_columns(encoder, len(inputs.vocabularies), placed),
             n_samples=n_samples, n_columns=inputs.attributes["n_features_in_"])
-        return self.header
+
+    def _text_columns(self, encoder, n_categorical, placed):
+        """Each text column's ``ColumnVocabulary``: the local vocabulary's rule applied to
+        the term counts of the partitions ``placed`` (one wait for all the columns; the
+        documents stay on the workers)."""
+        experts = {} if encoder is None else encoder.experts
+        if not experts:
+            return []
+        positions = sorted(experts)
+        counted = computed(self.client, [
+            [delayed(partition_terms)(part[3][n_categorical + c], experts[position])
+             for part in placed.parts] for c, position in enumerate(positions)],
+            self.timeout, "the term counts of the text columns' partitions")
+        return [ColumnVocabulary(position, merged_vocabulary(pieces, experts[position]),
+                                 experts[position])
+                for position, pieces in zip(positions, counted, strict=True)]
 
     def _learner(self, dataset, smoothing, k):
         """The run's shards (``_build_shards``: ``Fit._part`` makes the learner after the
-        scheme), then its learner: the local one over their reducer, or a sharded tree."""
+        scheme), then its learner: each round the learner and the scheme's update on every
+        worker (``collective.CollectiveLearner``), the worker's learner taking its sums over
+        the workers (``round_learner``: a term learner's and a trimmed stump's too); on
+        multi-label AdaBoost.MR each round's cut taken in the round (``cut``)."""
+        name, p = self.known["weak_learner_"], self.params
+        if dataset.text and name != "stump":
+            raise ValueError(
+                f"DaskBoostClassifier boosts a table with text columns with "
+                f"weak_learner='stump', not {name!r}: the trees over the collective split on "
+                "numeric and categorical columns only (a node's term masses are not taken "
+                "over the workers); pass weak_learner='stump', or "
+                "feature_types={column: 'ignore'} for the text columns")
+        if name not in TREES:  # its own errors (a product or trim on mixed columns) here
+            make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),
+                         n_terms=int(p.product_terms))
         self._build_shards()
-        name = self.known["weak_learner_"]
-        if name in SHARDED_TREES:
-            return SHARDED_TREES[name](self.mode, smoothing, self.placed.shards, k,
-                                       **self.probe._tree_params(self.known["max_leaves_"]))
-        return make_learner(name, dataset, self.mode, smoothing,
-                            n_terms=int(self.params.product_terms),
-                            reducer=self.placed.reducer)
+        return self.placed.reducer.learner(RoundSpec(
+            name, self.mode, smoothing, self._alpha_method(), self.known["learning_rate_"],
+            {"n_terms": int(p.product_terms), "trim": float(p.trim),
+             **self.probe._tree_params(self.known["max_leaves_"])},
+            cut=p.scheme == "mr" and self.placed.multilabel))
 
     def _run_callbacks(self, weight):
-        return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards)]
+        return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards),
+                RoundBlocks(self.placed.recorder)]
 
 
 def _take_piece(X, y, weight, codes, rows):
@@ -449,14 +505,6 @@ def _rows_of_parts(parts, part_rows, rows):
             taken.append(tuple(delayed(_take_piece, nout=4)(*part, local)))
             sizes.append(int(local.size))
     return taken, sizes
-
-
-def _refuse_checkpoints(callbacks):
-    if any(isinstance(callback, Checkpoint) for callback in callbacks or ()):
-        raise ValueError("DaskBoostClassifier does not take a Checkpoint callback: a "
-                         "checkpoint saves the run's weights and scores, which stay on the "
-                         "workers; a distributed fit recovers from a lost worker itself "
-                         "(max_retries)")
 
 
 def _class_factors(class_weight, classes, multilabel, summaries):

@@ -8,11 +8,11 @@ the local rules. The partitions of the training data that a worker holds become 
 *shard* on it (``shards.py``): their rows binned with the common bins and coded with the
 common vocabularies (a ``Dataset``) and the local scheme over those rows, its weights
 normalised by the whole training set's total, so that every shard's D, training loss and
-Z_t are its share of the whole set's. The boosting loop runs on the client with the local
-learner and scheme given a Dataset and a scheme of no rows (the bins, vocabularies and
-label count) and the shards' reducer (``shards.ClusterReducer``, the
-``engine/reduction.py`` seam): every sum they take over examples is each shard's, added by
-a reduction tree of pairwise additions on the workers. Only sums travel.
+Z_t are its share of the whole set's. A round is one task per worker that holds rows: the
+local learner and the scheme's update on its shard, every sum they take allreduced between
+the fit's workers (``collective.py``, the ``engine/reduction.py`` seam); the client's
+learner and scheme of no rows (the bins, vocabularies and label count) read the round's
+hypothesis and sums from it. Only sums travel.
 
 Bins come from a sample of at most ``bin_rows`` (200,000, ``BinMapper``'s own subsample
 size) rows drawn from every partition in proportion to its size, and fitted on a worker:
@@ -20,16 +20,17 @@ the client receives the thresholds, never rows. On data of at most that many row
 sample is the data, so the bins, and hence the hypotheses, are those of ``BoostClassifier``
 on the gathered data (equal to rounding: the partitions' sums are added in another order).
 A categorical column's vocabulary is the union of the partitions' distinct values
-(``partitions.table_columns``), sorted, as the local encoder's.
+(``partitions.table_columns``), sorted, as the local encoder's; a text column's is the
+local rule applied to the partitions' term counts, added on the client (``text.py``).
 
-Shards are immutable (each round makes new ones), so a worker lost in the middle of
-training is recovered by Dask from the lineage; if that fails, the shards are rebuilt from
-the input partitions and the rounds replayed, and after ``max_retries`` failures (or a round
-that takes longer than ``timeout`` seconds) ``fit`` raises a ``RuntimeError``.
+A worker lost in the middle of training fails the round (its peers' sockets end); the
+shards are rebuilt from the input partitions and the rounds replayed, and after
+``max_retries`` failures (or a round that takes longer than ``timeout`` seconds) ``fit``
+raises a ``RuntimeError``.
 
 The input side (aligned partitions, their summaries, the bins' sample, a table's column
 kinds and vocabularies) is ``partitions.py``; the fit over the shards ``cluster_fit.py``;
-the shards and their reducer ``shards.py``; trees ``sharded_trees.py``.
+the shards and the client's reducer ``shards.py``; a round on the workers ``collective.py``.
 
 Requires the ``dask`` extra: ``pip install 'confboost[dask]'``.
 """
@@ -86,13 +87,11 @@ class DaskBoostClassifier(BoostClassifier):
     data the bins come from another sample than ``BoostClassifier``'s own (it draws 200,000
     rows itself), so the thresholds, and the models, differ a little.
 
-    Everything ``BoostClassifier.fit`` takes is supported, with these exceptions, each
-    refused at ``fit`` with a ValueError that says why:
-
-    - a ``Checkpoint`` callback (the run's weights and scores stay on the workers; a lost
-      worker is recovered by the fit itself);
-    - ``trim`` > 0, text columns and ``scheme="mr"`` on multi-label data (their statistics
-      are not taken over the shards yet).
+    Everything ``BoostClassifier.fit`` takes is supported (a ``Checkpoint`` callback saves
+    the changes that rebuild the shards' state, ``checkpoint.py``; multi-label MR's cut
+    comes from histograms of the shards' scores, ``cut.py``), except trees on a table with
+    text columns, refused at ``fit`` with a ValueError that says why (the sharded trees
+    split on numeric and categorical columns only; stumps train on text: ``text.py``).
 
     ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
     scored there every round, as are, under early stopping, the at most 10,000 training

@@ -12,8 +12,8 @@ column's kind and each categorical column's vocabulary from one pass in which ev
 partition returns its distinct values (``partition_values``; the client merges these sets,
 never rows; values compare by the local rule, ``category_values.value_text``: 202, 202.0
 and "202" are one value), and ``encode_partition`` turns a partition into the continuous
-matrix and the value codes of the local ``FrameEncoder.fit_dataset``. Text columns are
-refused by name.
+matrix and the value codes of the local ``FrameEncoder.fit_dataset``, followed by each text
+column's documents (their vocabulary and postings are ``dask/text.py``'s, on the workers).
 """
 
 import sys
@@ -30,8 +30,10 @@ from confboost.data.columns import (
     FrameEncoder,
     continuous_values,
     string_kind,
+    string_values,
     warn_doubtful_kind,
 )
+from confboost.data.text_experts import TextExpert
 
 #: Rows drawn from the partitions to find the bins (``BinMapper``'s own subsample size).
 BIN_SAMPLE = 200_000
@@ -61,6 +63,14 @@ def partition_summary(X, y, sample_weight):
 def partition_totals(sample_weight):
     """Σ w and #{w > 0} of one partition's weights."""
     return float(np.sum(sample_weight)), int(np.count_nonzero(sample_weight))
+
+
+def crucial_pair_weight(y, sample_weight):
+    """Σ w of one partition's examples with a crucial pair (a true and a false label) of
+    a multi-label indicator ``y``: AdaBoost.MR's normaliser (``mr.initial_pair_weights``)."""
+    n_true = np.count_nonzero(np.asarray(y) > 0, axis=1)
+    has_pair = (n_true > 0) & (n_true < np.shape(y)[1]) & (sample_weight > 0)
+    return float(np.sum(sample_weight[has_pair]))
 
 
 def weighted_by_class(sample_weight, y, classes, factors):
@@ -248,13 +258,14 @@ def merged_fitted(parts):
     return "strings", next((odd for _, odd in seen if odd is not None), None)
 
 
-def table_columns(client, X, feature_types, timeout=None):
+def table_columns(client, X, feature_types, timeout=None, text_expert=None):
     """The ``FrameEncoder`` of a dask DataFrame and each categorical column's vocabulary.
 
     Kinds follow ``data/columns.infer_feature_types``: numeric dtypes are continuous, a
     ``category`` dtype categorical, other columns by ``string_kind`` on the distinct values
     of the whole column (merged from ``partition_values``, waited for at most ``timeout``
-    seconds); ``feature_types`` overrides.
+    seconds); ``feature_types`` overrides (a column given as text is not read here). Text
+    columns take their experts from ``text_expert`` (``FrameEncoder.from_table``'s rule).
 
     Returns
     -------
@@ -266,7 +277,7 @@ def table_columns(client, X, feature_types, timeout=None):
     Raises
     ------
     ValueError
-        For a text column, a date or time column, or a bad ``feature_types``.
+        For a date or time column, a bad ``feature_types`` or ``text_expert``.
     """
     names = list(X.columns)
     given = dict(feature_types or {})
@@ -290,7 +301,7 @@ def table_columns(client, X, feature_types, timeout=None):
             kinds[name] = "continuous"
         elif str(dtype) == "category":
             kinds[name] = "categorical"
-    read = [name for name in names if kinds.get(name) in (None, "categorical", "text")]
+    read = [name for name in names if kinds.get(name) in (None, "categorical")]
     merged = {name: (set(), 0, set(), []) for name in read}
     if read:
         for values in computed(
@@ -305,26 +316,46 @@ def table_columns(client, X, feature_types, timeout=None):
         if name not in kinds:
             kinds[name] = string_kind(distinct, n_present)
             warn_doubtful_kind(name, kinds[name], n_present, len(distinct), stacklevel=5)
-        if kinds[name] == "text":
-            raise ValueError(
-                f"column {name!r} is text; DaskBoostClassifier trains on numeric and "
-                "categorical columns (a text column's vocabulary is not built on the cluster "
-                f"yet): pass feature_types={{{name!r}: 'categorical'}} to read its values as "
-                f"categories, or {{{name!r}: 'ignore'}}, or train BoostClassifier on the "
-                "gathered table")
     categorical = [(position, name) for position, name in enumerate(names)
                    if kinds[name] == "categorical"]
-    encoder = FrameEncoder(names, [kinds[name] for name in names], {},
+    encoder = FrameEncoder(names, [kinds[name] for name in names],
+                           column_experts(names, kinds, text_expert),
                            {position: merged_fitted(merged[name][3])
                             for position, name in categorical})
     vocabularies = {position: sorted(merged[name][2]) for position, name in categorical}
     return encoder, vocabularies
 
 
+def column_experts(names, kinds, text_expert):
+    """The ``TextExpert`` of each text column, by table position, from the ``text_expert``
+    parameter (``FrameEncoder.from_table``'s rule: one expert for every text column, or one
+    per column name, ``TextExpert()`` where absent)."""
+    if text_expert is None or isinstance(text_expert, TextExpert):
+        default, per_column = text_expert or TextExpert(), {}
+    elif isinstance(text_expert, dict):
+        default, per_column = TextExpert(), dict(text_expert)
+        unknown = [name for name in per_column if kinds.get(name) != "text"]
+        if unknown:
+            raise ValueError(f"text_expert names columns that are not text: {unknown!r}")
+    else:
+        raise ValueError("text_expert must be None, a TextExpert, or a dict of column name "
+                         f"to TextExpert, got {text_expert!r}")
+    experts = {}
+    for position, name in enumerate(names):
+        if kinds[name] == "text":
+            experts[position] = per_column.get(name, default)
+            if not isinstance(experts[position], TextExpert):
+                raise ValueError(f"text_expert[{name!r}] must be a TextExpert, got "
+                                 f"{experts[position]!r}")
+    return experts
+
+
 def encode_partition(frame, encoder, vocabularies):
     """One pandas partition as the local ``FrameEncoder.fit_dataset`` reads it: the
     continuous columns as a float64 matrix (n_rows, n_continuous), NaN where missing, and
-    each categorical column's value codes (int32, -1 where missing), in table order."""
+    each categorical column's value codes (int32, -1 where missing), in table order, then
+    each text column's documents (object array of str, None where missing), in table
+    order."""
     columns = [frame[encoder.names[c]] for c in encoder.numeric_columns]
     matrix = np.empty((len(frame), len(columns)), dtype=np.float64)
     for j, (c, column) in enumerate(zip(encoder.numeric_columns, columns, strict=True)):
@@ -337,4 +368,7 @@ def encode_partition(frame, encoder, vocabularies):
         codes.append(np.array([-1 if is_missing(value) else code_of[value_text(value)]
                                for value in frame[encoder.names[position]].tolist()],
                               dtype=np.int32))
+    for position in sorted(encoder.experts):
+        codes.append(np.array(string_values(frame[encoder.names[position]].tolist()),
+                              dtype=object))
     return matrix, codes

@@ -1,39 +1,41 @@
-"""The shards of the Dask layer and the reducer over them: each worker's training state,
-and the client's handles on it.
+"""The shards of the Dask layer and the client's handles on them.
 
 A *shard* (``Shard``) is the rows of the input partitions that one worker holds,
 concatenated (``build_shards``), binned with the common bins and coded with the common
 vocabularies (a ``Dataset``), and the local scheme (``MHScheme``, ``MOScheme``,
 ``MRScheme``) over them, normalised by the whole set's weight so that every shard's D, loss
-and Z_t are its share of the whole set's. Shards are immutable: a change of a scheme makes
-new shards, so Dask can recompute a lost one from the lineage.
+and Z_t are its share of the whole set's.
 
-``ClusterReducer`` is the ``engine/reduction.Reducer`` of the shards: the engine's own
-learners and schemes, given the Dataset and the scheme of no rows that hold the bins,
-vocabularies and label count, reach the rows only through it. ``Shards`` is the client's
-side: it submits one task per shard (no shard moves) and sums what they return, and on a
-failure rebuilds the shards from the input partitions and replays the changes (``attempt``).
+A round is one task per shard (``collective.shard_round``): the engine's learner and the
+scheme's update on the worker, their sums allreduced between the fit's workers
+(``dask/collective.py``). The shard keeps its state across rounds (the task changes it in
+place, on its worker); a round is recorded (``collective.Recorded``) so that after a
+failure (a lost worker, ``timeout``) ``Shards.attempt`` rebuilds the shards from the input
+partitions and replays the rounds (``collective.shard_replay``) before trying again.
 
-A round trip is what the client waits for; its cost on a cluster is the scheduler's hops,
-not the sums. So:
-
-- up to ``CLIENT_SUM`` shards, the client gathers their results and adds them itself, in
-  the reduction tree's pairwise order (``_pairwise``); above, a reduction tree of pairwise
-  additions runs on the workers (``_tree_sum``: no worker receives more than two);
-- a change of the shards (``run``, a scheme's update) also takes, in the same tasks, the
-  sum that followed the last change (``shard_step``): a round's first sum (the stumps' and
-  trees' histogram of the new weights) then costs no trip of its own. It is the sum of the
-  new shards, so it is the value the round's ``reduce`` would get.
+``ClusterReducer`` is the client scheme's ``engine/reduction.Reducer``: the client's
+scheme of no rows runs the same ``choose_alpha`` and ``update`` as the workers' and reads
+each sum from the round's log; the covers of the fit's hypotheses are one reduction over
+the shards after the rounds, added on the client.
 """
 
-import copy
 import dataclasses
-import inspect
+import time
+import uuid
 
 import numpy as np
 from dask import delayed
-from distributed import get_worker, wait
+from distributed import wait
 
+from confboost.dask.collective import (
+    CollectiveLearner,
+    OnShards,
+    _worker_threads,
+    resolved,
+    shard_listen,
+    shard_replay,
+    shard_round,
+)
 from confboost.engine.schemes.mh import MHScheme
 from confboost.engine.schemes.mo import MOScheme
 from confboost.engine.schemes.mr import MRScheme
@@ -41,7 +43,7 @@ from confboost.utils.threads import numba_threads
 
 
 class Shard:
-    """One worker's rows and training state.
+    """One worker's rows and training state (changed in place by its rounds).
 
     Attributes
     ----------
@@ -51,72 +53,52 @@ class Shard:
         D (or MR's v), f and the label signs of the rows, normalised by the whole set's
         weight.
     sample_weight : ndarray of shape (n_rows,)
-    result : object
-        What the last change of the scheme returned (its shares), None at first.
+    rounds : int
+        Steps applied so far: rounds, and a resumed checkpoint's changes
+        (``shard_change``).
+    link, server, token, reducer, learner
+        The collective's state on this worker (``collective.shard_round``), None before
+        the first round.
     """
 
-    def __init__(self, dataset, scheme, sample_weight, result=None):
+    def __init__(self, dataset, scheme, sample_weight):
         self.dataset = dataset
         self.scheme = scheme
         self.sample_weight = sample_weight
-        self.result = result
+        self.rounds = 0
+        self.link = self.server = self.token = self.reducer = self.learner = None
 
+    def close(self):
+        """Close the collective's sockets (a failed round, a new rendezvous)."""
+        for held in (self.link, self.server):
+            if held is not None:
+                held.close()
+        self.link = self.server = None
 
-class OnShards:
-    """A value over the rows kept on the shards (``ClusterReducer.rows``): each shard's part
-    is ``function(its dataset, *args)``, made where it is read.
+    def __getstate__(self):
+        """A copy (Dask moving the shard, or recomputing it) without the collective's
+        state: its rounds then fail at once (``collective.join``) and the fit rebuilds."""
+        state = dict(self.__dict__)
+        state.update(link=None, server=None, token=None, reducer=None, learner=None)
+        return state
 
-    Parameters
-    ----------
-    function : callable
-    args : tuple
-    """
-
-    def __init__(self, function, args):
-        self.function = function
-        self.args = args
-
-    def on(self, dataset):
-        """This shard's part (an ``OnShards`` among the arguments: its part too)."""
-        return self.function(dataset, *_resolved(self.args, dataset))
-
-
-def _resolved(args, dataset):
-    """``args`` with each ``OnShards`` replaced by its part on the shard's ``dataset``."""
-    return [arg.on(dataset) if isinstance(arg, OnShards) else arg for arg in args]
+    def __del__(self):
+        self.close()
 
 
 def shard_sum(shard, function, args):
     """``function`` of the shard's rows, weights and label signs (``ClusterReducer.sum``)."""
     scheme = shard.scheme
     return function(shard.dataset, np.ascontiguousarray(scheme.learner_weights),
-                    scheme.labels, *_resolved(args, shard.dataset))
+                    scheme.labels, *resolved(args, shard.dataset))
 
 
-def shard_apply(shard, function, args):
-    """A new shard whose scheme is a copy changed by ``function(scheme, *args)``; its
-    ``result`` what the call returned (``ClusterReducer.apply``). The old shard stays
-    valid for Dask's recomputation."""
-    scheme = copy.copy(shard.scheme)
-    for name in scheme.state_arrays:
-        setattr(scheme, name, getattr(scheme, name).copy())
-    result = function(scheme, *_resolved(args, shard.dataset))
-    return Shard(shard.dataset, scheme, shard.sample_weight, result)
-
-
-def shard_step(shard, function, args, then):
-    """``function(shard, *args)`` (a new shard); with ``then`` = (sum function, its args),
-    the new shard's ``result`` is (the call's result, ``shard_sum`` of the new shard), so
-    that the next sum comes back in the same trip."""
-    new = function(shard, *args)
-    if then is not None:
-        new.result = (new.result, shard_sum(new, *then))
-    return new
-
-
-def shard_result(shard):
-    """The shard's last result (taken on its worker: the shard itself never moves)."""
-    return shard.result
+def shard_change(shard, function, args):
+    """A change of the shard's scheme outside a round (``Shards.change``): ``function(its
+    scheme, *args)``, the values kept on the shards among ``args`` made on this shard."""
+    function(shard.scheme, *resolved(args, shard.dataset))
+    shard.rounds += 1
+    return shard
 
 
 def shard_covers(shard, blocks, sizes, patterns, n_patterns):
@@ -124,7 +106,7 @@ def shard_covers(shard, blocks, sizes, patterns, n_patterns):
     (a product's) in each sign pattern of its terms: per round, an array of shape
     (sizes[t],) and one of shape (n_patterns[t],) (empty for the other kinds)."""
     weight = shard.sample_weight
-    blocks, patterns = _resolved(blocks, shard.dataset), _resolved(patterns, shard.dataset)
+    blocks, patterns = resolved(blocks, shard.dataset), resolved(patterns, shard.dataset)
     return [(np.bincount(each, weights=weight, minlength=size),
              np.zeros(0) if pattern is None else
              np.bincount(pattern, weights=weight, minlength=n_pattern))
@@ -133,19 +115,26 @@ def shard_covers(shard, blocks, sizes, patterns, n_patterns):
 
 
 class ClusterReducer:
-    """The ``engine/reduction.Reducer`` over the shards of a cluster.
+    """The ``engine/reduction.Reducer`` of the client's scheme of no rows over the shards.
 
-    ``sum`` and ``apply`` cost one round trip each: one task per shard, the pairwise
-    reduction tree on the workers, one result to the client; ``rows`` none (an
-    ``OnShards`` that each shard evaluates where a later call reads it).
+    ``apply`` answers from the last round's log (``collective.CollectiveLearner``: the
+    workers' scheme took the same steps, its sums allreduced); ``sum`` is one reduction
+    over the shards (one round trip); ``rows`` none (an ``OnShards`` that each shard
+    evaluates where a later call reads it).
 
     Parameters
     ----------
     shards : Shards
+
+    Attributes
+    ----------
+    log : list
+        The last round's results not read yet.
     """
 
     def __init__(self, shards):
         self.shards = shards
+        self.log = []
 
     def sum(self, function, dataset, weights, labels, *args, out=None):
         return self.shards.reduce(shard_sum, function, args)
@@ -154,7 +143,19 @@ class ClusterReducer:
         return OnShards(function, args)
 
     def apply(self, function, scheme, *args):
-        return self.shards.run(shard_apply, function, args)
+        if not self.log:
+            raise RuntimeError(f"{getattr(function, '__name__', function)}: a change of the "
+                               "scheme outside a round (a round's changes run on the workers)")
+        return self.log.pop(0)
+
+    def change(self, function, *args):
+        """``function(a shard's scheme, *args)`` on every shard outside a round (a resumed
+        checkpoint's recorded changes, ``checkpoint.replay_steps``): ``Shards.change``."""
+        self.shards.change(function, *args)
+
+    def learner(self, spec):
+        """The client's learner of rounds on the shards (``collective.CollectiveLearner``)."""
+        return CollectiveLearner(self.shards, self, spec)
 
     def covers(self, blocks, sizes, patterns, n_patterns):
         """The training cover of each round's hypothesis and of a product's sign patterns
@@ -191,7 +192,8 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
                decoding="loss", mr=False):
     """The shard of a worker's partitions ``pieces`` ((X, y, w, value codes) each),
     concatenated: bin its rows (the header's bins and columns, its categorical columns with
-    the partitions' value codes), encode its labels, start D (AdaBoost.MO with a code of
+    the partitions' value codes, its text columns' postings of the partitions' documents),
+    encode its labels, start D (AdaBoost.MO with a code of
     more than one bit: MH on the code-relabelled signs, ``MOScheme``; AdaBoost.MR on
     single-label data, ``mr``: ``MRScheme``)."""
     X = np.concatenate([piece[0] for piece in pieces])
@@ -214,7 +216,11 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
     categorical = [dataclasses.replace(column, codes=column_codes)
                    for column, column_codes in zip(header.categorical, value_codes,
                                                    strict=True)]
-    dataset = dataclasses.replace(header, codes=codes, categorical=categorical,
+    # a text column's documents follow the value codes; the header's column (a
+    # ``text.ColumnVocabulary``) makes their postings over the common vocabulary
+    text = [column.of_rows(np.concatenate([piece[3][len(categorical) + c] for piece in pieces]))
+            for c, column in enumerate(header.text)]
+    dataset = dataclasses.replace(header, codes=codes, categorical=categorical, text=text,
                                   n_samples=X.shape[0])
     if mr:
         scheme = MRScheme(signs, sample_weight, total_weight=total_weight)
@@ -223,15 +229,6 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
     else:
         scheme = MHScheme(signs, sample_weight, single_label, init, total_weight=total_weight)
     return Shard(dataset, scheme, sample_weight)
-
-
-def _worker_threads():
-    """The kernels' threads in a task: the worker's own thread count (as LightGBM's Dask
-    layer sets ``num_threads``), so two workers on one machine do not each take every core."""
-    try:
-        return get_worker().state.nthreads
-    except ValueError:  # not in a worker (a local scheduler)
-        return None
 
 
 def _in_worker(function, *args):
@@ -249,45 +246,28 @@ def _add(*parts):
 
 
 def _pairwise(parts):
-    """``parts`` summed by pairwise additions in the order of ``_tree_sum`` (new arrays)."""
+    """``parts`` summed by pairwise additions, neighbours first (new arrays)."""
     while len(parts) > 1:
         parts = ([_add(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
                  + parts[len(parts) - len(parts) % 2:])
     return _add(parts[0])
 
 
-def _sum_key(function, args):
-    """(``function``, ``args``) of a sum when its arguments are plain values (None,
-    numbers, strings, functions, tuples of them), which compare equal from round to round;
-    else None (a value kept on the shards, an array: not taken ahead)."""
-
-    def plain(value):
-        if isinstance(value, tuple):
-            return all(plain(item) for item in value)
-        return (value is None or isinstance(value, (bool, int, float, str))
-                or inspect.isfunction(value))
-
-    return (function, args) if plain(args) else None
-
-
-#: ``Shards.pending`` before the fit's first sum or change.
-_START = object()
-
-#: The most shards whose results the client gathers and adds itself (above: a reduction
-#: tree on the workers). The client then receives CLIENT_SUM results a trip, each the size
-#: of one histogram, and the trip saves the tree's hops between workers.
-CLIENT_SUM = 8
-
-
-def _tree_sum(client, futures):
-    """The arrays (or lists of arrays) of ``futures`` summed by pairwise additions on the
-    workers (a reduction tree: no worker receives more than two). The client may change
-    what it receives: every task returns new arrays (a new list)."""
-    while len(futures) > 1:
-        paired = [client.submit(_add, futures[i], futures[i + 1], pure=False)
-                  for i in range(0, len(futures) - 1, 2)]
-        futures = paired + futures[len(futures) - len(futures) % 2:]
-    return futures[0]
+def _first_error(futures, timeout):
+    """Wait for ``futures`` until all are done, one fails (its error raised: the others
+    wait on it) or ``timeout`` seconds pass (``TimeoutError``)."""
+    deadline, pending = time.monotonic() + timeout, set(futures)
+    while pending:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"a round's tasks did not end within {timeout:g} s")
+        try:
+            done, pending = wait(pending, timeout=left, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            continue
+        for future in done:
+            if future.status == "error":
+                future.result()
 
 
 class Shards:
@@ -299,7 +279,7 @@ class Shards:
     build : callable
         ``build()`` -> list of shard futures, from the input partitions.
     timeout : float
-        Seconds one step's results may take.
+        Seconds one step's results may take, and a socket of the collective may wait.
     max_retries : int
     """
 
@@ -308,57 +288,48 @@ class Shards:
         self.build = build
         self.timeout = timeout
         self.max_retries = max_retries
-        self.steps = []  # (function, args) of every change applied, to replay after a rebuild
+        self.steps = []  # (function, args) of every round, to replay after a rebuild
         self.rounds_done = 0  # kept by the fit's ``RoundCount``: a failure names its round
         self.trips = 0  # round trips waited for
         self.futures = None
-        # which sum follows which change: a change (its function) -> the key (``_sum_key``)
-        # of the sum that came next after it last time (None: another change came); the
-        # fit's first sum, guessed for a change not seen yet; the last change while nothing
-        # has followed it (``_START`` before any)
-        self.follows, self.first_sum, self.pending = {}, None, _START
-        self.ahead = None  # (key, total): a sum of the current shards, taken ahead
+        self.workers = self.address = self.token = None  # the collective's rendezvous
         self.attempt(lambda: None)
 
     def reduce(self, function, *args):
         """Σ over the shards of ``function(shard, *args)`` (one task each, on the worker's
-        threads), summed (``total``); under ``attempt``. The sum taken ahead with the last
-        change, when it is this one, costs no trip."""
-        key = _sum_key(function, args) if function is shard_sum else None
-        ahead, self.ahead = self.ahead, None
-        if self.pending is _START:
-            self.first_sum = key
-        elif self.pending is not None:
-            self.follows[self.pending] = key
-        self.pending = None
-        if key is not None and ahead is not None and ahead[0] == key:
-            return ahead[1]
+        threads), summed (``total``); under ``attempt``."""
         return self.attempt(lambda: self.total(self.each(function, self.futures, *args)))
 
-    def run(self, function, *args):
-        """Every shard ← ``function(shard, *args)`` (a new shard), under ``attempt``;
-        returns the new shards' ``result`` summed. The same tasks take the sum that followed
-        this change last time (the first change: the fit's first sum; ``shard_step``), kept
-        for the next ``reduce``. The step is recorded, to replay after a rebuild."""
-        if self.pending not in (None, _START):  # a change followed by a change
-            self.follows[self.pending] = None
-        change = (function, args[0] if args and callable(args[0]) else None)
-        then, self.ahead, self.pending = self.follows.get(change, self.first_sum), None, change
+    def round(self, spec):
+        """One round on every shard (``collective.shard_round``, a task per shard on its
+        worker): one trip; returns rank 0's ``Recorded`` and records it for a replay."""
 
         def step():
-            new_futures = self.each(shard_step, self.futures, function, args,
-                                    None if then is None else then[1])
-            total = self.total([self.client.submit(shard_result, future, pure=False)
-                                for future in new_futures])
-            self.futures = new_futures
-            self.steps.append((function, args))
-            if then is None:
-                return total
-            total, ahead = total
-            self.ahead = (then, ahead)
-            return total
+            size = len(self.futures)
+            futures = [self.client.submit(shard_round, future, rank, size, self.address,
+                                          self.token, spec, len(self.steps), self.timeout,
+                                          workers=[worker], allow_other_workers=True,
+                                          pure=False)
+                       for rank, (future, worker) in enumerate(zip(self.futures, self.workers,
+                                                                   strict=True))]
+            self.trips += 1
+            try:
+                _first_error(futures, self.timeout)
+                recorded = futures[0].result()
+            except Exception:
+                self.client.cancel(futures)
+                raise
+            self.steps.append((shard_replay, (recorded, spec)))
+            return recorded
 
         return self.attempt(step)
+
+    def change(self, function, *args):
+        """``shard_change(shard, function, args)`` on every shard, recorded for a replay like
+        a round; the changed shards then meet in a new collective (three trips)."""
+        self.attempt(lambda: self._rendezvous(self.each(shard_change, self.futures, function,
+                                                        args)))
+        self.steps.append((shard_change, (function, args)))
 
     def each(self, function, futures, *args):
         """One task ``function(future's value, *args)`` per future, on the worker's threads."""
@@ -367,26 +338,25 @@ class Shards:
 
     def total(self, futures):
         """The sum of the values (arrays, floats, or lists or tuples of them) of
-        ``futures`` (new arrays, which the caller may change): added on the client up to
-        ``CLIENT_SUM`` of them, else by the reduction tree on the workers. One round trip.
-        """
+        ``futures`` (new arrays, which the caller may change), added on the client in a
+        fixed pairwise order. One round trip."""
         self.trips += 1
-        if len(futures) > CLIENT_SUM:
-            return _tree_sum(self.client, futures).result(timeout=self.timeout)
         wait(futures, timeout=self.timeout)
         return _pairwise(self.client.gather(futures))
 
     def attempt(self, step):
         """``step()``, which reads the current shards ``futures``. A failure (a lost worker,
-        ``timeout``) rebuilds the shards from the input partitions, replays the steps so far
-        and calls ``step`` again, ``max_retries`` times, then raises ``RuntimeError`` naming
-        the round (1-based) and the last failure (a lost worker's error names it)."""
+        ``timeout``) rebuilds the shards from the input partitions, replays the rounds so
+        far and calls ``step`` again, ``max_retries`` times, then raises ``RuntimeError``
+        naming the round (1-based) and the last failure (a lost worker's error names it)."""
         for attempt in range(self.max_retries + 1):
             try:
                 if self.futures is None:
-                    self.futures = self._replay(self.build())
+                    self._rendezvous(self._replay(self.build()))
                 return step()
             except Exception as error:  # noqa: BLE001 - any failure of the cluster
+                if self.futures is not None:
+                    self.client.cancel(self.futures)
                 self.futures = None
                 if attempt == self.max_retries:
                     raise RuntimeError(
@@ -400,3 +370,18 @@ class Shards:
         for function, args in self.steps:
             futures = self.each(function, futures, *args)
         return futures
+
+    def _rendezvous(self, futures):
+        """The shards in place (their workers, one trip) and rank 0's listening address
+        (one more trip with more than one shard): a new collective."""
+        wait(futures, timeout=self.timeout)
+        self.trips += 1
+        holders = self.client.who_has(futures)
+        self.workers = [holders[future.key][0] for future in futures]
+        self.token, self.address = uuid.uuid4().bytes, None
+        if len(futures) > 1:
+            self.trips += 1
+            self.address = self.client.submit(
+                shard_listen, futures[0], self.timeout, workers=[self.workers[0]],
+                allow_other_workers=True, pure=False).result(timeout=self.timeout)
+        self.futures = futures

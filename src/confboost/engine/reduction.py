@@ -16,9 +16,10 @@ part; here a reducer is handed to the learner and the scheme instead):
 
 On one machine there is one shard, the data itself: ``LocalReducer`` calls the function
 and returns what it returns (no copy, no other work), so a local fit is the fit it was
-before the seam. ``confboost.dask`` gives a reducer over the shards of a Dask cluster; its
-learners and schemes are these ones, given the Dataset and scheme of no rows that hold the
-bins, vocabularies and label count (the rows are on the workers).
+before the seam. On a Dask cluster (``confboost.dask.collective``) the same learners and
+schemes run on every worker that holds rows, with a reducer whose ``sum`` and ``apply``
+return the allreduce of the worker's own result over the fit's workers, and the client's
+scheme of no rows reads those sums back (``confboost.dask.shards.ClusterReducer``).
 
 The protocol is ``engine/protocols.Reducer``. A value returned by ``rows`` is passed back,
 unchanged, as an argument of a later ``sum`` or ``apply`` of the same reducer: there each

@@ -109,15 +109,31 @@ class Checkpoint(TrainingCallback):
         """Tie the checkpoint to the run of ``env`` and, when the run has not started and
         the file exists, restore the run from it."""
         run = env.run
-        self._fingerprint = run_fingerprint(*dataset_parts(run.dataset),
-                                            run.scheme.labels.signs, *run.identity,
-                                            run.smoothing)
+        self._fingerprint = self._run_fingerprint(run)
         self._extras = {"thresholds": getattr(run.scheme, "thresholds", []), **self.per_round}
         if not run.hypotheses:
             restored = self.restore(run.scheme, env.end_round, run.dataset)
             if restored is not None:
                 run.restore(*restored)
         return False
+
+    def _run_fingerprint(self, run):
+        """The fingerprint of ``run``: its binned data, labels, identity and smoothing."""
+        return run_fingerprint(*dataset_parts(run.dataset), run.scheme.labels.signs,
+                               *run.identity, run.smoothing)
+
+    def _saved_beside(self, run):
+        """What is saved beside the run's state: (JSON data, dict of arrays), kept under
+        the document's ``beside`` and the members ``beside_<name>``; nothing here (a
+        checkpoint whose state is elsewhere says what rebuilds it)."""
+        return None, {}
+
+    def _restore_beside(self, data, arrays):
+        """Take what ``_saved_beside`` saved (read back, not yet checked); here there is
+        none, and a file that holds some is another kind of run's."""
+        if data is not None or arrays:
+            raise ValueError("beside: the checkpoint was made by another kind of run (a "
+                             "distributed fit)")
 
     def after_iteration(self, env):
         """Save the run every ``every`` rounds."""
@@ -145,6 +161,10 @@ class Checkpoint(TrainingCallback):
         }
         arrays = {f"state_{name}": getattr(scheme, name) for name in STATE_ARRAYS
                   if isinstance(getattr(scheme, name, None), np.ndarray)}
+        beside, beside_arrays = self._saved_beside(run)
+        if beside is not None:
+            document["beside"] = beside
+        arrays.update({f"beside_{name}": array for name, array in beside_arrays.items()})
         text = json.dumps(document, allow_nan=False)
         arrays["document"] = np.array(text)
         arrays["checksum"] = np.array(_checksum(text, arrays))
@@ -182,8 +202,11 @@ class Checkpoint(TrainingCallback):
         check_regular_file(self.path)  # a device or a pipe has no size to bound the read
         try:
             document, arrays = _read_file(self.path)
+            beside = {name.removeprefix("beside_"): arrays.pop(name) for name in list(arrays)
+                      if name.startswith("beside_")}
             columns = None if dataset is None else column_kinds(dataset)
             saved = self._check(document, arrays, scheme, n_rounds, columns)
+            self._restore_beside(document.get("beside"), beside)
         except ValueError as error:
             raise ValueError(f"{self.path}: {error}") from None
         model, records, extras, product_z, start = saved

@@ -286,16 +286,18 @@ class Fit:
         if (self.params.smoothing == "auto" and scheme.name == "mr" and self.params.alpha == "auto"
                 and self.params.trim == 0 and self.mode in (REAL, REAL_ABSTAIN)):
             smoothing = pair_smoothing(smoothing)
-        # Trimmed real confidences fit only the kept examples, so α = 1 is no longer the
-        # minimiser of Z_t over all of them: find it (§3.2), which keeps Z_t <= 1.
-        alpha_method = ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
-                        and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
         learner = self._learner(dataset, smoothing, k)
         params = {key: value for key, value in self.params.as_dict().items()
                   if key not in RUN_FREE}
-        run = BoostingRun(dataset, scheme, learner, alpha_method, self.mode, smoothing,
+        run = BoostingRun(dataset, scheme, learner, self._alpha_method(), self.mode, smoothing,
                           self.known["learning_rate_"], identity=(weight, params))
         return RunPart(run, self._run_callbacks(weight))
+
+    def _alpha_method(self):
+        """``alpha``, but "exact" for trimmed real confidences under "auto": they fit only the
+        kept examples, so α = 1 no longer minimises Z_t over all (§3.2 finds it, Z_t <= 1)."""
+        return ("exact" if self.params.trim > 0 and self.params.alpha == "auto"
+                and self.mode in (REAL, REAL_ABSTAIN) else self.params.alpha)
 
     # -- where the training rows are: one machine here (``confboost.dask`` overrides) ---
     #: Whether a run's f on its training rows is at hand (``scheme.scores``, ``ScoresAt``).

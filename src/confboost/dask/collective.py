@@ -1,0 +1,556 @@
+"""The collective of a distributed fit: the same round on every worker, its sums allreduced.
+
+XGBoost trains on many machines through one ``collective`` (an allreduce at each sum), and
+LightGBM's Dask layer runs the same training function on every worker. Here a round is one
+task per worker that holds rows (``shard_round``): the engine's own weak learner runs on the
+worker's shard, then the scheme's ``choose_alpha`` and ``update`` (Figure 1's loop body),
+with a ``CollectiveReducer`` as their reducer:
+
+- ``sum``: the function of the shard's own rows, allreduced over the fit's workers;
+- ``rows``: the function of the shard's rows, kept here (and how to make it again on any
+  shard: ``recipe``);
+- ``apply``: the shard's scheme changed in place, what it returns allreduced (and kept in
+  the round's ``log``).
+
+Every worker gets the identical sum (rank 0 adds the ranks' parts in rank order and sends
+the total back, ``Link.allreduce``), so every worker makes the identical choice at each
+split and grows the identical tree; one rank returns it. The tree learners take their
+sums in the grower's row sets (``CollectiveRows``: a node's histogram and row count), the
+splitter's categorical masses (``CollectiveNodeSplits``) and the leaf statistics: the local
+``TreeLearner`` and ``HammingTreeLearner`` with those few methods over the link. On one rank
+every allreduce is the identity, so a collective of one worker is the local fit, bit for
+bit.
+
+The client's side of a round (``CollectiveLearner``) gets the round's hypothesis, its block
+statistics and the log of the scheme's allreduced results; the client's scheme of no rows
+then runs the same ``choose_alpha`` and ``update`` and reads each of its sums from the log
+(``shards.ClusterReducer``), so the client's α, Z_t and loss are the workers'. What a round
+did is recorded as a ``Recorded`` round: after a lost worker the rebuilt shards replay it
+(``shard_replay``) without a collective: the blocks from the recipe, the sums from the log.
+
+The link is plain TCP between the fit's workers (numpy buffers, a length header each). Rank
+0 listens (``shard_listen``, once per set of shards) and the others connect on their first
+round; the sockets live on the worker's shard, so they go when Dask releases the shard, and
+a round that fails closes them. A socket read waits at most the fit's ``timeout``: a peer
+that dies makes the others' reads fail at once (end of stream), and a stuck one within the
+timeout.
+"""
+
+import socket
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+from distributed import get_worker, secede
+from distributed.comm import get_address_host
+
+from confboost.engine.learners.base import PartitionFit
+from confboost.engine.learners.grower import LocalRows, grow_tree
+from confboost.engine.learners.splitter import NodeSplits
+from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner, _best_factorised
+from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.tree_nodes import code_goes_left, value_goes_left
+from confboost.kernels.value_masses import value_histogram
+from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD
+from confboost.utils.threads import numba_threads
+
+_HEADER = struct.Struct("!Q")
+
+
+class Link:
+    """One rank's connections to the other ranks of a fit's collective.
+
+    Parameters
+    ----------
+    rank, size : int
+    sockets : list of socket.socket
+        Rank 0: the other ranks' sockets, in rank order; another rank: rank 0's.
+    """
+
+    def __init__(self, rank, size, sockets):
+        self.rank, self.size, self.sockets = rank, size, sockets
+
+    def allreduce(self, value):
+        """Σ over the ranks of ``value`` (an array, a number, or a list or tuple of them,
+        of the same shapes on every rank): rank 0 adds the parts in rank order and sends
+        the total to the others, so every rank gets the same bits. One rank: ``value``."""
+        if self.size == 1:
+            return value
+        leaves = []
+        _leaves(value, leaves)
+        flat = (np.concatenate([np.ravel(np.asarray(leaf, dtype=np.float64))
+                                for leaf in leaves]) if leaves else np.zeros(0))
+        if self.rank == 0:
+            total = flat.copy()
+            for peer in self.sockets:
+                total += _receive(peer, flat.size)
+            for peer in self.sockets:
+                _send(peer, total)
+        else:
+            _send(self.sockets[0], flat)
+            total = _receive(self.sockets[0], flat.size)
+        return _rebuilt(value, total, [0])
+
+    def close(self):
+        """Close the sockets (the peers' reads then end)."""
+        for peer in self.sockets:
+            peer.close()
+        self.sockets = []
+
+
+def _leaves(value, out):
+    """The arrays and numbers of ``value`` (nested lists and tuples), in order, into ``out``."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _leaves(item, out)
+    else:
+        out.append(value)
+
+
+def _rebuilt(value, flat, at):
+    """``value``'s structure with its leaves read from ``flat`` from ``at[0]`` on."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_rebuilt(item, flat, at) for item in value)
+    array = np.asarray(value)
+    part = flat[at[0]:at[0] + array.size]
+    at[0] += array.size
+    if isinstance(value, np.ndarray):
+        return part.reshape(array.shape).astype(array.dtype, copy=False)
+    return type(value)(part[0]) if isinstance(value, (int, float)) else array.dtype.type(part[0])
+
+
+def _send(peer, array):
+    peer.sendall(_HEADER.pack(array.nbytes))
+    peer.sendall(memoryview(np.ascontiguousarray(array)).cast("B"))
+
+
+def _receive(peer, size):
+    """``size`` float64 numbers from ``peer`` (a framing error if it sent another size;
+    ``ConnectionError`` at the end of the stream: the peer is gone)."""
+    header = _exactly(peer, bytearray(_HEADER.size))
+    (nbytes,) = _HEADER.unpack(header)
+    if nbytes != size * 8:
+        raise RuntimeError(f"collective out of step: a peer sent {nbytes} bytes where "
+                           f"{size * 8} were expected")
+    out = np.empty(size, dtype=np.float64)
+    _exactly(peer, memoryview(out).cast("B"))
+    return out
+
+
+def _exactly(peer, buffer):
+    view, got = memoryview(buffer), 0
+    while got < len(view):
+        n = peer.recv_into(view[got:])
+        if n == 0:
+            raise ConnectionError("a peer of the collective closed its connection (a "
+                                  "worker of the fit was lost)")
+        got += n
+    return buffer
+
+
+def listen(timeout):
+    """A listening socket on this worker's host: (socket, (host, port))."""
+    try:
+        address = get_worker().address
+    except ValueError:  # not in a worker
+        address = "inproc://"
+    # a worker of this process (``inproc://``) has no host of its own: the loopback
+    host = "127.0.0.1" if address.startswith("inproc://") else get_address_host(address)
+    server = socket.create_server((host, 0), backlog=128)
+    server.settimeout(timeout)
+    return server, (host, server.getsockname()[1])
+
+
+def join(rank, size, server, address, token, timeout):
+    """This rank's ``Link``: rank 0 accepts the others on ``server``; another rank
+    connects to ``address``. Each connection starts with the fit's ``token`` and the rank."""
+    if rank == 0:
+        if server is None and size > 1:
+            raise RuntimeError("rank 0 of the collective has lost its listening socket (its "
+                               "shard was moved or recomputed after a lost worker)")
+        peers = {}
+        while len(peers) < size - 1:
+            peer, _ = server.accept()
+            _ready(peer, timeout)
+            their_token, their_rank = struct.unpack("!16sQ", bytes(_exactly(
+                peer, bytearray(24))))
+            if their_token != token:
+                peer.close()
+                continue
+            peers[their_rank] = peer
+        if server is not None:
+            server.close()
+        return Link(0, size, [peers[r] for r in range(1, size)])
+    peer = socket.create_connection(address, timeout=timeout)
+    _ready(peer, timeout)
+    peer.sendall(struct.pack("!16sQ", token, rank))
+    return Link(rank, size, [peer])
+
+
+def _ready(peer, timeout):
+    peer.settimeout(timeout)
+    peer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class OnShards:
+    """A value over the rows kept on the shards: each shard's part is ``function(its
+    dataset, *args)``, made where it is read (a round's blocks: ``CollectiveReducer.rows``'
+    recipe, a tree's ``tree_code_blocks``).
+
+    Parameters
+    ----------
+    function : callable
+    args : tuple
+    """
+
+    def __init__(self, function, args):
+        self.function = function
+        self.args = args
+
+    def on(self, dataset):
+        """This shard's part (an ``OnShards`` among the arguments: its part too)."""
+        return self.function(dataset, *resolved(self.args, dataset))
+
+
+def resolved(args, dataset):
+    """``args`` with each ``OnShards`` replaced by its part on the shard's ``dataset``."""
+    return [arg.on(dataset) if isinstance(arg, OnShards) else arg for arg in args]
+
+
+class CollectiveReducer:
+    """The ``engine/reduction.Reducer`` of one rank of a collective (module docstring).
+
+    Parameters
+    ----------
+    link : Link
+
+    Attributes
+    ----------
+    log : list
+        The allreduced results of the round's ``apply`` calls, in order.
+    recipes : dict
+        id of an array ``rows`` returned -> (the array, its ``OnShards`` recipe).
+    """
+
+    def __init__(self, link):
+        self.link = link
+        self.log = []
+        self.recipes = {}
+
+    def sum(self, function, dataset, weights, labels, *args, out=None):
+        if out is None:
+            return self.link.allreduce(function(dataset, weights, labels, *args))
+        local = function(dataset, weights, labels, *args, out=out)
+        total = self.link.allreduce(local)
+        if total is not local:
+            out[...] = total
+        return out
+
+    def rows(self, function, dataset, *args):
+        result = function(dataset, *args)
+        made = [self.recipes[id(arg)][1] if id(arg) in self.recipes else arg for arg in args]
+        self.recipes[id(result)] = (result, OnShards(function, made))
+        return result
+
+    def apply(self, function, scheme, *args):
+        total = self.link.allreduce(function(scheme, *args))
+        self.log.append(total)
+        return total
+
+    def recipe(self, array):
+        """How a later task makes ``array`` (returned by ``rows``) on any shard."""
+        return None if array is None else self.recipes[id(array)][1]
+
+
+class CollectiveRows(LocalRows):
+    """``LocalRows`` of one rank: a node's histogram and its row count are the sums over
+    the ranks (the grower sees the whole set's nodes), its rows this shard's."""
+
+    def __init__(self, link, dataset, fill_histogram, other_splits=None, work=None):
+        super().__init__(dataset, fill_histogram, other_splits, work)
+        self.link = link
+        self.local_samples = self.n_samples
+        self.n_samples = int(link.allreduce(self.n_samples))
+
+    def fill(self, node, hist):
+        super().fill(node, hist)
+        hist[...] = self.link.allreduce(hist)
+
+    def partition(self, node, split, left, right):
+        return int(self.link.allreduce(super().partition(node, split, left, right)))
+
+    def leaf_blocks(self, leaf_of_node):
+        train_blocks = np.empty(self.local_samples, dtype=BLOCK_DTYPE)
+        for node, leaf in leaf_of_node.items():
+            start, stop = self.ranges[node]
+            train_blocks[self.rows[start:stop]] = leaf
+        return train_blocks
+
+
+class CollectiveNodeSplits(NodeSplits):
+    """``NodeSplits`` whose node and value masses are the sums over the ranks."""
+
+    def __init__(self, link, splits):
+        self.__dict__.update(splits.__dict__)
+        self.link = link
+
+    def node_masses(self, rows):
+        return self.link.allreduce(super().node_masses(rows))
+
+    def value_masses(self, rows):
+        return self.link.allreduce(super().value_masses(rows))
+
+
+class _Collective:
+    """The tree learners' sums over a ``Link`` (mixed into the local learners): the row
+    sets and categorical splits of ``_grow``, the leaves' statistics of ``leaf_values``.
+
+    Attributes
+    ----------
+    grown : GrownTree
+        The last tree grown: its node arrays give its blocks on any shard
+        (``tree_code_blocks``).
+    """
+
+    link = None
+    grown = None
+
+    def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
+              n_hist_bins=N_HIST_BINS):
+        numeric = dataset if dataset.has_numeric else None
+        if numeric is None and not splits:
+            return super()._grow(dataset, fill_histogram, n_columns, splits)  # its error
+        row_sets = CollectiveRows(self.link, numeric,
+                                  fill_histogram if numeric is not None else None,
+                                  CollectiveNodeSplits(self.link, splits) if splits else None,
+                                  self._work)
+        self.grown = grow_tree(row_sets, None if numeric is None else numeric.n_bins,
+                               n_columns, self.mode, self.max_leaves, self.max_depth,
+                               self.min_leaf_weight, self._pool, root_hist, n_hist_bins)
+        return self.grown
+
+    def leaf_values(self, weight_pos, weight_neg, total):
+        """The local rule on the leaves' W+ and W- summed over the ranks (in place: they
+        are the round's block statistics) and the whole set's mass."""
+        weight_pos[...] = self.link.allreduce(weight_pos)
+        weight_neg[...] = self.link.allreduce(weight_neg)
+        return super().leaf_values(weight_pos, weight_neg, float(self.link.allreduce(total)))
+
+    def blocks_recipe(self):
+        """How a later task makes the last tree's blocks on any shard (``OnShards``)."""
+        tree = self.grown
+        return OnShards(tree_code_blocks, (tree.kind, tree.feature, tree.threshold_bin,
+                                           tree.missing_left, tree.left, tree.right))
+
+
+class CollectiveTreeLearner(_Collective, TreeLearner):
+    """``TreeLearner`` with its sums over ``link``.
+
+    Parameters
+    ----------
+    link : Link
+    *args, **kwargs
+        ``TreeLearner``'s.
+    """
+
+    def __init__(self, link, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.link = link
+
+
+class CollectiveHammingTreeLearner(_Collective, HammingTreeLearner):
+    """``HammingTreeLearner`` with its sums over ``link``: the root's all-label histogram
+    and the categorical votes' masses too, and the per-label block statistics."""
+
+    def __init__(self, link, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.link = link
+
+    def fit(self, dataset, weights, labels):
+        fit = super().fit(dataset, weights, labels)
+        fit.weight_pos[...] = self.link.allreduce(fit.weight_pos)
+        fit.weight_neg[...] = self.link.allreduce(fit.weight_neg)
+        return fit
+
+    def _vote(self, label_hist, n_bins):
+        label_hist[...] = self.link.allreduce(label_hist)
+        return HammingTreeLearner._vote(label_hist, n_bins)
+
+    def _other_votes(self, dataset, weights, labels):
+        if dataset.text:
+            raise ValueError("text columns are not trained on a cluster")
+        margin_total = self.link.allreduce(
+            np.where(labels.signs > 0, weights, -weights).sum(axis=0))
+        for column in dataset.categorical:
+            if column.values:
+                w_plus, w_minus = self.link.allreduce(value_histogram(
+                    column.codes, len(column.values), weights, labels.signs))
+                yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
+
+
+def tree_code_blocks(dataset, kind, feature, threshold_bin, missing_left, left, right):
+    """The leaf of every row of a ``Dataset`` under a grown tree, shape (n_samples,), uint8.
+
+    A row goes left by the rules growth uses (``kernels/tree_nodes.code_goes_left`` at a
+    threshold node, ``value_goes_left`` at a value node, the value code ``threshold_bin``),
+    so the leaves are those of the growth.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    kind, feature, threshold_bin : ndarray of shape (n_nodes,), intp
+        ``GrownTree``'s node arrays (``feature``: a row of ``codes`` or an index into the
+        categorical columns that have values, as ``NodeSplits.categorical``).
+    missing_left : ndarray of shape (n_nodes,), bool
+    left, right : ndarray of shape (n_nodes,), intp
+    """
+    out = np.zeros(dataset.n_samples, dtype=BLOCK_DTYPE)
+    if kind.shape[0] == 0:
+        return out
+    categorical = [column for column in dataset.categorical if column.values]
+    stack = [(0, np.arange(dataset.n_samples, dtype=np.intp))]
+    while stack:
+        node, rows = stack.pop()
+        if kind[node] == NODE_THRESHOLD:
+            goes_left = code_goes_left.py_func(dataset.codes[feature[node], rows],
+                                               threshold_bin[node], missing_left[node])
+        else:
+            goes_left = value_goes_left.py_func(categorical[feature[node]].codes[rows],
+                                                threshold_bin[node])
+        for child, child_rows in ((left[node], rows[goes_left]), (right[node], rows[~goes_left])):
+            if child < 0:
+                out[child_rows] = -child - 1
+            else:
+                stack.append((child, child_rows))
+    return out
+
+
+#: The collective tree learners, by ``weak_learner``.
+TREES = {"tree": CollectiveTreeLearner, "hamming_tree": CollectiveHammingTreeLearner}
+
+
+@dataclass
+class Recorded:
+    """A round as the client sees it and a rebuilt shard replays it.
+
+    Attributes
+    ----------
+    fit : PartitionFit
+        The round's hypothesis and block statistics; ``train_blocks`` (and a product's
+        ``train_patterns``) an ``OnShards`` recipe.
+    log : list
+        The scheme's allreduced results, in the order ``choose_alpha`` and ``update``
+        asked for them.
+    """
+
+    fit: PartitionFit
+    log: list
+
+
+class _Replayed:
+    """A reducer that changes the shard's scheme and answers each ``apply`` from a log."""
+
+    def __init__(self, log):
+        self.log = list(log)
+
+    def apply(self, function, scheme, *args):
+        function(scheme, *args)
+        return self.log.pop(0)
+
+
+def _worker_threads():
+    """The kernels' threads in a task: the worker's own thread count (as LightGBM's Dask
+    layer sets ``num_threads``), so two workers on one machine do not each take every core."""
+    try:
+        return get_worker().state.nthreads
+    except ValueError:  # not in a worker (a local scheduler)
+        return None
+
+
+def shard_listen(shard, timeout):
+    """Rank 0: a listening socket kept on the shard; returns its (host, port)."""
+    shard.close()
+    shard.server, address = listen(timeout)
+    return address
+
+
+def shard_round(shard, rank, size, address, token, spec, round_index, timeout):
+    """One round on this rank's shard, as a task (``run_round``).
+
+    The task leaves the worker's thread pool first (``distributed.secede``): it waits on
+    the other ranks' tasks, which must be able to start even on workers of one thread, or
+    under another fit's rounds."""
+    secede()
+    return run_round(shard, rank, size, address, token, spec, round_index, timeout)
+
+
+def run_round(shard, rank, size, address, token, spec, round_index, timeout):
+    """One round on this rank's shard (module docstring), joining the collective of
+    ``token`` on its first; rank 0 returns the round's ``Recorded``, the others None. A
+    failure closes the shard's sockets (its peers' reads then fail too)."""
+    if shard.rounds != round_index:
+        raise RuntimeError(f"shard at round {shard.rounds} asked for round {round_index} "
+                           "(recomputed after a lost worker)")
+    try:
+        if shard.link is None or shard.token != token:
+            shard.link = join(rank, size, shard.server, address, token, timeout)
+            shard.server, shard.token = None, token
+            shard.reducer = CollectiveReducer(shard.link)
+            shard.learner = spec.make_learner(shard.link, shard.dataset, shard.reducer)
+        reducer, learner, scheme = shard.reducer, shard.learner, shard.scheme
+        reducer.log, reducer.recipes = [], {}
+        with numba_threads(_worker_threads()):
+            fit = learner.fit(shard.dataset, scheme.learner_weights, scheme.labels)
+            scheme.reducer = reducer
+            spec.finish(scheme, fit)
+    except BaseException:
+        shard.close()
+        raise
+    shard.rounds += 1
+    if rank != 0:
+        return None
+    blocks = (learner.blocks_recipe() if isinstance(learner, _Collective)
+              else reducer.recipe(fit.train_blocks))
+    return Recorded(PartitionFit(fit.hypothesis, blocks, fit.weight_pos, fit.weight_neg,
+                                 fit.criterion, reducer.recipe(fit.train_patterns)),
+                    reducer.log)
+
+
+def shard_replay(shard, recorded, spec):
+    """A recorded round applied to a rebuilt shard, without a collective: the blocks made
+    here, the scheme's sums read from the round's log."""
+    fit = recorded.fit
+    train_blocks, patterns = resolved([fit.train_blocks, fit.train_patterns], shard.dataset)
+    here = PartitionFit(fit.hypothesis, train_blocks, fit.weight_pos, fit.weight_neg,
+                        fit.criterion, patterns)
+    scheme, reducer = shard.scheme, shard.scheme.reducer
+    scheme.reducer = _Replayed(recorded.log)
+    with numba_threads(_worker_threads()):
+        spec.finish(scheme, here)
+    scheme.reducer = reducer
+    shard.rounds += 1
+    return shard
+
+
+class CollectiveLearner:
+    """The client's weak learner of a distributed fit: each ``fit`` is a round on the
+    shards (``Shards.round``: one trip), whose log the client's scheme reads its sums from
+    (the run's ``ClusterReducer``).
+
+    Parameters
+    ----------
+    shards : Shards
+    reducer : ClusterReducer
+        The client scheme's reducer.
+    spec : round_learner.RoundSpec
+    """
+
+    def __init__(self, shards, reducer, spec):
+        self.shards, self.reducer, self.spec = shards, reducer, spec
+
+    def fit(self, dataset, weights, labels):
+        """The round's ``PartitionFit`` (its blocks a recipe on the shards); the scheme's
+        ``choose_alpha`` and ``update`` that follow read the round's log."""
+        recorded = self.shards.round(self.spec)
+        self.reducer.log = list(recorded.log)
+        return recorded.fit

@@ -1,0 +1,209 @@
+"""Text columns on the cluster: the vocabulary from every partition, the postings on each
+shard, and the term learner's sums through the reducer (BoosTexter, Schapire & Singer
+2000; the term test of §7.1 of the 1999 paper).
+
+No document leaves its worker:
+
+- each partition counts its own terms (``partition_terms``: every term of the column's
+  expert with ``drop`` and ``no_unk`` applied, in the order it first meets them, and the
+  number of its documents holding each); the client adds the counts and applies the local
+  rule (``merged_vocabulary``: ``cutoff``, icsiboost's replay of it, the ``order``), which
+  gives ``data.postings.TermVocabulary``'s terms on the gathered documents;
+- each shard turns its documents into postings over that vocabulary
+  (``ColumnVocabulary.of_rows``, called when the shard is built);
+- the term learner (``ClusterTermLearner``, every worker's in a round of the collective:
+  ``round_learner.py``) sums, through the reducer, W+ and W- of every term's "present"
+  block (``term_masses``, allreduced), chooses the term of least Z (the same on every
+  worker), and keeps the round's blocks on the shards (``term_blocks``).
+"""
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from confboost.data.dataset import TextColumn
+from confboost.data.postings import TermVocabulary, _icsiboost_cutoff
+from confboost.engine.confidence import block_confidences
+from confboost.engine.learners.base import PartitionFit
+from confboost.engine.learners.term import TERM_ABSTAINING, TermHypothesis, TermLearner
+from confboost.kernels.criterion_numpy import partition_z
+from confboost.kernels.term_masses import term_block_weights
+
+
+def counting_expert(expert):
+    """The expert that lists every term of a partition: ``expert`` without its cutoff, in
+    the order the terms are first met (the vocabulary's cutoff and order are the whole
+    set's, applied by ``merged_vocabulary``)."""
+    return dataclasses.replace(expert, cutoff=0, order="first")
+
+
+def partition_terms(documents, expert):
+    """Every term of one partition's documents and how many documents hold it (a term
+    string is one gram shape's: the expert kinds' shapes differ in their word counts or
+    gaps, so partitions' terms merge by their strings).
+
+    Parameters
+    ----------
+    documents : ndarray of shape (n_docs,), object
+        str, or None where missing.
+    expert : TextExpert
+        The column's expert (``counting_expert`` is applied here).
+
+    Returns
+    -------
+    terms : list of str
+        In the order the partition's documents first hold them.
+    counts : ndarray of shape (n_terms,), int64
+    """
+    vocabulary = TermVocabulary().fit(documents.tolist(), counting_expert(expert))
+    return vocabulary.terms_, np.asarray(vocabulary.document_frequency_, dtype=np.int64)
+
+
+def merged_vocabulary(pieces, expert):
+    """The column's vocabulary from its partitions' ``partition_terms``, in partition
+    order: ``TermVocabulary.fit``'s terms on all the documents.
+
+    Parameters
+    ----------
+    pieces : list of (list of str, ndarray of int64)
+    expert : TextExpert
+
+    Returns
+    -------
+    terms : list of str
+    """
+    frequency = {}  # the whole set's terms in the order they are first met, with their counts
+    for terms, counts in pieces:
+        for term, count in zip(terms, counts.tolist(), strict=True):
+            frequency[term] = frequency.get(term, 0) + count
+    terms = list(frequency)
+    frequent = np.fromiter(frequency.values(), dtype=np.int64,
+                           count=len(terms)) >= expert.cutoff
+    if expert.order == "sorted":
+        return sorted(term for term, kept in zip(terms, frequent, strict=True) if kept)
+    if expert.cutoff > 1:  # icsiboost's replay of its cutoff on the first-met order
+        return [terms[code] for code in _icsiboost_cutoff(range(len(terms)), frequent)]
+    return terms
+
+
+@dataclass
+class ColumnVocabulary:
+    """A text column of the cluster's Dataset of no rows: its vocabulary and expert; a
+    shard's postings over it come from ``of_rows``.
+
+    Parameters
+    ----------
+    column : int
+        Position of the column in the input table.
+    terms : list of str
+        The vocabulary (``merged_vocabulary``).
+    expert : TextExpert
+    """
+
+    column: int
+    terms: list
+    expert: object
+
+    @property
+    def n_terms(self):
+        """Number of terms."""
+        return len(self.terms)
+
+    def of_rows(self, documents):
+        """The ``TextColumn`` of a shard's documents over this vocabulary.
+
+        Parameters
+        ----------
+        documents : ndarray of shape (n_docs,), object
+            str, or None where missing.
+
+        Returns
+        -------
+        TextColumn
+            Term ``j``'s postings: the documents whose terms hold ``terms[j]``.
+        """
+        local = TermVocabulary()
+        postings, _ = local.fit_transform(documents.tolist(), counting_expert(self.expert))
+        index = {term: j for j, term in enumerate(self.terms)}
+        at = np.array([index.get(term, -1) for term in local.terms_], dtype=np.int64)
+        kept = np.flatnonzero(at >= 0)
+        kept = kept[np.argsort(at[kept], kind="stable")]
+        lengths = np.zeros(len(self.terms), dtype=np.int64)
+        lengths[at[kept]] = np.diff(postings.indptr)[kept]
+        indptr = np.zeros(len(self.terms) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        indices = (np.concatenate([postings.indices[postings.indptr[j]:postings.indptr[j + 1]]
+                                   for j in kept.tolist()]).astype(np.int64)
+                   if kept.size else np.zeros(0, dtype=np.int64))
+        return TextColumn(self.column, self.terms, indptr, indices)
+
+
+def term_masses(dataset, weights, labels):
+    """What the term learner sums over a shard's rows: per text column, W+ and W- of every
+    term's "present" block, shape (n_terms, k) each (``kernels/term_masses``); W+ and W- of
+    all the rows per label, shape (k,); and Σ W."""
+    signs = labels.signs
+    masses = []
+    for column in dataset.text:
+        w_plus, w_minus = term_block_weights(column.distinct_indptr, column.distinct_indices,
+                                             weights, signs)
+        masses.append((w_plus[column.term_list], w_minus[column.term_list]))
+    return (masses, np.sum(weights, axis=0, where=signs > 0),
+            np.sum(weights, axis=0, where=signs < 0), float(weights.sum()))
+
+
+def term_blocks(dataset, column_index, term):
+    """The block of every row of ``dataset`` under the presence test of ``term`` in its
+    text column ``column_index``: 0 present, 1 absent; shape (n_samples,), uint8."""
+    blocks = np.ones(dataset.n_samples, dtype=np.uint8)
+    blocks[dataset.text[column_index].postings(term)] = 0
+    return blocks
+
+
+class ClusterTermLearner(TermLearner):
+    """``TermLearner``'s choice (the first term of least Z over every text column, its
+    blocks' confidences) from sums taken through a reducer: the text stays on the shards.
+
+    Parameters
+    ----------
+    mode : int
+        Confidence mode code.
+    smoothing : float
+    reducer : Reducer
+    """
+
+    def __init__(self, mode, smoothing, reducer):
+        super().__init__(mode, smoothing)
+        self.reducer = reducer
+
+    def fit(self, dataset, weights, labels):
+        """Best term over ``dataset.text`` (``ColumnVocabulary`` columns); None if no column
+        has terms."""
+        if not any(column.n_terms for column in dataset.text):
+            return None
+        masses, total_pos, total_neg, total = self.reducer.sum(term_masses, dataset, weights,
+                                                               labels)
+        best = None
+        for index, (column, (w_plus, w_minus)) in enumerate(zip(dataset.text, masses,
+                                                                strict=True)):
+            if not column.n_terms:
+                continue
+            # the absent block: the totals less the present one (``term.term_block_stats``)
+            weight_pos = np.stack([w_plus, np.maximum(total_pos - w_plus, 0.0)], axis=1)
+            weight_neg = np.stack([w_minus, np.maximum(total_neg - w_minus, 0.0)], axis=1)
+            z = partition_z(weight_pos, weight_neg, TERM_ABSTAINING, self.mode, total)
+            term = int(np.argmin(z))  # the first term of least Z, as the local learner's
+            if best is None or z[term] < best[0]:
+                best = (float(z[term]), index, term, weight_pos[term], weight_neg[term])
+        z, index, term, weight_pos, weight_neg = best
+        values = block_confidences(weight_pos, weight_neg, TERM_ABSTAINING, self.mode,
+                                   self.smoothing)
+        column = dataset.text[index]
+        return PartitionFit(
+            hypothesis=TermHypothesis(column.column, column.terms[term], values),
+            train_blocks=self.reducer.rows(term_blocks, dataset, index, term),
+            weight_pos=np.ascontiguousarray(weight_pos),
+            weight_neg=np.ascontiguousarray(weight_neg),
+            criterion=z,
+        )
