@@ -28,12 +28,12 @@ from confboost.data.category_values import fitted_values, is_missing, value_text
 from confboost.data.columns import (
     FEATURE_KINDS,
     FrameEncoder,
+    column_experts,
     continuous_values,
     string_kind,
     string_values,
     warn_doubtful_kind,
 )
-from confboost.data.text_experts import TextExpert
 
 #: Rows drawn from the partitions to find the bins (``BinMapper``'s own subsample size).
 BIN_SAMPLE = 200_000
@@ -324,30 +324,6 @@ def table_columns(client, X, feature_types, timeout=None, text_expert=None):
                             for position, name in categorical})
     vocabularies = {position: sorted(merged[name][2]) for position, name in categorical}
     return encoder, vocabularies
-
-
-def column_experts(names, kinds, text_expert):
-    """The ``TextExpert`` of each text column, by table position, from the ``text_expert``
-    parameter (``FrameEncoder.from_table``'s rule: one expert for every text column, or one
-    per column name, ``TextExpert()`` where absent)."""
-    if text_expert is None or isinstance(text_expert, TextExpert):
-        default, per_column = text_expert or TextExpert(), {}
-    elif isinstance(text_expert, dict):
-        default, per_column = TextExpert(), dict(text_expert)
-        unknown = [name for name in per_column if kinds.get(name) != "text"]
-        if unknown:
-            raise ValueError(f"text_expert names columns that are not text: {unknown!r}")
-    else:
-        raise ValueError("text_expert must be None, a TextExpert, or a dict of column name "
-                         f"to TextExpert, got {text_expert!r}")
-    experts = {}
-    for position, name in enumerate(names):
-        if kinds[name] == "text":
-            experts[position] = per_column.get(name, default)
-            if not isinstance(experts[position], TextExpert):
-                raise ValueError(f"text_expert[{name!r}] must be a TextExpert, got "
-                                 f"{experts[position]!r}")
-    return experts
 
 
 def encode_partition(frame, encoder, vocabularies):

@@ -304,6 +304,44 @@ def _expert_to_dict(expert, name):
             "no_unk": bool(expert.no_unk)}
 
 
+def column_experts(names, kinds, text_expert):
+    """The ``TextExpert`` of each text column, by table position, from the ``text_expert``
+    parameter: one expert for every text column, or one per column name (``TextExpert()``
+    where absent); ValueError naming a wrong value or a column that is not text. The rule of
+    ``FrameEncoder.from_table``, and of a Dask fit's encoder.
+
+    Parameters
+    ----------
+    names : list of str
+        The table's columns, in order.
+    kinds : dict of str to str
+        Each column's kind.
+    text_expert : TextExpert, dict of column name to TextExpert, or None
+
+    Returns
+    -------
+    dict of int to TextExpert
+    """
+    if text_expert is None or isinstance(text_expert, TextExpert):
+        default, per_column = text_expert or TextExpert(), {}
+    elif isinstance(text_expert, dict):
+        default, per_column = TextExpert(), dict(text_expert)
+        unknown = [name for name in per_column if kinds.get(name) != "text"]
+        if unknown:
+            raise ValueError(f"text_expert names columns that are not text: {unknown!r}")
+    else:
+        raise ValueError("text_expert must be None, a TextExpert, or a dict of column name "
+                         f"to TextExpert, got {text_expert!r}")
+    experts = {}
+    for position, name in enumerate(names):
+        if kinds[name] == "text":
+            experts[position] = per_column.get(name, default)
+            if not isinstance(experts[position], TextExpert):
+                raise ValueError(f"text_expert[{name!r}] must be a TextExpert, got "
+                                 f"{experts[position]!r}")
+    return experts
+
+
 class FrameEncoder:
     """The columns of a mixed table: their kinds and text experts.
 
@@ -343,25 +381,9 @@ class FrameEncoder:
         kinds = infer_feature_types(X, feature_types)
         names = column_names(X)
         warn_doubtful_kinds(X, kinds, feature_types)
-        if text_expert is None or isinstance(text_expert, TextExpert):
-            default, per_column = text_expert or TextExpert(), {}
-        elif isinstance(text_expert, dict):
-            default, per_column = TextExpert(), dict(text_expert)
-            unknown = [name for name in per_column if kinds.get(name) != "text"]
-            if unknown:
-                raise ValueError(f"text_expert names columns that are not text: {unknown!r}")
-        else:
-            raise ValueError("text_expert must be None, a TextExpert, or a dict of column name "
-                             f"to TextExpert, got {text_expert!r}")
-        experts, values = {}, {}
-        for position, name in enumerate(names):
-            if kinds[name] == "text":
-                expert = per_column.get(name, default)
-                if not isinstance(expert, TextExpert):
-                    raise ValueError(f"text_expert[{name!r}] must be a TextExpert, got {expert!r}")
-                experts[position] = expert
-            elif kinds[name] == "categorical":
-                values[position] = fitted_values(_values(X, name))
+        experts = column_experts(names, kinds, text_expert)
+        values = {position: fitted_values(_values(X, name))
+                  for position, name in enumerate(names) if kinds[name] == "categorical"}
         return cls(names, [kinds[name] for name in names], experts, values)
 
     def _texts(self, X, position, fitting):
