@@ -1,4 +1,4 @@
-"""Checkpoints of a fit on Dask (``dask/checkpoint.py``): a resume gives the uninterrupted
+"""Checkpoints of a fit on Dask (``dask/cluster_checkpoint.py``): a resume gives the uninterrupted
 fit.
 
 A fit stopped after some rounds (here: asked for fewer) leaves a checkpoint that holds the
@@ -17,7 +17,7 @@ from confboost.training.checkpoint import Checkpoint
 
 distributed = pytest.importorskip("distributed")
 from confboost.dask import DaskBoostClassifier  # noqa: E402
-from confboost.dask.checkpoint import Encoder, RecordingReducer  # noqa: E402
+from confboost.dask.cluster_checkpoint import Encoder, RecordingReducer  # noqa: E402
 from confboost.engine.reduction import LOCAL  # noqa: E402
 from tests.dask.test_dask import (  # noqa: E402
     _assert_same_model,

@@ -30,7 +30,7 @@ Weight trimming (``trim``) is the local trimmed stump's rule from sums allreduce
 round (``dask/trim.py``), under the local α rule (``Fit._alpha_method``).
 
 A ``Checkpoint`` callback saves, in place of the shards' state, the changes that make it
-(``dask/checkpoint.py``: the run's reducer records them), and a resume replays them on the
+(``dask/cluster_checkpoint.py``: the run's reducer records them), and a resume replays them on the
 shards.
 
 AdaBoost.MR's multi-label cut is the local one, from histograms of the shards' scores
@@ -49,7 +49,7 @@ from dask.base import tokenize
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
-from confboost.dask.checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
+from confboost.dask.cluster_checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
 from confboost.dask.collective import TREES
 from confboost.dask.cut import ClusterCut
 from confboost.dask.partitions import (
