@@ -92,7 +92,10 @@ def test_a_peer_of_another_fit_is_not_joined():
         theirs = pool.submit(join, 1, 2, None, address, b"b" * 16, 2.0)
         mine = pool.submit(join, 1, 2, None, address, b"a" * 16, 2.0)
         links = [ours.result(), mine.result()]
-        theirs.result().close()
+        try:  # dropped by rank 0 on its token, or refused or reset: rank 0 had its peer
+            theirs.result().close()  # and closed its socket before it took the other fit's
+        except ConnectionError:
+            pass
     assert _each(links, lambda link: link.allreduce(1.5)) == [3.0, 3.0]
     for link in links:
         link.close()
