@@ -222,6 +222,9 @@ class ClusterFit(Fit):
     client : distributed.Client
     """
 
+    #: A tree per label is for one machine: ``"auto"`` grows the shared tree here.
+    grows_label_trees = False
+
     def __init__(self, estimator, mode, client):
         super().__init__(estimator, mode)
         self.client = client

@@ -111,6 +111,9 @@ class Fit:
         The fitted attributes known so far (``estimator_view``).
     """
 
+    #: Whether ``"auto"`` may grow a tree per label (the rows on one machine).
+    grows_label_trees = True
+
     def __init__(self, estimator, mode, normalisation="predicted"):
         self.params = FitParams.of(estimator)
         self.mode = mode
@@ -236,7 +239,7 @@ class Fit:
         self.known["weak_learner_"] = default_learner(  # a tree per label: local fits only
             self.params.weak_learner, inputs.n_samples, inputs.attributes["n_features_in_"],
             inputs.signs.shape[1], self.params.scheme, self.params.trim,
-            label_trees=type(self)._learner is Fit._learner)
+            label_trees=self.grows_label_trees)
         self.known["max_leaves_"], self.known["learning_rate_"] = tree_defaults(
             self.params.max_leaves, self.params.learning_rate, self.known["weak_learner_"],
             inputs.n_samples, inputs.attributes["n_features_in_"], inputs.signs.shape[1])
