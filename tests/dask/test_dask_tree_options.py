@@ -18,6 +18,7 @@ import pytest
 from confboost import BoostClassifier
 from confboost.data.columns import FrameEncoder
 from confboost.data.dataset import LabelSigns
+from confboost.training.checkpoint import Checkpoint
 
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
@@ -38,6 +39,7 @@ from confboost.engine.learners import make_learner  # noqa: E402
 from confboost.explain.contributions import record_cover  # noqa: E402
 from confboost.kernels.criterion_numpy import MODES  # noqa: E402
 from tests.dask.test_dask import _cluster, _dask, _data  # noqa: E402
+from tests.dask.test_dask_checkpoint import Rounds  # noqa: E402
 from tests.dask.test_dask_seam import (  # noqa: E402
     InProcessShards,
     _header_scheme,
@@ -272,3 +274,21 @@ def test_products_on_text_columns_are_refused_as_locally(client):
     with pytest.raises(ValueError, match="product.*numeric features") as cluster:
         DaskBoostClassifier(client=client, **params).fit(Xd, yd)
     assert str(cluster.value) == str(local.value)
+
+
+@pytest.mark.slow
+def test_a_resumed_tree_per_label_is_the_uninterrupted_one(client, tmp_path):
+    """A checkpoint saves each round's trees' node arrays (``label_tree_blocks``, a function
+    a file may name); a resume makes the blocks again on its shards: the local model, the
+    restored rounds' covers included."""
+    X, y = _data("multiclass")
+    Xd, yd, _ = _dask(X, y)
+    params = {"calibration": None, "weak_learner": "label_trees", "max_leaves": 4}
+    path = tmp_path / "run.ckpt"
+    DaskBoostClassifier(3, client=client, **params).fit(
+        Xd, yd, callbacks=[Checkpoint(path, every=3)])
+    rounds = Rounds()
+    resumed = DaskBoostClassifier(5, client=client, **params).fit(
+        Xd, yd, callbacks=[Checkpoint(path, every=3), rounds])
+    assert rounds.run == [3, 4]  # the first three restored
+    _assert_same(resumed, BoostClassifier(5, **params).fit(X, y))
