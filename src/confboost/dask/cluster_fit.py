@@ -19,7 +19,9 @@ only where the training rows are differs:
   the labels, gathered for it). They are scored on the client, as on one machine;
 - a run on some of the rows (the main run beside held-out validation rows, a calibration
   run) trains on shards of its own, of its rows (taken from the partitions on the
-  workers); a calibration run on the main run's bins.
+  workers), its categorical columns coded with the values those rows hold, as locally
+  (``_categorical_columns``); a calibration run on the main run's bins (on a table with
+  text, its own).
 
 Text columns: each one's vocabulary comes from the run's partitions' term counts, their
 postings are built on the shards and the workers' term learner, and a tree's node, sum
@@ -63,11 +65,13 @@ from confboost.dask.partitions import (
     crucial_pair_weight,
     fit_bins,
     gather_rows,
+    held_codes,
     is_dask_collection,
     is_table,
     partition_summary,
     partition_totals,
     partitions,
+    recoded,
     table_columns,
     weighted_by_class,
 )
@@ -244,6 +248,7 @@ class ClusterFit(Fit):
         self.placed = None
         self.built = []
         self.header = None  # the main run's Dataset of no rows
+        self.code_maps = None  # its categorical value codes' maps, when on some rows
 
     def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
         try:
@@ -401,8 +406,11 @@ class ClusterFit(Fit):
             self.header = self.placed.header = self._header(inputs, self.placed)
         elif self.header.text:  # a calibration run on text: binned afresh, as locally
             self.placed.header = self._header(inputs, self.placed)
-        else:  # a calibration run: the main run's bins
+        else:  # a calibration run: the main run's bins (and value codes)
             self.placed.header = dataclasses.replace(self.header, n_samples=int(len(rows)))
+            if self.code_maps is not None:
+                self.placed.parts = [tuple(delayed(recoded, nout=4)(*part, self.code_maps))
+                                     for part in self.placed.parts]
         self.placed.classes, self.placed.multilabel = inputs.classes, inputs.multilabel
         return self.placed.header
 
@@ -433,9 +441,9 @@ class ClusterFit(Fit):
 
     def _header(self, inputs, placed):
         """A run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
-        rows drawn from its partitions ``placed``, the categorical columns' vocabularies, and
-        each text column's, from the term counts of its partitions ``placed``
-        (``_text_columns``)."""
+        rows drawn from its partitions ``placed``, the categorical columns' vocabularies
+        (``_categorical_columns``), and each text column's, from the term counts of its
+        partitions ``placed`` (``_text_columns``)."""
         client, n_samples = self.client, sum(placed.part_rows)
         drawn = n_samples if self.bin_rows is None else self.bin_rows
         mapper = computed(client, [delayed(fit_bins)(self.params.max_bins, *[
@@ -450,10 +458,35 @@ class ClusterFit(Fit):
             numeric_columns=np.asarray(np.arange(inputs.attributes["n_features_in_"])
                                        if encoder is None else encoder.numeric_columns,
                                        dtype=np.intp),
-            categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
-                         for position, values in sorted(inputs.vocabularies.items())],
+            categorical=self._categorical_columns(inputs, placed),
             text=self._text_columns(encoder, len(inputs.vocabularies), placed),
             n_samples=n_samples, n_columns=inputs.attributes["n_features_in_"])
+
+    def _categorical_columns(self, inputs, placed):
+        """Each categorical column of a run (its values; codes of no rows): on every row,
+        the whole set's vocabulary; on some of them (the main run beside early stopping's
+        held-out rows, a calibration run on text) the values its rows hold, as the local
+        encoder finds them on the run's rows (one wait), the run's partitions' value codes
+        mapped to them (``partitions.recoded``)."""
+        columns = sorted(inputs.vocabularies.items())
+        empty = np.empty(0, dtype=np.int32)
+        if not columns or sum(placed.part_rows) == inputs.rows:
+            return [CategoricalColumn(position, values, empty) for position, values in columns]
+        sizes = [len(values) for _, values in columns]
+        held = computed(self.client, [delayed(held_codes)(part[3][:len(columns)], sizes)
+                                      for part in placed.parts],
+                        self.timeout, "the categorical values of a run's rows")
+        kept = [np.flatnonzero(np.logical_or.reduce([each[c] for each in held]))
+                for c in range(len(columns))]
+        maps = []
+        for size, codes in zip(sizes, kept, strict=True):
+            maps.append(np.full(size, -1, dtype=np.int32))
+            maps[-1][codes] = np.arange(codes.size, dtype=np.int32)
+        placed.parts = [tuple(delayed(recoded, nout=4)(*part, maps)) for part in placed.parts]
+        if self.header is None:  # the main run's: a calibration run on its bins takes them
+            self.code_maps = maps
+        return [CategoricalColumn(position, [values[code] for code in codes.tolist()], empty)
+                for (position, values), codes in zip(columns, kept, strict=True)]
 
     def _text_columns(self, encoder, n_categorical, placed):
         """Each text column's ``ColumnVocabulary``: the local vocabulary's rule applied to
