@@ -40,6 +40,10 @@ class _RecordingTreeLearner(CollectiveTreeLearner):
 class CollectiveLabelTreesLearner(_Collective, LabelTreesLearner):
     """``LabelTreesLearner`` whose trees take their sums over ``link``.
 
+    A ``_Collective`` for ``collective.run_round``, which takes a collective learner's
+    blocks from its ``blocks_recipe``; its trees are grown by ``_tree``, the collective's
+    tree learner (this class grows none itself).
+
     Parameters
     ----------
     link : collective.Link
