@@ -130,7 +130,9 @@ CASES = [("label_trees", "mh", "values"), ("label_trees", "mo", "values"),
 QUICK = CASES[0], CASES[2], CASES[4]
 
 
-@pytest.mark.parametrize("learner, scheme, table", CASES)
+@pytest.mark.parametrize("learner, scheme, table", [
+    case if case != CASES[1] else pytest.param(*case, marks=pytest.mark.slow)
+    for case in CASES])
 def test_local_and_one_shard_give_the_same_model_bit_for_bit(learner, scheme, table):
     local_run, shard_run = _runs(learner, scheme, table, 1)
     for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
@@ -265,6 +267,7 @@ def test_trees_on_a_text_column_give_the_local_model(client, params):
                                rtol=0, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_products_on_text_columns_are_refused_as_locally(client):
     columns, y = _text_table(100)
     (Xd, yd), frame = _dask_table(columns, y)
