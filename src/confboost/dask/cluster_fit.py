@@ -248,7 +248,6 @@ class ClusterFit(Fit):
         self.placed = None
         self.built = []
         self.header = None  # the main run's Dataset of no rows
-        self.code_maps = None  # its categorical value codes' maps, when on some rows
 
     def fit(self, X, y, sample_weight=None, callbacks=(), eval_set=None, eval_names=None):
         try:
@@ -406,11 +405,8 @@ class ClusterFit(Fit):
             self.header = self.placed.header = self._header(inputs, self.placed)
         elif self.header.text:  # a calibration run on text: binned afresh, as locally
             self.placed.header = self._header(inputs, self.placed)
-        else:  # a calibration run: the main run's bins (and value codes)
+        else:  # a calibration run: the main run's bins (that run is on every row)
             self.placed.header = dataclasses.replace(self.header, n_samples=int(len(rows)))
-            if self.code_maps is not None:
-                self.placed.parts = [tuple(delayed(recoded, nout=4)(*part, self.code_maps))
-                                     for part in self.placed.parts]
         self.placed.classes, self.placed.multilabel = inputs.classes, inputs.multilabel
         return self.placed.header
 
@@ -483,8 +479,6 @@ class ClusterFit(Fit):
             maps.append(np.full(size, -1, dtype=np.int32))
             maps[-1][codes] = np.arange(codes.size, dtype=np.int32)
         placed.parts = [tuple(delayed(recoded, nout=4)(*part, maps)) for part in placed.parts]
-        if self.header is None:  # the main run's: a calibration run on its bins takes them
-            self.code_maps = maps
         return [CategoricalColumn(position, [values[code] for code in codes.tolist()], empty)
                 for (position, values), codes in zip(columns, kept, strict=True)]
 
