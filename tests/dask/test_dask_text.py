@@ -156,10 +156,3 @@ def test_the_default_calibration_bins_each_run_on_its_own_rows(client):
     assert mine.calibrator_.slope == pytest.approx(theirs.calibrator_.slope, rel=1e-9)
     np.testing.assert_allclose(mine.predict_proba(frame), theirs.predict_proba(frame),
                                rtol=1e-9)
-
-
-def test_trees_on_text_are_refused_by_name(client):
-    frame, y = _table()
-    with pytest.raises(ValueError, match="text columns with weak_learner='stump'.*collective"):
-        DaskBoostClassifier(client=client, weak_learner="tree", n_estimators=2,
-                            feature_types={"note": "text"}).fit(*_dask_table(frame, y))

@@ -116,8 +116,6 @@ def test_many_features_times_labels_grow_a_tree_per_label():
 ])
 def test_default_learner_by_shape(shape, scheme, chosen):
     assert default_learner("auto", *shape, scheme) == chosen
-    assert default_learner("auto", *shape, scheme, label_trees=False) == (
-        "tree" if chosen == "label_trees" else chosen)
     assert default_learner("tree", *shape, scheme) == "tree"
 
 
@@ -153,8 +151,3 @@ def test_saved_model_keeps_the_chosen_learner(tmp_path):
         save_document(tmp_path / "bad.json", {**body, "weak_learner": bad})
         with pytest.raises(ValueError, match="weak_learner"):
             confboost.load(tmp_path / "bad.json")
-
-
-def test_a_cluster_fit_refuses_a_tree_per_label():
-    with pytest.raises(ValueError, match="one machine"):
-        default_learner("label_trees", 20_000, 784, 10, "mh", label_trees=False)

@@ -24,6 +24,7 @@ import types
 
 import numpy as np
 
+from confboost.dask.cluster_label_trees import label_tree_blocks
 from confboost.dask.collective import tree_code_blocks
 from confboost.dask.text import term_blocks
 from confboost.engine.callbacks import TrainingCallback
@@ -39,7 +40,7 @@ from confboost.training.checkpoint import Checkpoint, run_fingerprint
 FUNCTIONS = {f"{function.__module__}:{function.__qualname__}": function for function in (
     apply_round, pair_round, pair_normalise, block_pair_masses, stump_train_blocks,
     value_blocks, term_blocks, product_term_signs, product_blocks, sign_patterns,
-    tree_code_blocks)}
+    tree_code_blocks, label_tree_blocks)}
 
 
 class RecordingReducer:

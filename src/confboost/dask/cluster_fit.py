@@ -19,12 +19,18 @@ only where the training rows are differs:
   the labels, gathered for it). They are scored on the client, as on one machine;
 - a run on some of the rows (the main run beside held-out validation rows, a calibration
   run) trains on shards of its own, of its rows (taken from the partitions on the
-  workers); a calibration run on the main run's bins.
+  workers), its categorical columns coded with the values those rows hold, as locally
+  (``_categorical_columns``); a calibration run on the main run's bins (on a table with
+  text, its own).
 
 Text columns: each one's vocabulary comes from the run's partitions' term counts, their
-postings are built on the shards and the workers' term learner allreduces its sums in the
-round (``dask/text.py``, ``dask/round_learner.py``); stumps read them, and trees refuse
-them (``_learner``).
+postings are built on the shards and the workers' term learner, and a tree's node, sum
+their terms' masses through the collective in the round (``dask/text.py``,
+``dask/round_learner.py``): stumps, trees, Hamming trees and trees per label read them.
+
+A tree per label (``weak_learner="label_trees"``, or ``"auto"`` where the local fit grows
+one) is the local learner with the collective's tree learner for each label
+(``dask/cluster_label_trees.py``).
 
 Weight trimming (``trim``) is the local trimmed stump's rule from sums allreduced in the
 round (``dask/trim.py``), under the local α rule (``Fit._alpha_method``).
@@ -37,7 +43,8 @@ AdaBoost.MR's multi-label cut is the local one, from histograms of the shards' s
 allreduced in the round after its update (``round_learner.RoundSpec.cut``), which the
 client's ``dask/cut.ClusterCut`` reads from the round's log.
 
-What stays refused says why: trees on text columns (``_learner``).
+Every option of the local fit runs here, and what the local fit refuses (a product on a
+table with text or categorical columns) is refused with its error.
 """
 
 import dataclasses
@@ -50,7 +57,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import type_of_target
 
 from confboost.dask.cluster_checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
-from confboost.dask.collective import TREES
+from confboost.dask.cluster_label_trees import label_tree_blocks, label_tree_recipes
 from confboost.dask.cut import ClusterCut
 from confboost.dask.partitions import (
     bin_sample,
@@ -58,15 +65,17 @@ from confboost.dask.partitions import (
     crucial_pair_weight,
     fit_bins,
     gather_rows,
+    held_codes,
     is_dask_collection,
     is_table,
     partition_summary,
     partition_totals,
     partitions,
+    recoded,
     table_columns,
     weighted_by_class,
 )
-from confboost.dask.round_learner import RoundSpec
+from confboost.dask.round_learner import TREE_ROUNDS, RoundSpec
 from confboost.dask.shards import ClusterReducer, Shards, build_shards
 from confboost.dask.text import ColumnVocabulary, merged_vocabulary, partition_terms
 from confboost.data.dataset import CategoricalColumn, Dataset
@@ -173,9 +182,9 @@ class RoundCount(TrainingCallback):
 
 class ClusterCover(TrainingCallback):
     """The training cover of every round's hypothesis (``explain.record_cover``'s, a
-    product's sign patterns included), from the shards in one round trip after the run's
-    rounds: the blocks of a round are kept on the shards (``OnShards``) and the sample
-    weights never change.
+    product's sign patterns included; a tree per label's, tree after tree), from the shards
+    in one round trip after the run's rounds: the blocks of a round are kept on the shards
+    (``OnShards``) and the sample weights never change.
 
     Parameters
     ----------
@@ -195,16 +204,22 @@ class ClusterCover(TrainingCallback):
 
     def after_training(self, env):
         if self.fits:
-            fits = self.fits
-            covers = self.reducer.covers(
-                [fit.train_blocks for fit in fits],
-                [fit.hypothesis.values.shape[0] for fit in fits],
-                [fit.train_patterns for fit in fits],
-                [0 if fit.train_patterns is None else 1 << len(fit.hypothesis.test_columns())
-                 for fit in fits])
-            for fit, (cover, pattern_masses) in zip(fits, covers, strict=True):
-                fit.hypothesis.cover = cover
+            # (blocks, blocks' count, sign patterns, patterns' count) of each round; a tree
+            # per label's cover is its trees' leaves' covers, one after the other
+            parts = [[(recipe, size, None, 0) for recipe, size
+                      in label_tree_recipes(fit.train_blocks, fit.hypothesis)]
+                     if getattr(fit.train_blocks, "function", None) is label_tree_blocks else
+                     [(fit.train_blocks, fit.hypothesis.values.shape[0], fit.train_patterns,
+                       0 if fit.train_patterns is None
+                       else 1 << len(fit.hypothesis.test_columns()))]
+                     for fit in self.fits]
+            covers = iter(self.reducer.covers(*[list(each) for each in zip(
+                *[part for round_parts in parts for part in round_parts], strict=True)]))
+            for fit, round_parts in zip(self.fits, parts, strict=True):
+                mine = [next(covers) for _ in round_parts]
+                fit.hypothesis.cover = np.concatenate([cover for cover, _ in mine])
                 if fit.train_patterns is not None:  # a product's (as ``record_cover``)
+                    pattern_masses = mine[0][1]
                     seen = np.flatnonzero(pattern_masses > 0)
                     fit.hypothesis.pattern_cover = (seen.astype(np.int64),
                                                     pattern_masses[seen])
@@ -221,9 +236,6 @@ class ClusterFit(Fit):
     mode : int
     client : distributed.Client
     """
-
-    #: A tree per label is for one machine: ``"auto"`` grows the shared tree here.
-    grows_label_trees = False
 
     def __init__(self, estimator, mode, client):
         super().__init__(estimator, mode)
@@ -393,7 +405,7 @@ class ClusterFit(Fit):
             self.header = self.placed.header = self._header(inputs, self.placed)
         elif self.header.text:  # a calibration run on text: binned afresh, as locally
             self.placed.header = self._header(inputs, self.placed)
-        else:  # a calibration run: the main run's bins
+        else:  # a calibration run: the main run's bins (that run is on every row)
             self.placed.header = dataclasses.replace(self.header, n_samples=int(len(rows)))
         self.placed.classes, self.placed.multilabel = inputs.classes, inputs.multilabel
         return self.placed.header
@@ -425,9 +437,9 @@ class ClusterFit(Fit):
 
     def _header(self, inputs, placed):
         """A run's Dataset of no rows: bins fitted on a worker from ``bin_rows``
-        rows drawn from its partitions ``placed``, the categorical columns' vocabularies, and
-        each text column's, from the term counts of its partitions ``placed``
-        (``_text_columns``)."""
+        rows drawn from its partitions ``placed``, the categorical columns' vocabularies
+        (``_categorical_columns``), and each text column's, from the term counts of its
+        partitions ``placed`` (``_text_columns``)."""
         client, n_samples = self.client, sum(placed.part_rows)
         drawn = n_samples if self.bin_rows is None else self.bin_rows
         mapper = computed(client, [delayed(fit_bins)(self.params.max_bins, *[
@@ -442,10 +454,33 @@ class ClusterFit(Fit):
             numeric_columns=np.asarray(np.arange(inputs.attributes["n_features_in_"])
                                        if encoder is None else encoder.numeric_columns,
                                        dtype=np.intp),
-            categorical=[CategoricalColumn(position, values, np.empty(0, dtype=np.int32))
-                         for position, values in sorted(inputs.vocabularies.items())],
+            categorical=self._categorical_columns(inputs, placed),
             text=self._text_columns(encoder, len(inputs.vocabularies), placed),
             n_samples=n_samples, n_columns=inputs.attributes["n_features_in_"])
+
+    def _categorical_columns(self, inputs, placed):
+        """Each categorical column of a run (its values; codes of no rows): on every row,
+        the whole set's vocabulary; on some of them (the main run beside early stopping's
+        held-out rows, a calibration run on text) the values its rows hold, as the local
+        encoder finds them on the run's rows (one wait), the run's partitions' value codes
+        mapped to them (``partitions.recoded``)."""
+        columns = sorted(inputs.vocabularies.items())
+        empty = np.empty(0, dtype=np.int32)
+        if not columns or sum(placed.part_rows) == inputs.rows:
+            return [CategoricalColumn(position, values, empty) for position, values in columns]
+        sizes = [len(values) for _, values in columns]
+        held = computed(self.client, [delayed(held_codes)(part[3][:len(columns)], sizes)
+                                      for part in placed.parts],
+                        self.timeout, "the categorical values of a run's rows")
+        kept = [np.flatnonzero(np.logical_or.reduce([each[c] for each in held]))
+                for c in range(len(columns))]
+        maps = []
+        for size, codes in zip(sizes, kept, strict=True):
+            maps.append(np.full(size, -1, dtype=np.int32))
+            maps[-1][codes] = np.arange(codes.size, dtype=np.int32)
+        placed.parts = [tuple(delayed(recoded, nout=4)(*part, maps)) for part in placed.parts]
+        return [CategoricalColumn(position, [values[code] for code in codes.tolist()], empty)
+                for (position, values), codes in zip(columns, kept, strict=True)]
 
     def _text_columns(self, encoder, n_categorical, placed):
         """Each text column's ``ColumnVocabulary``: the local vocabulary's rule applied to
@@ -467,17 +502,11 @@ class ClusterFit(Fit):
         """The run's shards (``_build_shards``: ``Fit._part`` makes the learner after the
         scheme), then its learner: each round the learner and the scheme's update on every
         worker (``collective.CollectiveLearner``), the worker's learner taking its sums over
-        the workers (``round_learner``: a term learner's and a trimmed stump's too); on
-        multi-label AdaBoost.MR each round's cut taken in the round (``cut``)."""
+        the workers (``round_learner``: a term learner's, a trimmed stump's and a tree per
+        label's too); on multi-label AdaBoost.MR each round's cut taken in the round
+        (``cut``)."""
         name, p = self.known["weak_learner_"], self.params
-        if dataset.text and name != "stump":
-            raise ValueError(
-                f"DaskBoostClassifier boosts a table with text columns with "
-                f"weak_learner='stump', not {name!r}: the trees over the collective split on "
-                "numeric and categorical columns only (a node's term masses are not taken "
-                "over the workers); pass weak_learner='stump', or "
-                "feature_types={column: 'ignore'} for the text columns")
-        if name not in TREES:  # its own errors (a product or trim on mixed columns) here
+        if name not in TREE_ROUNDS:  # its own errors (a product or trim on mixed columns) here
             make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),
                          n_terms=int(p.product_terms))
         self._build_shards()

@@ -16,7 +16,8 @@ Every worker gets the identical sum (rank 0 adds the ranks' parts in rank order 
 the total back, ``Link.allreduce``), so every worker makes the identical choice at each
 split and grows the identical tree; one rank returns it. The tree learners take their
 sums in the grower's row sets (``CollectiveRows``: a node's histogram and row count), the
-splitter's categorical masses (``CollectiveNodeSplits``) and the leaf statistics: the local
+splitter's categorical and term masses (``CollectiveNodeSplits``; a term's,
+``text.term_splits``) and the leaf statistics: the local
 ``TreeLearner`` and ``HammingTreeLearner`` with those few methods over the link. On one rank
 every allreduce is the identity, so a collective of one worker is the local fit, bit for
 bit.
@@ -44,14 +45,15 @@ import numpy as np
 from distributed import get_worker, secede
 from distributed.comm import get_address_host
 
+from confboost.dask.text import term_splits, term_votes
 from confboost.engine.learners.base import PartitionFit
 from confboost.engine.learners.grower import LocalRows, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
 from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner, _best_factorised
 from confboost.kernels.histogram import N_HIST_BINS
-from confboost.kernels.tree_nodes import code_goes_left, value_goes_left
+from confboost.kernels.tree_nodes import code_goes_left, term_goes_left, value_goes_left
 from confboost.kernels.value_masses import value_histogram
-from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD
+from confboost.utils.dtypes import BLOCK_DTYPE, NODE_TERM, NODE_THRESHOLD
 from confboost.utils.threads import numba_threads
 
 _HEADER = struct.Struct("!Q")
@@ -288,7 +290,7 @@ class CollectiveRows(LocalRows):
 
 
 class CollectiveNodeSplits(NodeSplits):
-    """``NodeSplits`` whose node and value masses are the sums over the ranks."""
+    """``NodeSplits`` whose node, value and term masses are the sums over the ranks."""
 
     def __init__(self, link, splits):
         self.__dict__.update(splits.__dict__)
@@ -299,6 +301,10 @@ class CollectiveNodeSplits(NodeSplits):
 
     def value_masses(self, rows):
         return self.link.allreduce(super().value_masses(rows))
+
+    def term_splits(self, node_pos, node_neg, least_mass):
+        return term_splits(self.link.allreduce, self.text, self._in_node, self.pos, self.neg,
+                           node_pos, node_neg, self.mode, least_mass)
 
 
 class _Collective:
@@ -360,7 +366,7 @@ class CollectiveTreeLearner(_Collective, TreeLearner):
 
 class CollectiveHammingTreeLearner(_Collective, HammingTreeLearner):
     """``HammingTreeLearner`` with its sums over ``link``: the root's all-label histogram
-    and the categorical votes' masses too, and the per-label block statistics."""
+    and the categorical and term votes' masses too, and the per-label block statistics."""
 
     def __init__(self, link, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -377,8 +383,6 @@ class CollectiveHammingTreeLearner(_Collective, HammingTreeLearner):
         return HammingTreeLearner._vote(label_hist, n_bins)
 
     def _other_votes(self, dataset, weights, labels):
-        if dataset.text:
-            raise ValueError("text columns are not trained on a cluster")
         margin_total = self.link.allreduce(
             np.where(labels.signs > 0, weights, -weights).sum(axis=0))
         for column in dataset.categorical:
@@ -386,21 +390,25 @@ class CollectiveHammingTreeLearner(_Collective, HammingTreeLearner):
                 w_plus, w_minus = self.link.allreduce(value_histogram(
                     column.codes, len(column.values), weights, labels.signs))
                 yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
+        if dataset.text:
+            yield from term_votes(self.link.allreduce, dataset, weights, labels, margin_total)
 
 
 def tree_code_blocks(dataset, kind, feature, threshold_bin, missing_left, left, right):
     """The leaf of every row of a ``Dataset`` under a grown tree, shape (n_samples,), uint8.
 
     A row goes left by the rules growth uses (``kernels/tree_nodes.code_goes_left`` at a
-    threshold node, ``value_goes_left`` at a value node, the value code ``threshold_bin``),
-    so the leaves are those of the growth.
+    threshold node, ``value_goes_left`` at a value node, the value code ``threshold_bin``,
+    ``term_goes_left`` at a term node, the term ``threshold_bin``), so the leaves are those
+    of the growth.
 
     Parameters
     ----------
     dataset : Dataset
     kind, feature, threshold_bin : ndarray of shape (n_nodes,), intp
-        ``GrownTree``'s node arrays (``feature``: a row of ``codes`` or an index into the
-        categorical columns that have values, as ``NodeSplits.categorical``).
+        ``GrownTree``'s node arrays (``feature``: a row of ``codes``, or an index into the
+        categorical columns that have values or the text columns that have terms, as
+        ``NodeSplits.categorical`` and ``NodeSplits.text``).
     missing_left : ndarray of shape (n_nodes,), bool
     left, right : ndarray of shape (n_nodes,), intp
     """
@@ -408,12 +416,16 @@ def tree_code_blocks(dataset, kind, feature, threshold_bin, missing_left, left, 
     if kind.shape[0] == 0:
         return out
     categorical = [column for column in dataset.categorical if column.values]
+    text = [column for column in dataset.text if column.n_terms > 0]
     stack = [(0, np.arange(dataset.n_samples, dtype=np.intp))]
     while stack:
         node, rows = stack.pop()
         if kind[node] == NODE_THRESHOLD:
             goes_left = code_goes_left.py_func(dataset.codes[feature[node], rows],
                                                threshold_bin[node], missing_left[node])
+        elif kind[node] == NODE_TERM:
+            goes_left = term_goes_left(text[feature[node]].postings(threshold_bin[node]), rows,
+                                       np.zeros(dataset.n_samples, dtype=bool))
         else:
             goes_left = value_goes_left.py_func(categorical[feature[node]].codes[rows],
                                                 threshold_bin[node])

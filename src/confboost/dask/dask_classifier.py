@@ -71,11 +71,13 @@ class DaskBoostClassifier(BoostClassifier):
         Rebuilds of the shards after a failure before ``fit`` raises ``RuntimeError``.
     weak_learner : default="stump"
         Not ``BoostClassifier``'s "auto": data worth a cluster is always large enough for
-        "auto" to grow trees, and a tree costs the workers about a round trip per level it
-        grows (at most 15 for 16 leaves) on top of a stump round's one. "auto" is resolved
-        as ``BoostClassifier`` does, on the total row count, and so are ``max_leaves``'s and
-        ``learning_rate``'s "auto" (``max_leaves_``, ``learning_rate_``: trees of 32 leaves
-        at 0.5 on more than 10,000 rows of at most 2,000 features × labels).
+        "auto" to grow trees, and each split of a tree costs the workers an allreduce of a
+        node histogram on top of a stump round's work. "auto" is resolved as
+        ``BoostClassifier`` does, on the total row count and the features × labels (a tree
+        per label, ``"label_trees"``, where the local fit grows one), and so are
+        ``max_leaves``'s and ``learning_rate``'s "auto" (``max_leaves_``,
+        ``learning_rate_``: trees of 32 leaves at 0.5 on more than 10,000 rows of at most
+        2,000 features × labels).
 
     bin_rows : int or None, default=200000
         Rows drawn from the partitions (in proportion to their sizes) to find the bins, on
@@ -87,11 +89,13 @@ class DaskBoostClassifier(BoostClassifier):
     data the bins come from another sample than ``BoostClassifier``'s own (it draws 200,000
     rows itself), so the thresholds, and the models, differ a little.
 
-    Everything ``BoostClassifier.fit`` takes is supported (a ``Checkpoint`` callback saves
-    the changes that rebuild the shards' state, ``checkpoint.py``; multi-label MR's cut
-    comes from histograms of the shards' scores, ``cut.py``), except trees on a table with
-    text columns, refused at ``fit`` with a ValueError that says why (the sharded trees
-    split on numeric and categorical columns only; stumps train on text: ``text.py``).
+    Everything ``BoostClassifier.fit`` takes is supported, and what it refuses (a product
+    on a table with categorical or text columns, a tree per label under MR) is refused with
+    its error: every weak learner, a tree per label included (``cluster_label_trees.py``),
+    on numeric, categorical and text columns (a tree node's term masses are summed over the
+    workers, ``text.py``); a ``Checkpoint`` callback saves the changes that rebuild the
+    shards' state (``cluster_checkpoint.py``); multi-label MR's cut comes from histograms of
+    the shards' scores (``cut.py``).
 
     ``eval_set``'s pairs (dask collections or in-memory data) are gathered to the client and
     scored there every round, as are, under early stopping, the at most 10,000 training

@@ -79,6 +79,22 @@ def weighted_by_class(sample_weight, y, classes, factors):
     return sample_weight * factors[np.searchsorted(classes, y)]
 
 
+def held_codes(codes, sizes):
+    """Which values each categorical column of one partition holds: per column, a bool
+    array of shape (sizes[c],) over its value codes (``codes[c]``: int32, -1 missing)."""
+    return [np.bincount(column[column >= 0], minlength=size) > 0
+            for column, size in zip(codes, sizes, strict=True)]
+
+
+def recoded(X, y, sample_weight, codes, maps):
+    """One partition (X, y, w, value codes) with its first ``len(maps)`` value-code columns
+    (the categorical ones) mapped by ``maps[c]`` (an int32 array over the old codes; -1,
+    missing, stays); the others (a text column's documents) as they are."""
+    mapped = [np.where(column >= 0, code_map[np.maximum(column, 0)], -1).astype(np.int32)
+              for column, code_map in zip(codes[:len(maps)], maps, strict=True)]
+    return X, y, sample_weight, mapped + list(codes[len(maps):])
+
+
 def is_dask_collection(value):
     """Whether ``value`` is a dask array, DataFrame or Series."""
     return isinstance(value, da.Array) or is_dask_frame(value, ("DataFrame", "Series"))

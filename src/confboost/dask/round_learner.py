@@ -13,11 +13,16 @@ too, after the update (``RoundSpec.cut``).
 
 from dataclasses import dataclass
 
+from confboost.dask.cluster_label_trees import CollectiveLabelTreesLearner
 from confboost.dask.collective import TREES
 from confboost.dask.cut import cluster_threshold
 from confboost.dask.text import ClusterTermLearner
 from confboost.dask.trim import ClusterTrimmedStumpLearner
 from confboost.engine.learners import BestOfLearner, StumpLearner, TermLearner, make_learner
+
+#: The learners that grow trees over the collective's link, by ``weak_learner``: a shared
+#: tree, a Hamming tree, a tree per label.
+TREE_ROUNDS = {**TREES, "label_trees": CollectiveLabelTreesLearner}
 
 
 def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
@@ -26,7 +31,7 @@ def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
     Parameters
     ----------
     name : {"stump", "product"}
-        ``weak_learner`` resolved (the trees are ``collective.TREES``).
+        ``weak_learner`` resolved (the trees are ``TREE_ROUNDS``).
     dataset : Dataset
         The shard's rows.
     mode : int
@@ -80,8 +85,8 @@ class RoundSpec:
         """This rank's learner: ``round_learner``'s over ``reducer``, a tree over ``link``."""
         params = dict(self.learner_params)
         n_terms, trim = params.pop("n_terms"), params.pop("trim", 0.0)  # not the trees'
-        if self.learner in TREES:
-            return TREES[self.learner](link, self.mode, self.smoothing, **params)
+        if self.learner in TREE_ROUNDS:
+            return TREE_ROUNDS[self.learner](link, self.mode, self.smoothing, **params)
         return round_learner(self.learner, dataset, self.mode, self.smoothing, trim, n_terms,
                              reducer)
 

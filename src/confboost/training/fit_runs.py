@@ -111,9 +111,6 @@ class Fit:
         The fitted attributes known so far (``estimator_view``).
     """
 
-    #: Whether ``"auto"`` may grow a tree per label (the rows on one machine).
-    grows_label_trees = True
-
     def __init__(self, estimator, mode, normalisation="predicted"):
         self.params = FitParams.of(estimator)
         self.mode = mode
@@ -236,10 +233,9 @@ class Fit:
     def build(self, inputs, split):
         """The runs of the fit, their callbacks and records: a ``FitState``."""
         fingerprint = inputs.fingerprint()  # before the runs: they may release text columns
-        self.known["weak_learner_"] = default_learner(  # a tree per label: local fits only
+        self.known["weak_learner_"] = default_learner(
             self.params.weak_learner, inputs.n_samples, inputs.attributes["n_features_in_"],
-            inputs.signs.shape[1], self.params.scheme, self.params.trim,
-            label_trees=self.grows_label_trees)
+            inputs.signs.shape[1], self.params.scheme, self.params.trim)
         self.known["max_leaves_"], self.known["learning_rate_"] = tree_defaults(
             self.params.max_leaves, self.params.learning_rate, self.known["weak_learner_"],
             inputs.n_samples, inputs.attributes["n_features_in_"], inputs.signs.shape[1])

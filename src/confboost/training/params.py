@@ -320,8 +320,7 @@ SMALL_LEAVES = 16
 LABEL_TREE_LEAVES, LABEL_TREE_STEP = 16, 0.5
 
 
-def default_learner(weak_learner, n_samples, n_features, n_labels, scheme, trim=0.0,
-                    label_trees=True):
+def default_learner(weak_learner, n_samples, n_features, n_labels, scheme, trim=0.0):
     """The weak learner a fit uses: ``choose_learner``'s, and where ``"auto"`` grows trees
     on many features × labels, a tree per label.
 
@@ -338,24 +337,13 @@ def default_learner(weak_learner, n_samples, n_features, n_labels, scheme, trim=
         Training examples, feature columns and label columns (1 for binary data).
     scheme : str
     trim : float, default=0.0
-    label_trees : bool, default=True
-        Whether the fit can grow a tree per label (False, a fit on a cluster:
-        ``choose_learner``'s choice, and ``"label_trees"`` refused).
 
     Returns
     -------
     str
-
-    Raises
-    ------
-    ValueError
-        For ``weak_learner="label_trees"`` where ``label_trees`` is False.
     """
-    if weak_learner == "label_trees" and not label_trees:
-        raise ValueError("weak_learner='label_trees' (a tree per label) trains on one "
-                         "machine: use 'tree' or 'hamming_tree' on a cluster")
     name = choose_learner(weak_learner, n_samples, trim)
-    if (weak_learner == "auto" and name == "tree" and label_trees and scheme == "mh"
+    if (weak_learner == "auto" and name == "tree" and scheme == "mh"
             and n_labels >= 2 and n_features * n_labels > LARGE_CELLS):
         return "label_trees"
     return name

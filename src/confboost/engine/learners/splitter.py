@@ -186,26 +186,35 @@ class NodeSplits:
         """The node's best categorical or term split: (gain, (kind, index, code, False)),
         or None when there is none; ``index`` is the column's position in
         ``self.categorical`` or ``self.text``."""
-        pos, neg = self.pos, self.neg
         node_pos, node_neg = self.node_masses(rows)
         best = best_value_split(node_pos, node_neg, self.value_masses(rows), self.mode,
                                 self.min_leaf_weight)
         least_mass = least_child_mass(node_pos, node_neg, self.min_leaf_weight)
         if self.text:
             self._in_node[rows] = True
-            for index, column in enumerate(self.text):
-                # one gain per distinct posting list; the first term of the best list is
-                # the first term of the largest gain (``data/dataset.TextColumn``)
-                gains = np.empty(column.distinct_first_term.shape[0], dtype=np.float64)
-                node_term_gains(column.distinct_indptr, column.distinct_indices,
-                                self._in_node, pos, neg, node_pos, node_neg, self.mode,
-                                least_mass, gains)
-                best_list = int(np.argmax(gains))
-                if best is None or gains[best_list] > best[0]:
-                    term = int(column.distinct_first_term[best_list])
-                    best = (float(gains[best_list]), (NODE_TERM, index, term, False))
+            for found in self.term_splits(node_pos, node_neg, least_mass):
+                if best is None or found[0] > best[0]:
+                    best = found
             self._in_node[rows] = False
         return best
+
+    def term_splits(self, node_pos, node_neg, least_mass):
+        """Each text column's best presence split at the node whose rows are flagged in
+        ``self._in_node``: [(gain, (NODE_TERM, index, term, False)), ...], column by column.
+
+        One gain per distinct posting list (``kernels/tree_nodes.node_term_gains``); the
+        first term of the best list is the first term of the largest gain
+        (``data/dataset.TextColumn``)."""
+        found = []
+        for index, column in enumerate(self.text):
+            gains = np.empty(column.distinct_first_term.shape[0], dtype=np.float64)
+            node_term_gains(column.distinct_indptr, column.distinct_indices, self._in_node,
+                            self.pos, self.neg, node_pos, node_neg, self.mode, least_mass,
+                            gains)
+            best_list = int(np.argmax(gains))
+            found.append((float(gains[best_list]),
+                          (NODE_TERM, index, int(column.distinct_first_term[best_list]), False)))
+        return found
 
     def node_masses(self, rows):
         """W+ and W- of the node of ``rows``, shape (k,) each."""
