@@ -530,3 +530,29 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
     assert node_chunks(1000, 97, 1) == (11, 91)
     assert node_chunks(1000, 97, node_histogram.PARTIAL_BYTES // 4) == (4, 250)
     assert node_chunks(0, 97, 1) == (1, 1)
+
+
+def test_prefetch_hint_compiles_in_a_kernel_and_changes_no_value(rng):
+    """Once numba loads, ``prefetch.read`` is numba's (not the Python no-op), and a kernel
+    that asks for the element ``ROWS_AHEAD`` ahead (clamped to the last) reads the values it
+    reads without it."""
+    from types import FunctionType
+
+    from confboost.kernels import prefetch
+    from confboost.utils.lazy_numba import load_numba
+
+    numba = load_numba()
+    assert not isinstance(prefetch.read, FunctionType)
+
+    @numba.njit
+    def gather_sum(values, rows):
+        total = 0
+        last = rows.shape[0] - 1
+        for p in range(rows.shape[0]):
+            prefetch.read(values, rows[min(p + prefetch.ROWS_AHEAD, last)])
+            total += values[rows[p]]
+        return total
+
+    values = rng.integers(0, 256, size=5000).astype(np.uint8)
+    rows = np.sort(rng.choice(5000, 700, replace=False)).astype(np.intp)
+    assert gather_sum(values, rows) == int(values[rows].astype(np.int64).sum())

@@ -4,7 +4,9 @@ rows a node holds, gathered once and summed in fixed chunks of rows.
 The node's weights and signs are gathered into a work space (``node_histogram_work``) and
 each (group of ``FEATURE_GROUP`` features, chunk of ``ROW_CHUNK`` rows) is one task with a
 histogram of its own; the chunks' histograms are added in chunk order, so a node's
-histogram is the same to the bit on any number of threads. The cells are the block
+histogram is the same to the bit on any number of threads. A node's rows are scattered over
+the codes, so the one-label kernel asks for the codes of a row some rows ahead of the one it
+adds (``kernels/prefetch.py``: the misses of a small node overlap). The cells are the block
 statistics W_b^{jl} of the paper's Eq. 9-10 and 16, as ``kernels/histogram.py``'s whole-set
 histograms; a tree's grower (``engine/learners/grower.py``) builds the smaller child's and
 subtracts it from the parent's for the larger.
@@ -12,6 +14,8 @@ subtracts it from the parent's for the larger.
 
 import numpy as np
 
+from confboost.kernels import prefetch
+from confboost.kernels.prefetch import ROWS_AHEAD
 from confboost.utils.dtypes import WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
@@ -24,8 +28,13 @@ ROW_CHUNK = 1 << 16
 
 @njit(cache=True, nogil=True)
 def _gather(rows, weights, sign_index, node_weights, node_signs, first, stop):
-    """The weights and signs of the node's positions ``first:stop``, gathered."""
+    """The weights and signs of the node's positions ``first:stop``, gathered (the row
+    ``ROWS_AHEAD`` ahead asked for, ``kernels/prefetch.py``)."""
+    last = np.intp(stop - 1)
     for p in range(first, stop):
+        ahead = np.uintp(rows[min(p + ROWS_AHEAD, last)])
+        prefetch.read(weights, ahead)
+        prefetch.read(sign_index, ahead)
         node_weights[p] = weights[rows[p]]
         node_signs[p] = sign_index[rows[p]]
 
@@ -43,8 +52,10 @@ def _group_histograms(codes, first, count, rows, node_weights, node_signs, start
     ``FEATURE_GROUP``) over positions ``start:stop`` of a node, in ``chunk_flat[feature]``,
     each cell summed from 0.0 in row order. Four features take one loop, fewer one loop
     each. Indices are unsigned: a signed one costs a negative-index test per access (2x
-    the loop's time)."""
+    the loop's time). With ``rows``, the four features' codes of the row
+    ``ROWS_AHEAD`` ahead are asked for (a hint: the sums are the same)."""
     one = np.uintp(1)
+    last = np.uintp(stop - 1)
     for feature in range(first, first + count):
         chunk_flat[feature, :] = 0.0
     if count == FEATURE_GROUP:
@@ -53,6 +64,12 @@ def _group_histograms(codes, first, count, rows, node_weights, node_signs, start
         hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
         hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
         for p in range(np.uintp(start), np.uintp(stop)):
+            if rows is not None:
+                ahead = np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)])
+                prefetch.read(codes_0, ahead)
+                prefetch.read(codes_1, ahead)
+                prefetch.read(codes_2, ahead)
+                prefetch.read(codes_3, ahead)
             row = p if rows is None else np.uintp(rows[p])
             weight = node_weights[p]
             sign = np.uintp(node_signs[p])
@@ -65,6 +82,9 @@ def _group_histograms(codes, first, count, rows, node_weights, node_signs, start
         feature_codes = codes[feature]
         feature_hist = chunk_flat[feature]
         for p in range(np.uintp(start), np.uintp(stop)):
+            if rows is not None:
+                prefetch.read(feature_codes,
+                              np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)]))
             row = p if rows is None else np.uintp(rows[p])
             feature_hist[(np.uintp(feature_codes[row]) << one) | np.uintp(node_signs[p])] += (
                 node_weights[p])
