@@ -1,6 +1,6 @@
 """A cache-line prefetch hint for the kernels: ``prefetch.read(array, index)``.
 
-A tree node's histogram and partition read a code per row at rows scattered over the codes
+A tree node's histogram reads a code per row at rows scattered over the codes
 (``codes[feature, rows[p]]``): on a node of under a thirtieth of the rows each read is a miss
 of its own, and the loop waits on memory. Asking for the line of a row some iterations
 ahead (``llvm.prefetch``, a read, kept in every cache level) lets those misses overlap.
@@ -18,7 +18,8 @@ from confboost.utils.lazy_numba import on_load
 #: How many rows ahead of the one it reads a kernel asks for a scattered row's line. On
 #: random 1M x 48 codes, one thread, a node histogram of 1/32-1/128 of the rows took
 #: 0.4-0.75x the time with 32 rows ahead (8: 0.55-0.9x; 64 no better than 32), a node of
-#: 1/16 0.95x.
+#: 1/16 0.95x. (The row partition reads one feature's codes, mostly from the caches: the hint
+#: made it 1.05-1.2x slower there.)
 ROWS_AHEAD = 32
 
 

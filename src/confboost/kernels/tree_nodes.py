@@ -40,10 +40,8 @@ left), and ``left``, ``right``: a child ``c >= 0`` is an internal node, ``c < 0`
 
 import numpy as np
 
-from confboost.kernels import prefetch
 from confboost.kernels.criterion_numba import node_score as _score
 from confboost.kernels.criterion_numpy import node_score as node_score_naive
-from confboost.kernels.prefetch import ROWS_AHEAD
 from confboost.utils.dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
@@ -323,16 +321,12 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
 def _partition_chunk(column_codes, rows, start, first, stop, threshold, missing_left, scratch,
                      left_counts):
     """``partition_rows``'s first pass over the node's positions ``first:stop``: the left
-    rows to ``scratch[0]``, the right rows to ``scratch[1]``, each from ``first`` up. The
-    code of the row ``ROWS_AHEAD`` ahead is asked for (``kernels/prefetch.py``; a hint:
-    the order is the same)."""
+    rows to ``scratch[0]``, the right rows to ``scratch[1]``, each from ``first`` up."""
     left_rows = scratch[0]
     right_rows = scratch[1]
     to_left = first
     to_right = first
-    last = start + stop - 1
     for q in range(first, stop):
-        prefetch.read(column_codes, np.uintp(rows[min(start + q + ROWS_AHEAD, last)]))
         row = rows[start + q]
         goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
         left_rows[to_left] = row
