@@ -1,5 +1,7 @@
 """Every fast kernel equals its naive twin, in any sample order."""
 
+from itertools import chain
+
 import numpy as np
 import pytest
 
@@ -394,7 +396,8 @@ def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng,
                                                                             compact):
     """Over every row and a node's rows, in one chunk (then it is the row-order sum of
     build_histogram_binary_rows) and in several (the chunks' sums added in order), the
-    same histogram to the bit as the naive twin, on 1 and 2 threads."""
+    same histogram to the bit as the naive twin, on 1 and 2 threads; on a sparse node too
+    (under 1/SPARSE_NODE of the rows: the codes of rows ahead are asked for)."""
     from confboost.kernels.histogram import build_histogram_binary_rows
     from confboost.kernels.node_histogram import (
         build_node_histogram_binary,
@@ -405,8 +408,10 @@ def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng,
     w = weights[:, 0].copy()
     sign_index = (signs[:, 0] < 0).astype(np.uint8)
     hist = np.empty((n_features, n_hist_bins, 1, 2))
-    for rows in _each_thread_count_and_rows(rng, node):
-        for row_chunk in (1 << 16, 97):
+    sparse = np.sort(rng.choice(1000, 50, replace=False)).astype(np.intp)
+    for rows in chain(_each_thread_count_and_rows(rng, sparse),  # lazily: threads set
+                      _each_thread_count_and_rows(rng, node)):
+        for row_chunk in (1 << 16, 97, 7):
             expected = build_node_histogram_binary_naive(codes, rows, w, sign_index,
                                                          n_hist_bins, row_chunk)
             build_node_histogram_binary(codes, rows, w, sign_index, hist, row_chunk,
@@ -530,3 +535,29 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
     assert node_chunks(1000, 97, 1) == (11, 91)
     assert node_chunks(1000, 97, node_histogram.PARTIAL_BYTES // 4) == (4, 250)
     assert node_chunks(0, 97, 1) == (1, 1)
+
+
+def test_prefetch_hint_compiles_in_a_kernel_and_changes_no_value(rng):
+    """Once numba loads, ``prefetch.read`` is numba's (not the Python no-op), and a kernel
+    that asks for the element ``ROWS_AHEAD`` ahead (clamped to the last) reads the values it
+    reads without it."""
+    from types import FunctionType
+
+    from confboost.kernels import prefetch
+    from confboost.utils.lazy_numba import load_numba
+
+    numba = load_numba()
+    assert not isinstance(prefetch.read, FunctionType)
+
+    @numba.njit
+    def gather_sum(values, rows):
+        total = 0
+        last = rows.shape[0] - 1
+        for p in range(rows.shape[0]):
+            prefetch.read(values, rows[min(p + prefetch.ROWS_AHEAD, last)])
+            total += values[rows[p]]
+        return total
+
+    values = rng.integers(0, 256, size=5000).astype(np.uint8)
+    rows = np.sort(rng.choice(5000, 700, replace=False)).astype(np.intp)
+    assert gather_sum(values, rows) == int(values[rows].astype(np.int64).sum())
