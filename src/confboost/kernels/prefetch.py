@@ -48,10 +48,12 @@ def _define(numba):
             view = context.make_array(array_type)(context, builder, args[0])
             address = cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
                                                wraparound=False)
+            # the unmangled name: LLVM renames it to the pointer type's own ("p0i8" with
+            # typed pointers, LLVM 14 under numba 0.59; "p0" with opaque ones)
             hint = cgutils.get_or_insert_function(
                 builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32,
                                                                 int32]),
-                "llvm.prefetch.p0")
+                "llvm.prefetch")
             # read (0), keep in every cache level (3), data cache (1)
             builder.call(hint, [builder.bitcast(address, byte_pointer), int32(0), int32(3),
                                 int32(1)])
