@@ -726,9 +726,10 @@ def test_node_splits_equal_the_scalar_loop_bit_for_bit(rng, k, missing):
     """best_node_splits (real modes on features of many (bin, label) cells: candidates laid
     out side by side, in one block or several, scores vectorised across candidates) finds
     each feature's gain, bin and missing side of one scalar loop per (bin, label), to the
-    bit: a feature of 255 bins (several blocks at 20 labels), empty bins, missing values, a
-    feature of one value, of few bins, of 12 bins (vectorised with 10 and 20 labels, by the
-    scalar loop with fewer), every mode, two least masses."""
+    bit: a feature of 255 bins (several blocks at 20 labels), empty bins, bins of one
+    non-empty cell (the last label's), missing values, a feature of one value, of few
+    bins, of 12 bins (vectorised with 10 and 20 labels, by the scalar loop with fewer),
+    every mode, two least masses."""
     from confboost.kernels.node_split import _SCAN_FEW_BINS, _SCAN_MIN_CELLS, _SIDE_BYTES
 
     X, _, _, _, pos, neg = _problem(rng, k, missing=missing, n_samples=600, n_features=5,
@@ -745,6 +746,9 @@ def test_node_splits_equal_the_scalar_loop_bit_for_bit(rng, k, missing):
     hist = np.empty((5, N_HIST_BINS, k, 2))
     node_histogram(dataset.codes, rows, pos, neg, hist)
     hist[1, 3:60:2] = 0.0  # empty bins inside a run of candidates
+    hist[1, 61:64] = 0.0  # bins whose only mass is one cell: the last label's W-, its W+
+    hist[1, 61, k - 1, 1] = 0.25
+    hist[1, 63, k - 1, 0] = 0.125
     for mode in range(4):  # real, discrete, abstain, real-abstain
         for least in (0.0, 0.05):
             out = np.empty(5), np.empty(5, dtype=np.intp), np.empty(5, dtype=bool)
