@@ -52,15 +52,15 @@ def _counted(client, monkeypatch, n_estimators, kind="multiclass", **params):
     ids=["stump", "tree", "hamming", "product", "mr-tree", "trim", "multilabel-mr-cut"])
 def test_a_round_is_one_trip_and_one_task_per_worker(client, monkeypatch, params):
     """Each round costs one wait and one task per shard, for every learner and option;
-    the rest of a fit (the shards' placement, the collective's rendezvous, the covers) is a
-    fixed few trips."""
+    the rest of a fit (the shards' placement, the collective's rendezvous) is a fixed few
+    trips, and the hypotheses' covers none (each round takes its own)."""
     params = dict(params)
     kind = params.pop("kind", "multiclass")
     for rounds in (2, 5):
         trips, tasks, shards, model = _counted(client, monkeypatch, rounds, kind, **params)
         # the shards' placement, rank 0's listening socket (with more than one shard), a
-        # trip a round, the covers
-        assert trips == 1 + (shards > 1) + rounds + 1
+        # trip a round
+        assert trips == 1 + (shards > 1) + rounds
         assert tasks == rounds * shards
     if params.get("weak_learner") == "tree":  # every tree full: its splits in the one trip
         assert [h.values.shape[0] for h in model.model_.hypotheses] == [

@@ -203,11 +203,19 @@ class OnShards:
     ----------
     function : callable
     args : tuple
+
+    Attributes
+    ----------
+    cover : ndarray or None
+        Σ of the sample weights of the rows at each value of the array (its weighted
+        ``bincount``), over every shard, when the round that made it took it
+        (``run_round``); None when a later task must (``shards.ClusterReducer.covers``).
     """
 
     def __init__(self, function, args):
         self.function = function
         self.args = args
+        self.cover = None
 
     def on(self, dataset):
         """This shard's part (an ``OnShards`` among the arguments: its part too)."""
@@ -337,10 +345,10 @@ class _Collective:
 
     def leaf_values(self, weight_pos, weight_neg, total):
         """The local rule on the leaves' W+ and W- summed over the ranks (in place: they
-        are the round's block statistics) and the whole set's mass."""
-        weight_pos[...] = self.link.allreduce(weight_pos)
-        weight_neg[...] = self.link.allreduce(weight_neg)
-        return super().leaf_values(weight_pos, weight_neg, float(self.link.allreduce(total)))
+        are the round's block statistics) and the whole set's mass (one allreduce)."""
+        weight_pos[...], weight_neg[...], total = self.link.allreduce(
+            (weight_pos, weight_neg, float(total)))
+        return super().leaf_values(weight_pos, weight_neg, total)
 
     def blocks_recipe(self):
         """How a later task makes the last tree's blocks on any shard (``OnShards``)."""
@@ -515,6 +523,7 @@ def run_round(shard, rank, size, address, token, spec, round_index, timeout):
             fit = learner.fit(shard.dataset, scheme.learner_weights, scheme.labels)
             scheme.reducer = reducer
             spec.finish(scheme, fit)
+        covers = _round_covers(shard.link, fit, shard.sample_weight)
     except BaseException:
         shard.close()
         raise
@@ -523,9 +532,27 @@ def run_round(shard, rank, size, address, token, spec, round_index, timeout):
         return None
     blocks = (learner.blocks_recipe() if isinstance(learner, _Collective)
               else reducer.recipe(fit.train_blocks))
+    patterns = reducer.recipe(fit.train_patterns)
+    for recipe, cover in zip((blocks, patterns), covers, strict=True):
+        if recipe is not None:
+            recipe.cover = cover
     return Recorded(PartitionFit(fit.hypothesis, blocks, fit.weight_pos, fit.weight_neg,
-                                 fit.criterion, reducer.recipe(fit.train_patterns)),
-                    reducer.log)
+                                 fit.criterion, patterns), reducer.log)
+
+
+def _round_covers(link, fit, sample_weight):
+    """The training cover of the round's hypothesis (Σ sample weight per block) and of a
+    product's sign patterns (None for the other kinds), allreduced in one buffer: taken
+    here, where the round's blocks are, rather than made again from a recipe after the
+    run (``shards.shard_covers``, the same sums)."""
+    n_patterns = (0 if fit.train_patterns is None
+                  else 1 << len(fit.hypothesis.test_columns()))
+    parts = [np.bincount(fit.train_blocks, weights=sample_weight,
+                         minlength=fit.hypothesis.values.shape[0]),
+             np.zeros(0) if fit.train_patterns is None else
+             np.bincount(fit.train_patterns, weights=sample_weight, minlength=n_patterns)]
+    block_cover, pattern_cover = link.allreduce(parts)
+    return block_cover, None if fit.train_patterns is None else pattern_cover
 
 
 def shard_replay(shard, recorded, spec):

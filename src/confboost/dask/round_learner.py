@@ -18,6 +18,7 @@ from confboost.dask.collective import TREES
 from confboost.dask.cut import cluster_threshold
 from confboost.dask.text import ClusterTermLearner
 from confboost.dask.trim import ClusterTrimmedStumpLearner
+from confboost.engine.boosting import round_step
 from confboost.engine.learners import BestOfLearner, StumpLearner, TermLearner, make_learner
 
 #: The learners that grow trees over the collective's link, by ``weak_learner``: a shared
@@ -91,9 +92,10 @@ class RoundSpec:
                              reducer)
 
     def finish(self, scheme, fit):
-        """The rest of Figure 1's round after the learner (``BoostingRun.run``'s): α, then
-        the scheme's update (and MR's multi-label cut, ``cut``)."""
-        alpha, _ = scheme.choose_alpha(fit, self.alpha_method, self.mode, self.smoothing)
-        scheme.update(fit, alpha * self.learning_rate)
+        """The rest of Figure 1's round after the learner (``BoostingRun.run``'s own
+        ``boosting.round_step``): α, then the scheme's update (and MR's multi-label cut,
+        ``cut``)."""
+        round_step(scheme, fit, self.alpha_method, self.mode, self.smoothing,
+                   self.learning_rate)
         if self.cut:
             cluster_threshold(scheme.reducer, scheme)

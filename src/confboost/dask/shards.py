@@ -15,8 +15,9 @@ partitions and replays the rounds (``collective.shard_replay``) before trying ag
 
 ``ClusterReducer`` is the client scheme's ``engine/reduction.Reducer``: the client's
 scheme of no rows runs the same ``choose_alpha`` and ``update`` as the workers' and reads
-each sum from the round's log; the covers of the fit's hypotheses are one reduction over
-the shards after the rounds, added on the client.
+each sum from the round's log; the covers of the fit's hypotheses are taken in their
+rounds (one allreduce at the end of the round), or, for rounds that did not take them (a
+resumed checkpoint's), one reduction over the shards after the rounds.
 """
 
 import dataclasses
@@ -158,9 +159,31 @@ class ClusterReducer:
         return CollectiveLearner(self.shards, self, spec)
 
     def covers(self, blocks, sizes, patterns, n_patterns):
-        """The training cover of each round's hypothesis and of a product's sign patterns
-        (``shard_covers``), summed."""
-        return self.shards.reduce(shard_covers, blocks, sizes, patterns, n_patterns)
+        """The training cover of each round's hypothesis and of a product's sign patterns:
+        the one its round took (``OnShards.cover``, no trip), else ``shard_covers``' of
+        the rest, summed (one trip: a resumed checkpoint's rounds)."""
+        known = [_known_cover(each, pattern) for each, pattern
+                 in zip(blocks, patterns, strict=True)]
+        missing = [t for t, cover in enumerate(known) if cover is None]
+        if missing:
+            taken = self.shards.reduce(shard_covers, *([values[t] for t in missing] for values
+                                                       in (blocks, sizes, patterns,
+                                                           n_patterns)))
+            for t, cover in zip(missing, taken, strict=True):
+                known[t] = cover
+        return known
+
+
+def _known_cover(blocks, patterns):
+    """(cover, pattern cover) of a round whose task took them (``OnShards.cover``), the
+    second empty without sign patterns; None if it did not."""
+    cover = getattr(blocks, "cover", None)
+    if cover is None:
+        return None
+    if patterns is None:
+        return cover, np.zeros(0)
+    pattern_cover = getattr(patterns, "cover", None)
+    return None if pattern_cover is None else (cover, pattern_cover)
 
 
 def _piece(*part):

@@ -182,10 +182,8 @@ class BoostingRun:
         while not done and len(self.hypotheses) < n_rounds and not self.exhausted:
             round_index = len(self.hypotheses)
             fit = self.learner.fit(self.dataset, scheme.learner_weights, scheme.labels)
-            alpha, capped = scheme.choose_alpha(fit, self.alpha_method, self.mode,
-                                                self.smoothing)
-            alpha *= self.learning_rate
-            z = scheme.update(fit, alpha)
+            alpha, capped, z = round_step(scheme, fit, self.alpha_method, self.mode,
+                                          self.smoothing, self.learning_rate)
             self.product_z *= z
             self.hypotheses.append(fit.hypothesis)
             record = {"alpha": alpha, "z": z, "bound": scheme.bound(self.product_z),
@@ -239,6 +237,24 @@ class BoostingRun:
     def history(self):
         """The history keys, each an ndarray of shape (n_rounds_done,)."""
         return {key: np.asarray(values) for key, values in self.records.items()}
+
+
+def round_step(scheme, fit, alpha_method, mode, smoothing, learning_rate=1.0):
+    """Figure 1's round after the weak learner: α_t chosen by ``alpha_method`` (§3) times
+    the shrinkage ``learning_rate``, then the scheme's update of D by that α_t, on the rows
+    the scheme holds (all of them, or a worker's shard: ``dask.round_learner``).
+
+    Returns
+    -------
+    alpha : float
+    capped : bool
+        Whether the chosen α hit its cap.
+    z : float
+        Z_t, the update's normaliser.
+    """
+    alpha, capped = scheme.choose_alpha(fit, alpha_method, mode, smoothing)
+    alpha *= learning_rate
+    return alpha, capped, scheme.update(fit, alpha)
 
 
 def run_boosting(dataset, scheme, learner, n_rounds, alpha_method, mode, smoothing,
