@@ -182,9 +182,10 @@ class RoundCount(TrainingCallback):
 
 class ClusterCover(TrainingCallback):
     """The training cover of every round's hypothesis (``explain.record_cover``'s, a
-    product's sign patterns included; a tree per label's, tree after tree), from the shards
-    in one round trip after the run's rounds: the blocks of a round are kept on the shards
-    (``OnShards``) and the sample weights never change.
+    product's sign patterns included; a tree per label's, tree after tree): the one each
+    round's task took (``OnShards.cover``), else, for a resumed checkpoint's rounds, from
+    the shards in one round trip after the run's rounds (the blocks of a round are kept on
+    the shards and the sample weights never change).
 
     Parameters
     ----------
@@ -208,7 +209,8 @@ class ClusterCover(TrainingCallback):
             # per label's cover is its trees' leaves' covers, one after the other
             parts = [[(recipe, size, None, 0) for recipe, size
                       in label_tree_recipes(fit.train_blocks, fit.hypothesis)]
-                     if getattr(fit.train_blocks, "function", None) is label_tree_blocks else
+                     if getattr(fit.train_blocks, "function", None) is label_tree_blocks
+                     and getattr(fit.train_blocks, "cover", None) is None else
                      [(fit.train_blocks, fit.hypothesis.values.shape[0], fit.train_patterns,
                        0 if fit.train_patterns is None
                        else 1 << len(fit.hypothesis.test_columns()))]

@@ -541,14 +541,17 @@ def run_round(shard, rank, size, address, token, spec, round_index, timeout):
 
 
 def _round_covers(link, fit, sample_weight):
-    """The training cover of the round's hypothesis (Σ sample weight per block) and of a
-    product's sign patterns (None for the other kinds), allreduced in one buffer: taken
+    """The training cover of the round's hypothesis (Σ sample weight per block; a tree per
+    label's, tree after tree) and of a product's sign patterns (None for the other kinds),
+    allreduced in one buffer: taken
     here, where the round's blocks are, rather than made again from a recipe after the
     run (``shards.shard_covers``, the same sums)."""
     n_patterns = (0 if fit.train_patterns is None
                   else 1 << len(fit.hypothesis.test_columns()))
-    parts = [np.bincount(fit.train_blocks, weights=sample_weight,
-                         minlength=fit.hypothesis.values.shape[0]),
+    blocks, weights = fit.train_blocks, sample_weight
+    if blocks.ndim == 2:  # a block per row and label (a tree per label), as ``record_cover``
+        blocks, weights = blocks.ravel(), np.repeat(sample_weight, blocks.shape[1])
+    parts = [np.bincount(blocks, weights=weights, minlength=fit.hypothesis.values.shape[0]),
              np.zeros(0) if fit.train_patterns is None else
              np.bincount(fit.train_patterns, weights=sample_weight, minlength=n_patterns)]
     block_cover, pattern_cover = link.allreduce(parts)
