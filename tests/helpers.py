@@ -40,10 +40,12 @@ def mixed_frame(rng, n=120, k=3):
 
 
 def random_postings(rng, n_docs, n_terms, density):
+    """Random CSC postings (indptr, indices), int32 as a fit's postings are, so that the
+    kernels' tests run the specialisation a fit compiles, not one more."""
     presence = rng.random((n_docs, n_terms)) < density
-    indptr = np.concatenate([[0], np.cumsum(presence.sum(axis=0))]).astype(np.int64)
+    indptr = np.concatenate([[0], np.cumsum(presence.sum(axis=0))]).astype(np.int32)
     indices = np.concatenate([np.flatnonzero(presence[:, j]) for j in range(n_terms)] + [[]])
-    return indptr, indices.astype(np.int64)
+    return indptr, indices.astype(np.int32)
 
 
 def table_fit_parts(frame, Y, rng, types=TABLE_TYPES):

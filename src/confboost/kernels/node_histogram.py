@@ -26,7 +26,7 @@ from confboost.utils.lazy_numba import njit, prange
 ROW_CHUNK = 1 << 16
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _gather(rows, weights, sign_index, node_weights, node_signs, first, stop):
     """The weights and signs of the node's positions ``first:stop``, gathered (the row
     ``ROWS_AHEAD`` ahead asked for, ``kernels/prefetch.py``)."""
@@ -215,7 +215,7 @@ def node_chunks(n_rows, row_chunk, hist_bytes):
     return n_chunks, max(1, (n_rows + n_chunks - 1) // n_chunks)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _gather_labels(rows, weights, sign_index, node_weights, node_signs, first, stop):
     """The k weights and signs of the node's positions ``first:stop``, gathered."""
     for p in range(first, stop):

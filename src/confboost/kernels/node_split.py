@@ -315,7 +315,7 @@ def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain,
         best_missing_left[feature] = feature_missing_left
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _value_totals(feature_hist, n_value_bins, all_pos, all_neg):
     """A feature's W+ and W- per label over its value bins (``value_totals``), each summed
     in bin order from 0.0."""
@@ -327,7 +327,7 @@ def _value_totals(feature_hist, n_value_bins, all_pos, all_neg):
             all_neg[l] += feature_hist[b, l, 1]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _node_terms(feature_hist, all_pos, all_neg, mode, min_leaf_weight):
     """A feature's node score (its value bins' totals ``all_pos``, ``all_neg`` and its
     missing bin), missing mass, value mass and least child mass, each summed in label
@@ -346,7 +346,7 @@ def _node_terms(feature_hist, all_pos, all_neg, mode, min_leaf_weight):
     return node_score, missing_mass, value_mass, least_mass
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, left_pos,
                left_neg, side_pos, side_neg, sums, candidate_mass, candidate_bin):
     """One feature's best split, (gain, bin, missing_left) or (-inf, -1, True), as the

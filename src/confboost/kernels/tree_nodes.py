@@ -336,7 +336,7 @@ def _partition_chunk(column_codes, rows, start, first, stop, threshold, missing_
     left_counts[first // PARTITION_CHUNK] = to_left - first
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _place_chunk(rows, start, chunk, n_rows, n_left, left_at, left_counts, scratch):
     """``partition_rows``'s second pass for one chunk: its left rows after the earlier
     chunks', its right rows after all the left rows and the earlier chunks' right rows."""
