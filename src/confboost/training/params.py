@@ -55,6 +55,7 @@ from confboost.data.text_experts import TextExpert
 from confboost.engine.alpha import METHODS as ALPHA_METHODS
 from confboost.engine.confidence import MIN_SMOOTHING
 from confboost.engine.learners import LEARNERS, MAX_LEAVES, TREE_LEARNERS, choose_learner
+from confboost.engine.learners.label_trees import MAX_LABEL_BLOCKS
 from confboost.engine.schemes import SCHEMES
 from confboost.engine.schemes.mh import INITS
 from confboost.engine.schemes.mo import CODES, DECODINGS
@@ -328,7 +329,9 @@ def default_learner(weak_learner, n_samples, n_features, n_labels, scheme, trim=
     A shared tree (``"tree"``) splits all k labels' examples at the same nodes; with many
     features and labels (more than ``LARGE_CELLS`` features × labels) each label's own
     splits are worth k trees a round: ``"label_trees"`` under MH with k ≥ 2 (Eq. 10 per
-    label, ALGORITHMS.md §7.1).
+    label, ALGORITHMS.md §7.1), where k trees of ``LABEL_TREE_LEAVES`` leaves number their
+    blocks in ``MAX_LABEL_BLOCKS`` (more labels keep the shared tree, which has no such
+    limit).
 
     Parameters
     ----------
@@ -356,7 +359,8 @@ def default_learner(weak_learner, n_samples, n_features, n_labels, scheme, trim=
                          "machine: use 'tree' or 'hamming_tree' on a cluster")
     name = choose_learner(weak_learner, n_samples, trim)
     if (weak_learner == "auto" and name == "tree" and label_trees and scheme == "mh"
-            and n_labels >= 2 and n_features * n_labels > LARGE_CELLS):
+            and n_labels >= 2 and n_features * n_labels > LARGE_CELLS
+            and n_labels * LABEL_TREE_LEAVES <= MAX_LABEL_BLOCKS):
         return "label_trees"
     return name
 
