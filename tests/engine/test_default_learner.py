@@ -11,11 +11,10 @@ import pytest
 import confboost
 from confboost import BoostClassifier
 from confboost.engine.learners import TREES_ABOVE, choose_learner
-from confboost.engine.learners.label_trees import LabelTreesHypothesis
+from confboost.engine.learners.label_trees import MAX_LABEL_BLOCKS, LabelTreesHypothesis
 from confboost.engine.learners.stump import StumpHypothesis
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
 from confboost.formats.model_json import save_document
-from confboost.engine.learners.label_trees import MAX_LABEL_BLOCKS
 from confboost.training.params import (
     LABEL_TREE_LEAVES,
     LARGE_ABOVE,

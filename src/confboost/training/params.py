@@ -319,8 +319,8 @@ SMALL_LEAVES = 16
 #: ``LABEL_TREE_LEAVES`` leaves at the step ``LABEL_TREE_STEP`` (also the "auto" of
 #: ``weak_learner="label_trees"`` wherever it is asked for). On fashion-mnist 20k (100
 #: rounds) the step is at its best (0.3, 0.5, 0.7: .8762, .8776, .8728 test accuracy at 16
-#: leaves); 24 and 32 leaves reach .8791 and .8805 for 1.6 and 1.9 times the CPU of 16,
-#: more than LightGBM's time allows (docs/guide/trees.md, "A tree per label").
+#: leaves); 24 and 32 leaves reach .8791 and .8805 for about 1.6 and 1.8 times the CPU of
+#: 16, more than LightGBM's time allows (docs/guide/trees.md, "A tree per label").
 LABEL_TREE_LEAVES, LABEL_TREE_STEP = 16, 0.5
 
 
