@@ -11,11 +11,16 @@ import pytest
 import confboost
 from confboost import BoostClassifier
 from confboost.engine.learners import TREES_ABOVE, choose_learner
-from confboost.engine.learners.label_trees import LabelTreesHypothesis
+from confboost.engine.learners.label_trees import MAX_LABEL_BLOCKS, LabelTreesHypothesis
 from confboost.engine.learners.stump import StumpHypothesis
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
 from confboost.formats.model_json import save_document
-from confboost.training.params import LARGE_ABOVE, LARGE_CELLS, default_learner
+from confboost.training.params import (
+    LABEL_TREE_LEAVES,
+    LARGE_ABOVE,
+    LARGE_CELLS,
+    default_learner,
+)
 
 
 @pytest.mark.parametrize(("name", "n_samples", "trim", "chosen"), [
@@ -113,6 +118,9 @@ def test_many_features_times_labels_grow_a_tree_per_label():
     ((20_000, 784, 10), "mr", "tree"),
     ((20_000, 784, 10), "mo", "tree"),
     ((TREES_ABOVE, 784, 10), "mh", "stump"),
+    # as many labels as k trees' blocks can number, and one more (the shared tree)
+    ((20_000, 10, MAX_LABEL_BLOCKS // LABEL_TREE_LEAVES), "mh", "label_trees"),
+    ((20_000, 10, MAX_LABEL_BLOCKS // LABEL_TREE_LEAVES + 1), "mh", "tree"),
 ])
 def test_default_learner_by_shape(shape, scheme, chosen):
     assert default_learner("auto", *shape, scheme) == chosen
