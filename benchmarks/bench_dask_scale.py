@@ -229,46 +229,71 @@ def _counted_trips():
     return lambda: sum(each.trips for each in made)
 
 
-def _timed(fit):
-    """(wall seconds of ``fit(callbacks)``, the median seconds between its rounds' ends
-    after the first: confboost's own rounds, through a callback; None for the peers)."""
-    ends = []
-    start = time.perf_counter()
-    fit([lambda round_index, record: ends.append(time.perf_counter())])
-    seconds = time.perf_counter() - start
-    return seconds, (float(np.median(np.diff(ends))) if len(ends) > 2 else None)
+#: The ends of this process's boosting rounds (``perf_counter``), written by ``RoundEnds``.
+ROUND_ENDS = []
+
+
+class RoundEnds:
+    """A callback for every library that notes when each round ends (in ``ROUND_ENDS`` of
+    the process it runs in: a worker's for LightGBM and XGBoost, the client's for
+    confboost)."""
+
+    def __call__(self, *args):  # confboost's f(round_index, record), LightGBM's f(env)
+        ROUND_ENDS.append(time.perf_counter())
+        return False
+
+    def after_iteration(self, *args):  # confboost's and XGBoost's TrainingCallback
+        ROUND_ENDS.append(time.perf_counter())
+        return False
+
+
+def _round_ends(clear=False):
+    """ROUND_ENDS of this process (emptied first with ``clear``)."""
+    if clear:
+        ROUND_ENDS.clear()
+    return list(ROUND_ENDS)
 
 
 def _measure(library, learner, X, y, client, counts=None):
-    """[s/round, whole fit s, median round s, trips/round, bytes allreduced a round,
-    allreduces a round] of ``learner`` on (X, y); the last three from ``counts()`` (trips,
-    per-worker [bytes, messages] sent), confboost on a cluster only."""
+    """[median round s, whole fit s, trips/round, bytes allreduced a round, allreduces a
+    round] of one fit of ``ROUNDS`` rounds of ``learner`` on (X, y). A round is the median
+    time between two rounds' ends (the first round, which waits for binning and start-up,
+    left out); the last three from ``counts()`` (trips, per-worker [bytes, messages] sent),
+    confboost on a cluster only."""
+    from xgboost.callback import TrainingCallback
 
-    def fit(rounds):
-        estimator = _estimator(library, learner, rounds, client)
-        if library.startswith("confboost"):
-            return lambda callbacks: estimator.fit(X, y, callbacks=callbacks)
-        return lambda callbacks: estimator.fit(X, y)
-
-    marks = [counts()] if counts else []
-    one, _ = _timed(fit(1))
-    marks += [counts()] if counts else []
-    whole, median = _timed(fit(ROUNDS))
-    row = [(whole - one) / (ROUNDS - 1), whole, median, None, None, None]
-    if counts:  # per round: the R-round fit's counts less the 1-round fit's, over R - 1
-        marks.append(counts())
-        (t0, c0), (t1, c1), (t2, c2) = marks
-        row[3] = ((t2 - t1) - (t1 - t0)) / (ROUNDS - 1)
-        per_worker = ((c2 - c1) - (c1 - c0)) / (ROUNDS - 1)
+    estimator = _estimator(library, learner, ROUNDS, client)
+    callback = RoundEnds()
+    if library == "xgboost dask":  # XGBoost checks the callback's class
+        callback = type("XGBRoundEnds", (RoundEnds, TrainingCallback), {})()
+        estimator.set_params(callbacks=[callback])
+    on_workers = library in ("lightgbm dask", "xgboost dask")
+    if on_workers:
+        client.run(_round_ends, True)
+    _round_ends(True)
+    before = counts() if counts else None
+    start = time.perf_counter()
+    if library == "xgboost dask":
+        estimator.fit(X, y)
+    else:
+        estimator.fit(X, y, callbacks=[callback])
+    whole = time.perf_counter() - start
+    ends = (max(client.run(_round_ends).values(), key=len) if on_workers
+            else _round_ends())
+    row = [float(np.median(np.diff(ends))), whole, None, None, None]
+    if counts:
+        (t0, c0), (t1, c1) = before, counts()
+        row[2] = (t1 - t0) / ROUNDS
+        per_worker = (c1 - c0) / ROUNDS
         # the least any worker sent is a non-root rank's part, once an allreduce
-        row[4], row[5] = per_worker.min(axis=0).tolist() if len(per_worker) > 1 else [0, 0]
+        row[3], row[4] = per_worker.min(axis=0).tolist() if len(per_worker) > 1 else [0, 0]
     return row
 
 
 def run_one(library, rows, n_workers):
     """In a fresh process: ({learner: ``_measure``'s row}, the data's MB per worker, the
     peak MB per worker). A warm-up first: each learner on 20,000 rows (numba's compilation,
-    the connections), then a stump round on the whole set (its first-touch costs)."""
+    the connections)."""
     if library == "confboost local":
         sampler = Sampler([os.getpid()])
         X, y = local_data(rows)
@@ -276,7 +301,6 @@ def run_one(library, rows, n_workers):
         Xw, yw = local_data(WARM_ROWS)
         for learner in LEARNERS:
             _estimator(library, learner, 2, None).fit(Xw, yw)
-        _estimator(library, LEARNERS[0], 1, None).fit(X, y)
         out = {learner: _measure(library, learner, X, y, None) for learner in LEARNERS}
         return out, data_mb, sampler.peak()
     from distributed import Client, LocalCluster
@@ -298,7 +322,6 @@ def run_one(library, rows, n_workers):
 
         for learner in LEARNERS:
             _estimator(library, learner, 2, client).fit(Xw, yw)
-        _estimator(library, LEARNERS[0], 1, client).fit(X, y)
         out = {learner: _measure(library, learner, X, y, client, counts)
                for learner in LEARNERS}
         del futures, warm
@@ -333,9 +356,13 @@ def _available_gb():
 
 
 def _runs():
-    """(library, rows, workers) of every process, the ladder in order; at each size
+    """(library, rows, workers) of every process: ``BENCH_SCALE_RUNS`` ("library:rows:workers"
+    items, ";"-separated) in its order if set; otherwise the ladder in order, at each size
     confboost on ``WORKERS`` workers first, the peers and the local fit, then confboost on
     the model's other clusters."""
+    if os.environ.get("BENCH_SCALE_RUNS"):
+        return [(library, int(rows), int(workers)) for library, rows, workers in
+                (item.split(":") for item in os.environ["BENCH_SCALE_RUNS"].split(";"))]
     runs = []
     for rows in LADDER:
         for library in ("confboost dask", "lightgbm dask", "xgboost dask", "confboost local"):
@@ -349,14 +376,13 @@ def _runs():
 
 
 def _row(library, rows, n_workers, learner, measured, data_mb, peak):
-    seconds, whole, median, trips, nbytes, calls = measured
+    seconds, whole, trips, nbytes, calls = measured
     workers = (f"local, {common.THREADS} threads" if library == "confboost local"
                else f"{n_workers} x 1 thread")
     tail = ("| | |" if trips is None else
             f"| {trips:.2f} | {nbytes / 1e3:.0f} | {calls:.1f} |")
-    return (f"| {library} | {learner} | {rows:,} | {workers} | {seconds:.3f} | "
-            f"{'' if median is None else f'{median:.3f}'} | {whole:.1f} | {data_mb:.0f} | "
-            f"{peak:.0f} {tail}")
+    return (f"| {library} | {learner} | {rows:,} | {workers} | {seconds:.3f} | {whole:.1f} | "
+            f"{data_mb:.0f} | {peak:.0f} {tail}")
 
 
 def main():
@@ -372,10 +398,9 @@ def main():
             for line in lines:
                 key, value = json.loads(line)
                 results[tuple(key)] = value
-    print(f"| library | learner | rows x 50 | workers | s/round | median round (s) | whole "
-          f"fit ({ROUNDS} rounds, s) | data MB/worker | peak MB/worker | trips/round | "
-          f"allreduced kB/round | allreduces/round |\n"
-          f"|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    print(f"| library | learner | rows x 50 | workers | s/round | whole fit ({ROUNDS} rounds, "
+          f"s) | data MB/worker | peak MB/worker | trips/round | allreduced kB/round | "
+          f"allreduces/round |\n|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     for key in _runs():
         library, rows, n_workers = key
         if key not in results:
@@ -396,7 +421,7 @@ def main():
             rounds, data_mb, peak = results[key]
             for learner, measured in rounds.items():
                 print(_row(*key, learner, measured, data_mb, peak), flush=True)
-    points = [[rows, n_workers, measured[4], measured[3], measured[2], learner]
+    points = [[rows, n_workers, measured[3], measured[2], measured[0], learner]
               for (library, rows, n_workers), (rounds, _, _) in results.items()
               if library == "confboost dask" for learner, measured in rounds.items()]
     if len(points) >= 3:
