@@ -18,13 +18,15 @@ each), the partitions spread evenly over them:
 LightGBM, XGBoost and the local fit run at the sizes of ``BENCH_SCALE_PEER_ROWS`` (default:
 every size of the ladder); ``BENCH_SCALE_LIBRARIES`` picks libraries.
 
-Each fits stumps and trees of 8 leaves, uncalibrated, after a warm-up fit on 20,000 rows
-(numba's compilation, the connections). Per round = (fit of R rounds - fit of 1 round) /
-(R - 1), R = ``BENCH_SCALE_ROUNDS`` (default 5), which leaves out binning and start-up;
-"whole fit" is the fit of R rounds. Memory is the worker processes' resident set, sampled
-every 0.2 s from the client (``Sampler``): "data MB" once the partitions are on the workers,
-"peak MB" the largest over the whole run (data, fits); the local row: the one process. The
-load average is printed before and after each process.
+Each fits stumps and trees of 8 leaves, uncalibrated, once for ``BENCH_SCALE_ROUNDS``
+rounds (default 5), after a warm-up fit on 20,000 rows (numba's compilation, the
+connections). "s/round" is the median time between two rounds' ends (a callback: on the
+client for confboost, on a worker for LightGBM and XGBoost; the first round, which waits
+for binning and start-up, left out); "whole fit" is the fit's wall time, binning and start-up
+included. Memory is the worker processes' resident set, sampled every 0.2 s from the client
+(``Sampler``): "data MB" once the partitions are on the workers, "peak MB" the largest over
+the whole run (data, fits); the local row: the one process. The load average is printed
+before and after each process; ``BENCH_SCALE_RUNS`` sets the processes and their order.
 
 The cost model of a confboost round (``model``), for the collective (one task per worker a
 round, every sum allreduced through rank 0): t = c_rows · rows / min(workers, cores) +
