@@ -231,21 +231,27 @@ def _counted_trips():
     return lambda: sum(each.trips for each in made)
 
 
-#: The ends of this process's boosting rounds (``perf_counter``), written by ``RoundEnds``.
+#: The ends of this process's boosting rounds (``perf_counter``), written by ``RoundEnds``,
+#: and the client's round trips by then (confboost on a cluster).
 ROUND_ENDS = []
+ROUND_TRIPS = []
 
 
 class RoundEnds:
     """A callback for every library that notes when each round ends (in ``ROUND_ENDS`` of
     the process it runs in: a worker's for LightGBM and XGBoost, the client's for
-    confboost)."""
+    confboost), and, given ``trips``, the client's round trips by then."""
 
-    def __call__(self, *args):  # confboost's f(round_index, record), LightGBM's f(env)
-        ROUND_ENDS.append(time.perf_counter())
-        return False
+    def __init__(self, trips=None):
+        self.trips = trips
+
+    def __call__(self, *args):  # LightGBM's f(env)
+        return self.after_iteration()
 
     def after_iteration(self, *args):  # confboost's and XGBoost's TrainingCallback
         ROUND_ENDS.append(time.perf_counter())
+        if self.trips is not None:
+            ROUND_TRIPS.append(self.trips())
         return False
 
 
@@ -253,6 +259,7 @@ def _round_ends(clear=False):
     """ROUND_ENDS of this process (emptied first with ``clear``)."""
     if clear:
         ROUND_ENDS.clear()
+        ROUND_TRIPS.clear()
     return list(ROUND_ENDS)
 
 
@@ -265,7 +272,7 @@ def _measure(library, learner, X, y, client, counts=None):
     from xgboost.callback import TrainingCallback
 
     estimator = _estimator(library, learner, ROUNDS, client)
-    callback = RoundEnds()
+    callback = RoundEnds(counts.trips if counts else None)
     if library == "xgboost dask":  # XGBoost checks the callback's class
         callback = type("XGBRoundEnds", (RoundEnds, TrainingCallback), {})()
         estimator.set_params(callbacks=[callback])
@@ -284,8 +291,8 @@ def _measure(library, learner, X, y, client, counts=None):
             else _round_ends())
     row = [float(np.median(np.diff(ends))), whole, None, None, None]
     if counts:
-        (t0, c0), (t1, c1) = before, counts()
-        row[2] = (t1 - t0) / ROUNDS
+        (_, c0), (_, c1) = before, counts()
+        row[2] = float(np.median(np.diff(ROUND_TRIPS)))  # a round's own, not binning's
         per_worker = (c1 - c0) / ROUNDS
         # the least any worker sent is a non-root rank's part, once an allreduce
         row[3], row[4] = per_worker.min(axis=0).tolist() if len(per_worker) > 1 else [0, 0]
@@ -321,6 +328,8 @@ def run_one(library, rows, n_workers):
 
             def counts():
                 return trips(), np.array(list(client.run(_counts).values()))
+
+            counts.trips = trips
 
         for learner in LEARNERS:
             _estimator(library, learner, 2, client).fit(Xw, yw)
