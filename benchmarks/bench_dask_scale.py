@@ -317,6 +317,7 @@ def run_one(library, rows, n_workers):
     with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                       memory_limit=0, dashboard_address=None) as cluster, \
             Client(cluster) as client:
+        client.wait_for_workers(n_workers)  # slow to start on a busy machine
         sampler = Sampler(client.run(os.getpid).values())
         X, y, futures = cluster_data(client, rows)
         data_mb = sampler.now()
