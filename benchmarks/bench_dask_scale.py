@@ -35,9 +35,10 @@ is the shards' kernels (workers beyond this machine's ``cores`` share them); the
 is rank 0's gather and send-back (each other rank's part in, the total out; none on one
 worker), its bytes counted on the workers (``count_allreduces``); the trips term is the
 client's waits on the scheduler (one a round). The three constants are fitted by
-non-negative least squares to every confboost Dask round of the run (the ladder x 1, 2, 4
-workers x both learners), and the script prints what they predict for 1,000,000,000 rows on
-100 workers of one core each. Run alone: ``python benchmarks/bench_dask_scale.py``.
+non-negative least squares, for each learner (a tree's rows cost several stumps'), to every
+confboost Dask round of the run (the ladder x 1, 2, 4 workers), and the script prints
+what they predict for 1,000,000,000 rows on 100 workers of one core each. Run alone:
+``python benchmarks/bench_dask_scale.py``.
 """
 
 import os
@@ -441,26 +442,27 @@ def main():
 
 
 def print_model(points):
-    """The fitted constants, each point against the model, and the 100-worker prediction."""
-    constants = model(points)
-    print(f"\ncost model from {len(points)} confboost rounds (median round; cores = {CORES}): "
-          f"c_rows = {constants[0]:.3g} s/row, c_reduce = {constants[1]:.3g} s/byte, "
-          f"c_trip = {constants[2]:.3g} s/trip")
-    for rows, workers, nbytes, trips, seconds, learner in points:
-        fitted = float(np.dot(constants, _columns(rows, workers, nbytes, trips)))
-        print(f"model check: {learner}, {rows:,} rows, {workers} workers: measured "
-              f"{seconds:.3f}, model {fitted:.3f} s/round")
-    rows, workers = TARGET
+    """Per learner (a tree's row costs several stumps'): the fitted constants, each point
+    against the model, and the 100-worker, 1-billion-row prediction."""
+    target_rows, target_workers = TARGET
     for learner in LEARNERS:
-        largest = max((p for p in points if p[5] == learner and p[1] > 1),
-                      key=lambda p: (p[0], p[1]), default=None)
-        if largest is None:
+        own = [p for p in points if p[5] == learner]
+        if len(own) < 3:
             continue
-        terms = constants * np.array(_columns(rows, workers, largest[2], 1.0, cores=workers))
-        print(f"predicted {learner}, {rows:,} rows on {workers} workers of one core, "
-              f"{largest[2] / 1e3:.0f} kB allreduced a round, 1 trip: "
-              f"{terms.sum():.3f} s/round (rows {terms[0]:.3f}, reduce {terms[1]:.3f}, "
-              f"trip {terms[2]:.3f})")
+        constants = model(own)
+        print(f"\n{learner}: cost model from {len(own)} confboost rounds (median round; "
+              f"cores = {CORES}): c_rows = {constants[0]:.3g} s/row, c_reduce = "
+              f"{constants[1]:.3g} s/byte, c_trip = {constants[2]:.3g} s/trip")
+        for rows, workers, nbytes, trips, seconds, _ in own:
+            fitted = float(np.dot(constants, _columns(rows, workers, nbytes, trips)))
+            print(f"model check: {rows:,} rows, {workers} workers: measured {seconds:.3f}, "
+                  f"model {fitted:.3f} s/round")
+        nbytes = max(p[2] for p in own)
+        terms = constants * np.array(_columns(target_rows, target_workers, nbytes, 1.0,
+                                              cores=target_workers))
+        print(f"predicted: {target_rows:,} rows on {target_workers} workers of one core, "
+              f"{nbytes / 1e3:.0f} kB allreduced a round, 1 trip: {terms.sum():.3f} s/round "
+              f"(rows {terms[0]:.3f}, reduce {terms[1]:.3f}, trip {terms[2]:.3f})")
 
 
 if __name__ == "__main__":
