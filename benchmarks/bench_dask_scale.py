@@ -392,7 +392,7 @@ def _row(library, rows, n_workers, learner, measured, data_mb, peak):
     seconds, whole, trips, nbytes, calls = measured
     workers = (f"local, {common.THREADS} threads" if library == "confboost local"
                else f"{n_workers} x 1 thread")
-    tail = ("| | |" if trips is None else
+    tail = ("| | | |" if trips is None else
             f"| {trips:.2f} | {nbytes / 1e3:.0f} | {calls:.1f} |")
     return (f"| {library} | {learner} | {rows:,} | {workers} | {seconds:.3f} | {whole:.1f} | "
             f"{data_mb:.0f} | {peak:.0f} {tail}")
