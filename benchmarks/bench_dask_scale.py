@@ -1,60 +1,159 @@
 """Distributed fits at scale: confboost, LightGBM and XGBoost on one Dask cluster, and the
 cost model of a distributed round.
 
-A process ``LocalCluster`` of ``BENCH_SCALE_WORKERS`` workers (default 4, one thread each)
-holds ``BENCH_SCALE_ROWS`` x 50 float32 rows (default 4,000,000), generated on the workers
-in 16 partitions (a seeded ``dask.array`` draw: 10 informative columns, one interaction,
-noise) and persisted before the clock starts. Each library, in its own fresh process and
-cluster, fits stumps and trees of 8 leaves for ``BENCH_SCALE_ROUNDS`` rounds (default 5):
-``DaskBoostClassifier``; LightGBM's ``DaskLGBMClassifier`` (``num_leaves`` 2 or 8);
-XGBoost's ``xgboost.dask`` (``max_depth=1``, or ``lossguide`` with ``max_leaves=8``); and
-``BoostClassifier`` on the same rows gathered into one process (``THREADS`` threads) as the
-local reference. Per round = (fit of R rounds - fit of 1 round) / (R - 1), which leaves out
-binning and start-up; "whole fit" is the fit of R rounds; "peak MB/worker" is the largest
-peak resident memory of a worker process (data included), the local row the process's.
+A size ladder (``BENCH_SCALE_ROWS``, default "1000000,5000000,20000000") of binary data
+sets of 50 float32 columns. Each set is 16 partitions, each generated on its own worker from
+its own seed (``partition``: 10 informative columns, one interaction, noise); nothing is
+gathered on the client. For each size, each library runs in its own fresh process with its
+own process ``LocalCluster`` of ``BENCH_SCALE_WORKERS`` workers (default 4, one thread
+each), the partitions spread evenly over them:
 
-The cost model of a confboost round (``model``): t = c_rows · rows/workers + c_reduce ·
-(bytes summed per round · log2 workers) + c_trip · round trips, its three constants fitted
-by non-negative least squares to this run's confboost rounds: on ``BENCH_SCALE_WORKERS`` and
-on each of ``BENCH_SCALE_MODEL_WORKERS`` (default "1,2") workers, stumps and trees.
-Run alone: ``python benchmarks/bench_dask_scale.py``.
+- ``DaskBoostClassifier`` (also on each of ``BENCH_SCALE_MODEL_WORKERS``, default "1,2",
+  workers, for the cost model);
+- LightGBM's ``DaskLGBMClassifier`` (``num_leaves`` 2 or 8);
+- XGBoost's ``DaskXGBClassifier`` (``max_depth=1``, or ``lossguide`` with ``max_leaves=8``);
+- ``BoostClassifier`` on ``THREADS`` threads (the local reference), in its own process with
+  no cluster, on the same 16 partitions made by the same generator there.
+
+LightGBM, XGBoost and the local fit run at the sizes of ``BENCH_SCALE_PEER_ROWS`` (default:
+every size of the ladder); ``BENCH_SCALE_LIBRARIES`` picks libraries.
+
+Each fits stumps and trees of 8 leaves, uncalibrated, once for ``BENCH_SCALE_ROUNDS``
+rounds (default 5), after a warm-up fit on 20,000 rows (numba's compilation, the
+connections). "s/round" is the median time between two rounds' ends (a callback: on the
+client for confboost, on a worker for LightGBM and XGBoost; the first round, which waits
+for binning and start-up, left out); "whole fit" is the fit's wall time, binning and start-up
+included. Memory is the worker processes' resident set, sampled every 0.2 s from the client
+(``Sampler``): "data MB" once the partitions are on the workers, "peak MB" the largest over
+the whole run (data, fits); the local row: the one process. The load average is printed
+before and after each process; ``BENCH_SCALE_RUNS`` sets the processes and their order.
+
+The cost model of a confboost round (``model``), for the collective (one task per worker a
+round, every sum allreduced through rank 0): t = c_rows · rows / min(workers, cores) +
+c_reduce · bytes allreduced a round · (workers - 1) + c_trip · round trips. The rows term
+is the shards' kernels (workers beyond this machine's ``cores`` share them); the reduce term
+is rank 0's gather and send-back (each other rank's part in, the total out; none on one
+worker), its bytes counted on the workers (``count_allreduces``); the trips term is the
+client's waits on the scheduler (one a round). The three constants are fitted by
+non-negative least squares, for each learner (a tree's rows cost several stumps'), to every
+confboost Dask round of the run (the ladder x 1, 2, 4 workers), and the script prints
+what they predict for 1,000,000,000 rows on 100 workers of one core each. Run alone:
+``python benchmarks/bench_dask_scale.py``.
 """
 
 import os
-import resource
 import sys
+import threading
 import time
 
 import common
 import numpy as np
 
-ROWS = int(os.environ.get("BENCH_SCALE_ROWS", "4000000"))
+LADDER = [int(n) for n in os.environ.get("BENCH_SCALE_ROWS",
+                                         "1000000,5000000,20000000").split(",") if n]
 WORKERS = int(os.environ.get("BENCH_SCALE_WORKERS", "4"))
 ROUNDS = int(os.environ.get("BENCH_SCALE_ROUNDS", "5"))
 MODEL_WORKERS = [int(n) for n in os.environ.get("BENCH_SCALE_MODEL_WORKERS", "1,2").split(",")
                  if n]
+PEER_ROWS = [int(n) for n in os.environ.get("BENCH_SCALE_PEER_ROWS", "").split(",") if n]
+CORES = int(os.environ.get("BENCH_SCALE_CORES", str(os.cpu_count())))
+LIBRARIES = os.environ.get("BENCH_SCALE_LIBRARIES",
+                           "confboost local,confboost dask,lightgbm dask,xgboost dask"
+                           ).split(",")
 N_FEATURES = 50
 PARTITIONS = 16
-LIBRARIES = ("confboost local", "confboost dask", "lightgbm dask", "xgboost dask")
+WARM_ROWS = 20_000
 LEARNERS = ("stumps", "trees of 8 leaves")
+#: The 100-worker, 1-billion-row cluster the model is asked about.
+TARGET = (1_000_000_000, 100)
 
 
-def data():
-    """(X, y) as dask arrays: a seeded draw, the same in every process."""
+def partition(index, n_rows):
+    """Partition ``index`` of a data set: (X float32 (n_rows, 50), y int32 (n_rows,)), from
+    its own seed, so any process makes the same rows."""
+    rng = np.random.default_rng([20261202, index])
+    X = rng.standard_normal((n_rows, N_FEATURES), dtype=np.float32)
+    weights = np.random.default_rng(1).normal(size=10).astype(np.float32)
+    logit = X[:, :10] @ weights + 2.0 * X[:, 0] * X[:, 1]
+    logit += rng.standard_normal(n_rows, dtype=np.float32)
+    return X, (logit > 0).astype(np.int32)
+
+
+def sizes(rows):
+    """The 16 partitions' row counts."""
+    return [rows // PARTITIONS + (i < rows % PARTITIONS) for i in range(PARTITIONS)]
+
+
+def local_data(rows):
+    """The data set of ``rows`` rows in this process: the 16 partitions, concatenated."""
+    X = np.empty((rows, N_FEATURES), dtype=np.float32)
+    y = np.empty(rows, dtype=np.int32)
+    start = 0
+    for index, n in enumerate(sizes(rows)):
+        X[start:start + n], y[start:start + n] = partition(index, n)
+        start += n
+    return X, y
+
+
+def cluster_data(client, rows):
+    """(X, y) as dask arrays whose partitions were made on the workers, partition i on
+    worker i mod workers; waits until they are all there."""
     import dask.array as da
+    from dask import delayed
+    from distributed import wait
 
-    chunk = -(-ROWS // PARTITIONS)
-    X = da.random.RandomState(0).standard_normal((ROWS, N_FEATURES), chunks=(chunk, N_FEATURES))
-    X = X.astype(np.float32)
-    weights = np.random.default_rng(1).normal(size=10)
-    noise = da.random.RandomState(2).standard_normal(ROWS, chunks=chunk)
-    logit = X[:, :10] @ weights + 2.0 * X[:, 0] * X[:, 1] + noise
-    return X, (logit > 0).astype(np.int64)
+    workers = sorted(client.scheduler_info()["workers"])
+    xs, ys = [], []
+    for index, n in enumerate(sizes(rows)):
+        where = [workers[index % len(workers)]]
+        both = client.submit(partition, index, n, workers=where, pure=False)
+        xs.append(client.submit(lambda pair: pair[0], both, workers=where, pure=False))
+        ys.append(client.submit(lambda pair: pair[1], both, workers=where, pure=False))
+        del both  # released once its two parts are made
+    wait(xs + ys)
+    X = da.concatenate([da.from_delayed(delayed(f), (n, N_FEATURES), np.float32)
+                        for f, n in zip(xs, sizes(rows), strict=True)])
+    y = da.concatenate([da.from_delayed(delayed(f), (n,), np.int32)
+                        for f, n in zip(ys, sizes(rows), strict=True)])
+    return X, y, xs + ys
 
 
-def _peak_mb():
-    """This process's peak resident memory, MB."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+class Sampler:
+    """The resident set of some processes, sampled every 0.2 s in a thread: the largest
+    seen per process (``peak``) and the latest (``now``), in MB."""
+
+    def __init__(self, pids):
+        import psutil
+
+        self.processes = [psutil.Process(pid) for pid in pids]
+        self.peaks = [0.0] * len(pids)
+        self.latest = [0.0] * len(pids)
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        while not self.stopped.wait(0.2):
+            self.sample()
+
+    def sample(self):
+        for i, process in enumerate(self.processes):
+            try:
+                rss = process.memory_info().rss / 2**20
+            except Exception:  # a process gone: its last sample stands
+                continue
+            self.latest[i] = rss
+            self.peaks[i] = max(self.peaks[i], rss)
+
+    def now(self):
+        self.sample()
+        return max(self.latest)
+
+    def peak(self):
+        self.stopped.set()
+        self.thread.join()
+        self.sample()
+        return max(self.peaks)
 
 
 def _params(library, learner):
@@ -62,7 +161,7 @@ def _params(library, learner):
     rate = common.LEARNING_RATE
     if library.startswith("confboost"):
         return ({"weak_learner": "tree", "max_leaves": 8} if tree else
-                {"weak_learner": "stump"})
+                {"weak_learner": "stump"}) | {"calibration": None}
     if library == "lightgbm dask":
         return {"num_leaves": 8 if tree else 2, "learning_rate": rate, "max_bin": 255,
                 "min_child_samples": 1, "verbose": -1, "num_threads": 1}
@@ -71,126 +170,299 @@ def _params(library, learner):
                                  "nthread": 1}
 
 
-def _fitter(library, learner, X, y, client):
-    """fit(rounds) for one library, and a counter of confboost's round trips per tree."""
+def _estimator(library, learner, rounds, client):
     params = _params(library, learner)
-    trips = []
     if library == "confboost local":
         from confboost import BoostClassifier
 
-        return (lambda rounds: BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS,
-                                               calibration=None, **params).fit(X, y)), trips
+        return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, **params)
     if library == "confboost dask":
-        from confboost.dask import DaskBoostClassifier, collective
+        from confboost.dask import DaskBoostClassifier
 
-        fit_round = collective.CollectiveLearner.fit
-
-        def counted(learner, *args):  # a tree's trips beyond its round's one (cost model)
-            before = learner.shards.trips
-            fit = fit_round(learner, *args)
-            trips.append(learner.shards.trips - before - 1)
-            return fit
-
-        collective.CollectiveLearner.fit = counted
-        return (lambda rounds: DaskBoostClassifier(n_estimators=rounds, client=client,
-                                                   **params).fit(X, y)), trips
+        return DaskBoostClassifier(n_estimators=rounds, client=client, **params)
     if library == "lightgbm dask":
         from lightgbm import DaskLGBMClassifier
 
-        return (lambda rounds: DaskLGBMClassifier(n_estimators=rounds, client=client,
-                                                  **params).fit(X, y)), trips
+        return DaskLGBMClassifier(n_estimators=rounds, client=client, **params)
     from xgboost.dask import DaskXGBClassifier
 
-    return (lambda rounds: DaskXGBClassifier(n_estimators=rounds, **params).fit(X, y)), trips
+    return DaskXGBClassifier(n_estimators=rounds, **params)
 
 
-def run_one(library, learner, n_workers=WORKERS):
-    """In a fresh process: [s/round, whole fit s, peak MB per worker, trips per tree]."""
+def count_allreduces():
+    """On a worker: count what its collective sends (bytes, messages) from now on; a
+    function that reads the counts. Rank 0 sends the total to each other rank; any other
+    rank sends its part once per allreduce."""
+    from confboost.dask import collective
+
+    counts = [0, 0]
+    send = getattr(collective._send, "original", collective._send)
+
+    def counted(peer, array):
+        counts[0] += array.nbytes
+        counts[1] += 1
+        send(peer, array)
+
+    counted.original = send
+    collective._send = counted
+    return counts
+
+
+def _counts(dask_worker):
+    return list(dask_worker._bench_counts)
+
+
+def _install(dask_worker):
+    dask_worker._bench_counts = count_allreduces()
+
+
+def _counted_trips():
+    """A function giving the round trips the client has waited for since (every ``Shards``
+    made from now on)."""
+    from confboost.dask import shards
+
+    made = []
+    init = shards.Shards.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    shards.Shards.__init__ = counted
+    return lambda: sum(each.trips for each in made)
+
+
+#: The ends of this process's boosting rounds (``perf_counter``), written by ``RoundEnds``,
+#: and the client's round trips by then (confboost on a cluster).
+ROUND_ENDS = []
+ROUND_TRIPS = []
+
+
+class RoundEnds:
+    """A callback for every library that notes when each round ends (in ``ROUND_ENDS`` of
+    the process it runs in: a worker's for LightGBM and XGBoost, the client's for
+    confboost), and, given ``trips``, the client's round trips by then."""
+
+    def __init__(self, trips=None):
+        self.trips = trips
+
+    def __call__(self, *args):  # LightGBM's f(env)
+        return self.after_iteration()
+
+    def after_iteration(self, *args):  # confboost's and XGBoost's TrainingCallback
+        ROUND_ENDS.append(time.perf_counter())
+        if self.trips is not None:
+            ROUND_TRIPS.append(self.trips())
+        return False
+
+
+def _round_ends(clear=False):
+    """ROUND_ENDS of this process (emptied first with ``clear``)."""
+    if clear:
+        ROUND_ENDS.clear()
+        ROUND_TRIPS.clear()
+    return list(ROUND_ENDS)
+
+
+def _measure(library, learner, X, y, client, counts=None):
+    """[median round s, whole fit s, trips/round, bytes allreduced a round, allreduces a
+    round] of one fit of ``ROUNDS`` rounds of ``learner`` on (X, y). A round is the median
+    time between two rounds' ends (the first round, which waits for binning and start-up,
+    left out); the last three from ``counts()`` (trips, per-worker [bytes, messages] sent),
+    confboost on a cluster only."""
+    from xgboost.callback import TrainingCallback
+
+    estimator = _estimator(library, learner, ROUNDS, client)
+    callback = RoundEnds(counts.trips if counts else None)
+    if library == "xgboost dask":  # XGBoost checks the callback's class
+        callback = type("XGBRoundEnds", (RoundEnds, TrainingCallback), {})()
+        estimator.set_params(callbacks=[callback])
+    on_workers = library in ("lightgbm dask", "xgboost dask")
+    if on_workers:
+        client.run(_round_ends, True)
+    _round_ends(True)
+    before = counts() if counts else None
+    start = time.perf_counter()
+    if library == "xgboost dask":
+        estimator.fit(X, y)
+    else:
+        estimator.fit(X, y, callbacks=[callback])
+    whole = time.perf_counter() - start
+    ends = (max(client.run(_round_ends).values(), key=len) if on_workers
+            else _round_ends())
+    row = [float(np.median(np.diff(ends))), whole, None, None, None]
+    if counts:
+        (_, c0), (_, c1) = before, counts()
+        row[2] = float(np.median(np.diff(ROUND_TRIPS)))  # a round's own, not binning's
+        per_worker = (c1 - c0) / ROUNDS
+        # the least any worker sent is a non-root rank's part, once an allreduce
+        row[3], row[4] = per_worker.min(axis=0).tolist() if len(per_worker) > 1 else [0, 0]
+    return row
+
+
+def run_one(library, rows, n_workers):
+    """In a fresh process: ({learner: ``_measure``'s row}, the data's MB per worker, the
+    peak MB per worker). A warm-up first: each learner on 20,000 rows (numba's compilation,
+    the connections)."""
+    if library == "confboost local":
+        sampler = Sampler([os.getpid()])
+        X, y = local_data(rows)
+        data_mb = sampler.now()
+        Xw, yw = local_data(WARM_ROWS)
+        for learner in LEARNERS:
+            _estimator(library, learner, 2, None).fit(Xw, yw)
+        out = {learner: _measure(library, learner, X, y, None) for learner in LEARNERS}
+        return out, data_mb, sampler.peak()
     from distributed import Client, LocalCluster
 
-    X, y = data()
-    if library == "confboost local":
-        X, y = X.compute(scheduler="threads"), y.compute(scheduler="threads")
-        fit, trips = _fitter(library, learner, X, y, None)
-        fit(2)  # compile
-        seconds, whole = _per_round(fit)
-        return [seconds, whole, _peak_mb(), None]
     with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                       memory_limit=0, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        X, y = client.persist([X, y])
-        fit, trips = _fitter(library, learner, X, y, client)
-        fit(2)  # compile on the workers, warm the connections
-        trips.clear()
-        seconds, whole = _per_round(fit)
-        peak = max(client.run(_peak_mb).values())
-    return [seconds, whole, peak, float(np.mean(trips)) if trips else None]
+        client.wait_for_workers(n_workers)  # slow to start on a busy machine
+        sampler = Sampler(client.run(os.getpid).values())
+        X, y, futures = cluster_data(client, rows)
+        data_mb = sampler.now()
+        Xw, yw, warm = cluster_data(client, WARM_ROWS)
+        counts = None
+        if library == "confboost dask":
+            client.run(_install)
+            trips = _counted_trips()
+
+            def counts():
+                return trips(), np.array(list(client.run(_counts).values()))
+
+            counts.trips = trips
+
+        for learner in LEARNERS:
+            _estimator(library, learner, 2, client).fit(Xw, yw)
+        out = {learner: _measure(library, learner, X, y, client, counts)
+               for learner in LEARNERS}
+        del futures, warm
+        return out, data_mb, sampler.peak()
 
 
-def _per_round(fit):
-    start = time.perf_counter()
-    fit(1)
-    one = time.perf_counter() - start
-    start = time.perf_counter()
-    fit(ROUNDS)
-    whole = time.perf_counter() - start
-    return (whole - one) / (ROUNDS - 1), whole
-
-
-def round_bytes(learner):
-    """Bytes the reduction sums in a round: the update's histogram (50 features x 256 bins x
-    W+/W-, float64) and, for trees of 8 leaves, a histogram for each of the 6 splits whose
-    children may split (the last split's children need none)."""
-    hist = N_FEATURES * 256 * 2 * 8
-    return hist if learner == "stumps" else hist + 6 * hist
+def _columns(rows, workers, nbytes, trips, cores=CORES):
+    """The model's three terms' factors; ``cores``: the cores the workers share."""
+    return [rows / min(workers, cores), nbytes * (workers - 1), trips]
 
 
 def model(points):
-    """(c_rows, c_reduce, c_trip) fitted to [rows, workers, bytes, trips, s/round] rows by
+    """(c_rows, c_reduce, c_trip) fitted to [rows, workers, bytes, trips, s/round] points by
     non-negative least squares."""
     from scipy.optimize import nnls
 
-    A = np.array([[rows / workers, nbytes * np.log2(workers), trips]
-                  for rows, workers, nbytes, trips, _ in points])
-    t = np.array([point[-1] for point in points])
+    A = np.array([_columns(*point[:4]) for point in points])
+    t = np.array([point[4] for point in points])
     return nnls(A, t)[0]
 
 
+def _load():
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
+def _available_gb():
+    with open("/proc/meminfo") as meminfo:
+        for line in meminfo:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 2**20
+    return float("nan")
+
+
+def _runs():
+    """(library, rows, workers) of every process: ``BENCH_SCALE_RUNS`` ("library:rows:workers"
+    items, ";"-separated) in its order if set; otherwise the ladder in order, at each size
+    confboost on ``WORKERS`` workers first, the peers and the local fit, then confboost on
+    the model's other clusters."""
+    if os.environ.get("BENCH_SCALE_RUNS"):
+        return [(library, int(rows), int(workers)) for library, rows, workers in
+                (item.split(":") for item in os.environ["BENCH_SCALE_RUNS"].split(";"))]
+    runs = []
+    for rows in LADDER:
+        for library in ("confboost dask", "lightgbm dask", "xgboost dask", "confboost local"):
+            if library not in LIBRARIES or (library != "confboost dask" and PEER_ROWS
+                                            and rows not in PEER_ROWS):
+                continue
+            runs.append((library, rows, 1 if library == "confboost local" else WORKERS))
+        if "confboost dask" in LIBRARIES:
+            runs += [("confboost dask", rows, n) for n in MODEL_WORKERS if n != WORKERS]
+    return runs
+
+
+def _row(library, rows, n_workers, learner, measured, data_mb, peak):
+    seconds, whole, trips, nbytes, calls = measured
+    workers = (f"local, {common.THREADS} threads" if library == "confboost local"
+               else f"{n_workers} x 1 thread")
+    tail = ("| | | |" if trips is None else
+            f"| {trips:.2f} | {nbytes / 1e3:.0f} | {calls:.1f} |")
+    return (f"| {library} | {learner} | {rows:,} | {workers} | {seconds:.3f} | {whole:.1f} | "
+            f"{data_mb:.0f} | {peak:.0f} {tail}")
+
+
 def main():
-    runs = [(library, learner, WORKERS) for learner in LEARNERS for library in LIBRARIES]
-    runs += [("confboost dask", learner, n) for learner in LEARNERS for n in MODEL_WORKERS
-             if n != WORKERS]
+    """Every process of ``_runs`` (each one's result appended to ``BENCH_SCALE_RESULTS``,
+    if set, and read back from it on a rerun: an interrupted ladder resumes), the table,
+    then the cost model."""
+    import json
+
+    saved = os.environ.get("BENCH_SCALE_RESULTS")
     results = {}
-    for library, learner, n_workers in runs:
-        try:
-            results[library, learner, n_workers] = common.fresh(
-                "bench_dask_scale", "run_one", library, learner, n_workers)
-        except RuntimeError as error:  # reported, the other libraries still run
-            print(f"{library}, {learner}: failed: {str(error)[-300:]}", file=sys.stderr)
-    print(f"| {ROWS:,} x {N_FEATURES} binary, {ROUNDS} rounds (local: {common.THREADS} "
-          f"threads) | s/round | whole fit (s) | peak MB/worker | trips/tree |\n"
-          f"|---|---|---|---|---|")
-    points = []
-    for (library, learner, n_workers), (seconds, whole, peak, trips) in results.items():
-        where = "" if library == "confboost local" else f", {n_workers} workers x 1 thread"
-        print(f"| {learner}, {library}{where} | {seconds:.3f} | {whole:.2f} | {peak:.0f} | "
-              f"{'' if trips is None else f'{trips:.2f}'} |")
-        if library == "confboost dask":
-            points.append([ROWS, n_workers, round_bytes(learner), 1 + (trips or 0), seconds])
-    c_rows, c_reduce, c_trip = model(points)
-    for rows, workers, nbytes, trips, seconds in points:
-        fitted = c_rows * rows / workers + c_reduce * nbytes * np.log2(workers) + c_trip * trips
-        print(f"model check: {workers} workers, {trips:.2f} trips: measured {seconds:.3f}, "
-              f"model {fitted:.3f} s/round")
-    print(f"\ncost model from {len(points)} rounds: c_rows = {c_rows:.3g} s/row, c_reduce = "
-          f"{c_reduce:.3g} s/byte, c_trip = {c_trip:.3g} s/trip")
+    if saved and os.path.exists(saved):
+        with open(saved) as lines:
+            for line in lines:
+                key, value = json.loads(line)
+                results[tuple(key)] = value
+    print(f"| library | learner | rows x 50 | workers | s/round | whole fit ({ROUNDS} rounds, "
+          f"s) | data MB/worker | peak MB/worker | trips/round | allreduced kB/round | "
+          f"allreduces/round |\n|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    for key in _runs():
+        library, rows, n_workers = key
+        if key not in results:
+            before = (f"{time.strftime('%H:%M:%S', time.gmtime())} UTC, {_load()}, "
+                      f"{_available_gb():.1f} GB available")
+            start = time.perf_counter()
+            try:
+                results[key] = common.fresh("bench_dask_scale", "run_one", *key)
+            except RuntimeError as error:  # reported, the other runs go on
+                print(f"{library}, {rows:,} rows, {n_workers} workers: failed: "
+                      f"{str(error)[-600:]}", file=sys.stderr)
+            print(f"# {library}, {rows:,} rows, {n_workers} workers: before {before}; after "
+                  f"{time.perf_counter() - start:.0f} s, {_load()}", flush=True)
+            if saved and key in results:
+                with open(saved, "a") as out:
+                    out.write(json.dumps([key, results[key]]) + "\n")
+        if key in results:
+            rounds, data_mb, peak = results[key]
+            for learner, measured in rounds.items():
+                print(_row(*key, learner, measured, data_mb, peak), flush=True)
+    points = [[rows, n_workers, measured[3], measured[2], measured[0], learner]
+              for (library, rows, n_workers), (rounds, _, _) in results.items()
+              if library == "confboost dask" for learner, measured in rounds.items()]
+    if len(points) >= 3:
+        print_model(points)
+
+
+def print_model(points):
+    """Per learner (a tree's row costs several stumps'): the fitted constants, each point
+    against the model, and the 100-worker, 1-billion-row prediction."""
+    target_rows, target_workers = TARGET
     for learner in LEARNERS:
-        trips = 1 + (results.get(("confboost dask", learner, WORKERS), [0] * 4)[3] or 0)
-        for rows, workers in ((ROWS, WORKERS), (10**9, 100)):
-            t = (c_rows * rows / workers + c_reduce * round_bytes(learner)
-                 * np.log2(workers) + c_trip * trips)
-            print(f"predicted {learner} ({trips:.2f} trips), {rows:,} rows on {workers} "
-                  f"workers: {t:.3f} s/round")
+        own = [p for p in points if p[5] == learner]
+        if len(own) < 3:
+            continue
+        constants = model(own)
+        print(f"\n{learner}: cost model from {len(own)} confboost rounds (median round; "
+              f"cores = {CORES}): c_rows = {constants[0]:.3g} s/row, c_reduce = "
+              f"{constants[1]:.3g} s/byte, c_trip = {constants[2]:.3g} s/trip")
+        for rows, workers, nbytes, trips, seconds, _ in own:
+            fitted = float(np.dot(constants, _columns(rows, workers, nbytes, trips)))
+            print(f"model check: {rows:,} rows, {workers} workers: measured {seconds:.3f}, "
+                  f"model {fitted:.3f} s/round")
+        nbytes = max(p[2] for p in own)
+        terms = constants * np.array(_columns(target_rows, target_workers, nbytes, 1.0,
+                                              cores=target_workers))
+        print(f"predicted: {target_rows:,} rows on {target_workers} workers of one core, "
+              f"{nbytes / 1e3:.0f} kB allreduced a round, 1 trip: {terms.sum():.3f} s/round "
+              f"(rows {terms[0]:.3f}, reduce {terms[1]:.3f}, trip {terms[2]:.3f})")
 
 
 if __name__ == "__main__":
