@@ -19,13 +19,14 @@ from confboost.data.text_experts import TextExpert
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 dd = pytest.importorskip("dask.dataframe")
-from confboost.dask import DaskBoostClassifier, cluster_fit  # noqa: E402
+from confboost.dask import DaskBoostClassifier  # noqa: E402
 from confboost.dask.text import (  # noqa: E402
     ColumnVocabulary,
     merged_vocabulary,
     partition_terms,
 )
 from tests.dask.test_dask import _assert_same_model, _cluster  # noqa: E402
+from tests.dask.test_dask_trips import shards_made  # noqa: E402
 
 WORDS = "alpha beta gamma delta eps zeta eta theta iota kappa lam mu".split()
 
@@ -108,14 +109,7 @@ def test_a_text_column_gives_the_local_model(client, expert):
 def test_a_text_round_is_one_trip(client, monkeypatch):
     """The term learner's sums are allreduced inside the round's task: each further round
     costs the client one wait, as a stump's does."""
-    made = []
-
-    class Counted(cluster_fit.Shards):
-        def __init__(self, *args):
-            made.append(self)
-            super().__init__(*args)
-
-    monkeypatch.setattr(cluster_fit, "Shards", Counted)
+    made = shards_made(monkeypatch)
     frame, y = _table()
     for n_estimators in (2, 5):
         DaskBoostClassifier(client=client, n_estimators=n_estimators, calibration=None,

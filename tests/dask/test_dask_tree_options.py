@@ -23,7 +23,6 @@ from confboost.training.checkpoint import Checkpoint
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 dd = pytest.importorskip("dask.dataframe")
-from confboost.dask import cluster_fit  # noqa: E402
 from confboost.dask.cluster_fit import ClusterCover  # noqa: E402
 from confboost.dask.cluster_label_trees import (  # noqa: E402
     CollectiveLabelTreesLearner,
@@ -46,6 +45,7 @@ from tests.dask.test_dask_seam import (  # noqa: E402
     _schemes,
 )
 from tests.dask.test_dask_seam import _table as _numeric_table  # noqa: E402
+from tests.dask.test_dask_trips import shards_made  # noqa: E402
 
 TREE = {"max_leaves": 6, "max_depth": None, "min_leaf_weight": 0.02}
 WORDS = np.array("alpha beta gamma delta eps zeta eta theta".split())
@@ -189,14 +189,7 @@ def client():
 
 def _counted_fit(client, monkeypatch, n_estimators, X, y, **params):
     """(the client's waits, the model) of a fit on one set of shards."""
-    made = []
-
-    class Counted(cluster_fit.Shards):
-        def __init__(self, *args):
-            made.append(self)
-            super().__init__(*args)
-
-    monkeypatch.setattr(cluster_fit, "Shards", Counted)
+    made = shards_made(monkeypatch)
     model = DaskBoostClassifier(n_estimators=n_estimators, client=client, calibration=None,
                                 **params).fit(X, y)
     assert len(made) == 1

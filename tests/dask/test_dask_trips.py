@@ -20,9 +20,9 @@ def client():
         yield client
 
 
-def _counted(client, monkeypatch, n_estimators, kind="multiclass", **params):
-    """(the client's waits, the round tasks the scheduler ran, the shards, the model) of a
-    fit, uncalibrated: one run, one set of shards."""
+def shards_made(monkeypatch):
+    """The list every ``Shards`` a fit makes from now on is appended to (their ``trips``:
+    the client's waits)."""
     made = []
 
     class Counted(cluster_fit.Shards):
@@ -31,6 +31,13 @@ def _counted(client, monkeypatch, n_estimators, kind="multiclass", **params):
             super().__init__(*args)
 
     monkeypatch.setattr(cluster_fit, "Shards", Counted)
+    return made
+
+
+def _counted(client, monkeypatch, n_estimators, kind="multiclass", **params):
+    """(the client's waits, the round tasks the scheduler ran, the shards, the model) of a
+    fit, uncalibrated: one run, one set of shards."""
+    made = shards_made(monkeypatch)
     X, y = _data(kind)
     Xd, yd, _ = _dask(X, y)
     with distributed.get_task_stream(client) as stream:
