@@ -18,12 +18,16 @@ run: $(VENV)/.installed-plot
 	$(BIN)/confboost reproduce --quick --out reproduce-out
 
 # make test: the quick tier (at most 4 minutes on 2 cores); make test-all adds the slow tier
-# (cluster and real-data tests), each test run once. CI runs test-all.
+# (cluster and real-data tests), each test run once. CI runs test-all. Two pytest workers
+# (pytest-xdist), a test file each at a time: most of a cold run is numba compiling, one
+# core a process. PYTEST_WORKERS=0 runs them in this process.
+PYTEST_WORKERS ?= 2
+PYTEST_PARALLEL = $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 test: $(VENV)/.installed-dev,plot
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow"
 
 test-slow: $(VENV)/.installed-dev,plot
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m slow
 
 test-all: test test-slow
 
