@@ -274,7 +274,8 @@ def term_splits(allreduce, text, in_node, pos, neg, node_pos, node_neg, mode, le
         # holding them (0.0 + a sum is that sum), so one shard gives the local gains' bits
         n_terms = w_plus.shape[0]
         gains = np.empty(n_terms, dtype=np.float64)
-        every = np.arange(n_terms + 1, dtype=np.int64)
+        # int32, a fit's postings' dtype: no other specialisation to compile on the workers
+        every = np.arange(n_terms + 1, dtype=np.int32)
         node_term_gains(every, every[:-1], np.ones(n_terms, dtype=bool),
                         np.ascontiguousarray(w_plus), np.ascontiguousarray(w_minus),
                         node_pos, node_neg, mode, least_mass, gains)
