@@ -33,30 +33,12 @@ def _timed(fit):
 
 def _per_round(fit):
     """(seconds per round, whole fit of ROUNDS rounds, accuracy model, trips per round)."""
-    trips = _counted_trips()
+    trips = common.counted_trips()
     one, _ = _timed(lambda: fit(1))
     trips_one = trips()
     whole, model = _timed(lambda: fit(ROUNDS))
     return ((whole - one) / (ROUNDS - 1), whole, model,
             (trips() - 2 * trips_one) / (ROUNDS - 1))
-
-
-def _counted_trips():
-    """A function giving the round trips the client has waited for (``Shards.trips`` of
-    every set of shards made from now on; a round is one); 0 on one machine."""
-    made = []
-    try:
-        from confboost.dask import shards
-    except ImportError:  # no dask: the local rows only
-        return lambda: 0
-    init = shards.Shards.__init__
-
-    def counted(self, *args, **kwargs):
-        made.append(self)
-        init(self, *args, **kwargs)
-
-    shards.Shards.__init__ = counted
-    return lambda: sum(each.trips for each in made)
 
 
 #: The weak learners timed, by row name.

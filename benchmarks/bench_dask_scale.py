@@ -216,22 +216,6 @@ def _install(dask_worker):
     dask_worker._bench_counts = count_allreduces()
 
 
-def _counted_trips():
-    """A function giving the round trips the client has waited for since (every ``Shards``
-    made from now on)."""
-    from confboost.dask import shards
-
-    made = []
-    init = shards.Shards.__init__
-
-    def counted(self, *args, **kwargs):
-        made.append(self)
-        init(self, *args, **kwargs)
-
-    shards.Shards.__init__ = counted
-    return lambda: sum(each.trips for each in made)
-
-
 #: The ends of this process's boosting rounds (``perf_counter``), written by ``RoundEnds``,
 #: and the client's round trips by then (confboost on a cluster).
 ROUND_ENDS = []
@@ -326,7 +310,7 @@ def run_one(library, rows, n_workers):
         counts = None
         if library == "confboost dask":
             client.run(_install)
-            trips = _counted_trips()
+            trips = common.counted_trips()
 
             def counts():
                 return trips(), np.array(list(client.run(_counts).values()))
