@@ -193,10 +193,10 @@ def count_allreduces():
     """On a worker: count what its collective sends (bytes, messages) from now on; a
     function that reads the counts. Rank 0 sends the total to each other rank; any other
     rank sends its part once per allreduce."""
-    from confboost.dask import collective
+    from confboost.dask import link
 
     counts = [0, 0]
-    send = getattr(collective._send, "original", collective._send)
+    send = getattr(link._send, "original", link._send)
 
     def counted(peer, array):
         counts[0] += array.nbytes
@@ -204,7 +204,7 @@ def count_allreduces():
         send(peer, array)
 
     counted.original = send
-    collective._send = counted
+    link._send = counted
     return counts
 
 

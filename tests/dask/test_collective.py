@@ -1,4 +1,4 @@
-"""The collective's allreduce (``dask/collective.Link``) over real sockets, its ranks in
+"""The collective's allreduce (``dask/link.Link``) over real sockets, its ranks in
 threads: every rank gets the sum in rank order, the same bits everywhere, whatever the
 values' structure; a lost peer fails the others at once, a silent one within the timeout."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
-from confboost.dask.collective import join, listen  # noqa: E402
+from confboost.dask.link import join, listen  # noqa: E402
 
 
 def _links(size, timeout=10.0):

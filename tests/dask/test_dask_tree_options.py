@@ -28,8 +28,8 @@ from confboost.dask.cluster_label_trees import (  # noqa: E402
     CollectiveLabelTreesLearner,
     label_tree_blocks,
 )
-from confboost.dask.collective import Link  # noqa: E402
 from confboost.dask.dask_classifier import DaskBoostClassifier  # noqa: E402
+from confboost.dask.link import Link  # noqa: E402
 from confboost.dask.round_learner import RoundSpec  # noqa: E402
 from confboost.dask.shards import ClusterReducer, Shard  # noqa: E402
 from confboost.dask.text import ColumnVocabulary  # noqa: E402

@@ -46,7 +46,7 @@ class CollectiveLabelTreesLearner(_Collective, LabelTreesLearner):
 
     Parameters
     ----------
-    link : collective.Link
+    link : link.Link
     mode, smoothing, max_leaves, max_depth, min_leaf_weight
         ``LabelTreesLearner``'s.
     """

@@ -78,7 +78,7 @@ class Shard:
 
     def __getstate__(self):
         """A copy (Dask moving the shard, or recomputing it) without the collective's
-        state: its rounds then fail at once (``collective.join``) and the fit rebuilds."""
+        state: its rounds then fail at once (``link.join``) and the fit rebuilds."""
         state = dict(self.__dict__)
         state.update(link=None, server=None, token=None, reducer=None, learner=None)
         return state

@@ -255,7 +255,7 @@ def term_splits(allreduce, text, in_node, pos, neg, node_pos, node_neg, mode, le
     Parameters
     ----------
     allreduce : callable
-        The sum over the shards (``collective.Link.allreduce``).
+        The sum over the shards (``link.Link.allreduce``).
     text : list of TextColumn
         The splitter's text columns (those with terms).
     in_node, pos, neg
