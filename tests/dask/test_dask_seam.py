@@ -17,6 +17,7 @@ from sklearn.datasets import make_classification
 pytest.importorskip("distributed")
 from confboost.dask.cluster_fit import ClusterCover  # noqa: E402
 from confboost.dask.collective import run_round, shard_listen  # noqa: E402
+from confboost.dask.link import children  # noqa: E402
 from confboost.dask.round_learner import RoundSpec  # noqa: E402
 from confboost.dask.shards import ClusterReducer, Shard, _add  # noqa: E402
 from confboost.data.columns import FrameEncoder  # noqa: E402
@@ -39,14 +40,15 @@ class InProcessShards:
     def __init__(self, shards):
         self.shards = shards
         self.token = os.urandom(16)
-        self.address = shard_listen(shards[0], 30.0) if len(shards) > 1 else None
+        self.addresses = [shard_listen(shard, 30.0) if children(rank, len(shards)) else None
+                          for rank, shard in enumerate(shards)]
         self.rounds = 0
 
     def round(self, spec):
         size = len(self.shards)
         with ThreadPoolExecutor(size) as pool:
             results = list(pool.map(
-                lambda rank: run_round(self.shards[rank], rank, size, self.address,
+                lambda rank: run_round(self.shards[rank], rank, size, self.addresses,
                                        self.token, spec, self.rounds, 30.0), range(size)))
         self.rounds += 1
         return results[0]

@@ -171,7 +171,7 @@ def test_label_tree_blocks_are_the_learners_blocks():
     dataset = encoder.fit_dataset(columns, 64)
     weights = np.full((y.size, 3), 1.0 / (3 * y.size))
     signs = np.where(y[:, None] == np.arange(3), 1, -1).astype(np.int8)
-    learner = CollectiveLabelTreesLearner(Link(0, 1, []), MODES["real"], 0.01, **TREE)
+    learner = CollectiveLabelTreesLearner(Link(0, 1), MODES["real"], 0.01, **TREE)
     fit = learner.fit(dataset, weights, LabelSigns.from_signs(signs))
     recipe = learner.blocks_recipe()
     assert recipe.function is label_tree_blocks

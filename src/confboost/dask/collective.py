@@ -12,8 +12,8 @@ with a ``CollectiveReducer`` as their reducer:
 - ``apply``: the shard's scheme changed in place, what it returns allreduced (and kept in
   the round's ``log``).
 
-Every worker gets the identical sum (rank 0 adds the ranks' parts in rank order and sends
-the total back, ``Link.allreduce``), so every worker makes the identical choice at each
+Every worker gets the identical sum (added up a binomial tree of the ranks in a fixed
+pairwise order and sent back down from rank 0, ``link.Link.allreduce``), so every worker makes the identical choice at each
 split and grows the identical tree; one rank returns it. The tree learners take their
 sums in the grower's row sets (``CollectiveRows``: a node's histogram and row count), the
 splitter's categorical and term masses (``CollectiveNodeSplits``; a term's,
@@ -344,32 +344,34 @@ def _worker_threads():
 
 
 def shard_listen(shard, timeout):
-    """Rank 0: a listening socket kept on the shard; returns its (host, port)."""
+    """A rank with children in the collective's tree (``link.children``): a listening
+    socket kept on the shard; returns its (host, port)."""
     shard.close()
     shard.server, address = listen(timeout)
     return address
 
 
-def shard_round(shard, rank, size, address, token, spec, round_index, timeout):
+def shard_round(shard, rank, size, addresses, token, spec, round_index, timeout):
     """One round on this rank's shard, as a task (``run_round``).
 
     The task leaves the worker's thread pool first (``distributed.secede``): it waits on
     the other ranks' tasks, which must be able to start even on workers of one thread, or
     under another fit's rounds."""
     secede()
-    return run_round(shard, rank, size, address, token, spec, round_index, timeout)
+    return run_round(shard, rank, size, addresses, token, spec, round_index, timeout)
 
 
-def run_round(shard, rank, size, address, token, spec, round_index, timeout):
+def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
     """One round on this rank's shard (module docstring), joining the collective of
-    ``token`` on its first; rank 0 returns the round's ``Recorded``, the others None. A
+    ``token`` on its first (``addresses``: each rank's ``shard_listen`` address, None for
+    a rank without children); rank 0 returns the round's ``Recorded``, the others None. A
     failure closes the shard's sockets (its peers' reads then fail too)."""
     if shard.rounds != round_index:
         raise RuntimeError(f"shard at round {shard.rounds} asked for round {round_index} "
                            "(recomputed after a lost worker)")
     try:
         if shard.link is None or shard.token != token:
-            shard.link = join(rank, size, shard.server, address, token, timeout)
+            shard.link = join(rank, size, shard.server, addresses, token, timeout)
             shard.server, shard.token = None, token
             shard.reducer = CollectiveReducer(shard.link)
             shard.learner = spec.make_learner(shard.link, shard.dataset, shard.reducer)

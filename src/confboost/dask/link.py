@@ -1,12 +1,30 @@
 """The link of a distributed fit: the TCP connections between its workers, and their
 allreduce (``Link.allreduce``).
 
-The link is plain TCP between the fit's workers (numpy buffers, a length header each). Rank
-0 listens (``shard_listen``, once per set of shards) and the others connect on their first
-round; the sockets live on the worker's shard, so they go when Dask releases the shard, and
-a round that fails closes them. A socket read waits at most the fit's ``timeout``: a peer
-that dies makes the others' reads fail at once (end of stream), and a stuck one within the
-timeout.
+The ranks form a binomial tree rooted at rank 0: rank r's parent is r with its lowest set
+bit cleared, its children r + 1, r + 2, r + 4, ... below its lowest set bit (rank 0: every
+power of two) and the size (``parent``, ``children``). An allreduce sums up the tree, each
+rank adding its children's subtree sums to its own part, nearest child first, and sends
+the root's total back down: so the sum is pairwise, neighbours first (ranks 0 + 1 and 2 + 3,
+then (0 + 1) + (2 + 3), ...: the order of ``shards._pairwise`` on the client), fixed by the
+ranks whatever order the parts arrive in, and every rank gets the root's bits. Each rank
+talks to at most 1 + ⌈log2 size⌉ peers; the root receives ⌈log2 size⌉ parts and sends
+⌈log2 size⌉ totals an allreduce, against size − 1 of each when the root gathered every
+part itself, and the longest path is 2 ⌈log2 size⌉ messages.
+
+Why a binomial tree rather than recursive halving and doubling (which moves 2 × bytes a
+rank whatever the size): it takes any number of ranks without folding the extra ones in,
+every message is the whole buffer (most of a round's allreduces are a few numbers, where
+the number of steps counts, not the bytes), and one summation tree gives every rank the
+same bits without a final exchange of pieces.
+
+The sockets: every rank that has children listens (``listen``, once per set of shards: the
+client passes each listening rank's address to the others) and the others connect to
+their parent on their first round (``join``); the sockets live on the worker's shard, so
+they go when Dask releases the shard, and an allreduce that fails closes them. A socket
+read waits at most the fit's ``timeout``: a peer that dies makes its neighbours' reads fail
+at once (end of stream), they close their sockets, and so on through the tree; a stuck one
+fails them within the timeout.
 """
 
 import socket
@@ -19,45 +37,66 @@ from distributed.comm import get_address_host
 _HEADER = struct.Struct("!Q")
 
 
+def parent(rank):
+    """The rank ``rank`` (> 0) sends its subtree's sum to: its lowest set bit cleared."""
+    return rank & (rank - 1)
+
+
+def children(rank, size):
+    """The ranks that send their subtree's sums to ``rank``, nearest first: rank + 2**k for
+    every 2**k below rank's lowest set bit (every 2**k for rank 0) and rank + 2**k < size."""
+    out, step = [], 1
+    while rank + step < size and (rank == 0 or step < rank & -rank):
+        out.append(rank + step)
+        step *= 2
+    return out
+
+
 class Link:
-    """One rank's connections to the other ranks of a fit's collective.
+    """One rank's connections to its neighbours in a fit's binomial tree (module docstring).
 
     Parameters
     ----------
     rank, size : int
-    sockets : list of socket.socket
-        Rank 0: the other ranks' sockets, in rank order; another rank: rank 0's.
+    up : socket.socket or None
+        The parent's socket (None on rank 0).
+    down : list of socket.socket
+        The children's sockets, in the order of ``children(rank, size)``.
     """
 
-    def __init__(self, rank, size, sockets):
-        self.rank, self.size, self.sockets = rank, size, sockets
+    def __init__(self, rank, size, up=None, down=()):
+        self.rank, self.size, self.up, self.down = rank, size, up, list(down)
 
     def allreduce(self, value):
         """Σ over the ranks of ``value`` (an array, a number, or a list or tuple of them,
-        of the same shapes on every rank): rank 0 adds the parts in rank order and sends
-        the total to the others, so every rank gets the same bits. One rank: ``value``."""
+        of the same shapes on every rank), added pairwise, neighbours first, up the tree
+        and sent back down from rank 0, so every rank gets the same bits. One rank:
+        ``value``. A failure (a peer gone, the timeout) closes this rank's sockets."""
         if self.size == 1:
             return value
         leaves = []
         _leaves(value, leaves)
-        flat = (np.concatenate([np.ravel(np.asarray(leaf, dtype=np.float64))
-                                for leaf in leaves]) if leaves else np.zeros(0))
-        if self.rank == 0:
-            total = flat.copy()
-            for peer in self.sockets:
-                total += _receive(peer, flat.size)
-            for peer in self.sockets:
-                _send(peer, total)
-        else:
-            _send(self.sockets[0], flat)
-            total = _receive(self.sockets[0], flat.size)
+        total = (np.concatenate([np.ravel(np.asarray(leaf, dtype=np.float64))
+                                 for leaf in leaves]) if leaves else np.zeros(0))
+        try:
+            for child in self.down:  # nearest first: the pairwise order
+                total += _receive(child, total.size)
+            if self.up is not None:
+                _send(self.up, total)
+                total = _receive(self.up, total.size)
+            for child in reversed(self.down):  # the largest subtree first
+                _send(child, total)
+        except BaseException:
+            self.close()
+            raise
         return _rebuilt(value, total, [0])
 
     def close(self):
-        """Close the sockets (the peers' reads then end)."""
-        for peer in self.sockets:
-            peer.close()
-        self.sockets = []
+        """Close the sockets (the neighbours' reads then end)."""
+        for peer in [self.up, *self.down]:
+            if peer is not None:
+                peer.close()
+        self.up, self.down = None, []
 
 
 def _leaves(value, out):
@@ -123,30 +162,39 @@ def listen(timeout):
     return server, (host, server.getsockname()[1])
 
 
-def join(rank, size, server, address, token, timeout):
-    """This rank's ``Link``: rank 0 accepts the others on ``server``; another rank
-    connects to ``address``. Each connection starts with the fit's ``token`` and the rank."""
-    if rank == 0:
-        if server is None and size > 1:
-            raise RuntimeError("rank 0 of the collective has lost its listening socket (its "
-                               "shard was moved or recomputed after a lost worker)")
-        peers = {}
-        while len(peers) < size - 1:
+def join(rank, size, server, addresses, token, timeout):
+    """This rank's ``Link``: it connects to its parent's address (``addresses[parent]``,
+    the (host, port) ``listen`` gave that rank) and accepts its children on ``server``
+    (None when it has none). Each connection starts with the fit's ``token`` and the
+    connecting rank; another fit's, or a rank that is not a child, is dropped."""
+    expected = children(rank, size)
+    if expected and server is None:
+        raise RuntimeError(f"rank {rank} of the collective has lost its listening socket (its "
+                           "shard was moved or recomputed after a lost worker)")
+    up, peers = None, {}
+    try:
+        if rank > 0:
+            up = socket.create_connection(addresses[parent(rank)], timeout=timeout)
+            _ready(up, timeout)
+            up.sendall(struct.pack("!16sQ", token, rank))
+        while len(peers) < len(expected):
             peer, _ = server.accept()
             _ready(peer, timeout)
             their_token, their_rank = struct.unpack("!16sQ", bytes(_exactly(
                 peer, bytearray(24))))
-            if their_token != token:
+            if their_token != token or their_rank not in expected:
                 peer.close()
                 continue
             peers[their_rank] = peer
+    except BaseException:
+        for peer in [up, *peers.values()]:
+            if peer is not None:
+                peer.close()
+        raise
+    finally:
         if server is not None:
             server.close()
-        return Link(0, size, [peers[r] for r in range(1, size)])
-    peer = socket.create_connection(address, timeout=timeout)
-    _ready(peer, timeout)
-    peer.sendall(struct.pack("!16sQ", token, rank))
-    return Link(rank, size, [peer])
+    return Link(rank, size, up, [peers[child] for child in expected])
 
 
 def _ready(peer, timeout):

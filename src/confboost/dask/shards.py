@@ -37,6 +37,7 @@ from confboost.dask.collective import (
     shard_replay,
     shard_round,
 )
+from confboost.dask.link import children
 from confboost.engine.schemes.mh import MHScheme
 from confboost.engine.schemes.mo import MOScheme
 from confboost.engine.schemes.mr import MRScheme
@@ -315,7 +316,7 @@ class Shards:
         self.rounds_done = 0  # kept by the fit's ``RoundCount``: a failure names its round
         self.trips = 0  # round trips waited for
         self.futures = None
-        self.workers = self.address = self.token = None  # the collective's rendezvous
+        self.workers = self.addresses = self.token = None  # the collective's rendezvous
         self.attempt(lambda: None)
 
     def reduce(self, function, *args):
@@ -329,7 +330,7 @@ class Shards:
 
         def step():
             size = len(self.futures)
-            futures = [self.client.submit(shard_round, future, rank, size, self.address,
+            futures = [self.client.submit(shard_round, future, rank, size, self.addresses,
                                           self.token, spec, len(self.steps), self.timeout,
                                           workers=[worker], allow_other_workers=True,
                                           pure=False)
@@ -395,16 +396,22 @@ class Shards:
         return futures
 
     def _rendezvous(self, futures):
-        """The shards in place (their workers, one trip) and rank 0's listening address
-        (one more trip with more than one shard): a new collective."""
+        """The shards in place (their workers, one trip) and the listening address of every
+        rank with children in the collective's tree (one more trip with more than one
+        shard, their ``shard_listen`` tasks at once): a new collective."""
         wait(futures, timeout=self.timeout)
         self.trips += 1
         holders = self.client.who_has(futures)
         self.workers = [holders[future.key][0] for future in futures]
-        self.token, self.address = uuid.uuid4().bytes, None
-        if len(futures) > 1:
+        self.token, self.addresses = uuid.uuid4().bytes, [None] * len(futures)
+        listening = [rank for rank in range(len(futures)) if children(rank, len(futures))]
+        if listening:
             self.trips += 1
-            self.address = self.client.submit(
-                shard_listen, futures[0], self.timeout, workers=[self.workers[0]],
-                allow_other_workers=True, pure=False).result(timeout=self.timeout)
+            listened = [self.client.submit(shard_listen, futures[rank], self.timeout,
+                                           workers=[self.workers[rank]],
+                                           allow_other_workers=True, pure=False)
+                        for rank in listening]
+            wait(listened, timeout=self.timeout)
+            for rank, address in zip(listening, self.client.gather(listened), strict=True):
+                self.addresses[rank] = address
         self.futures = futures
