@@ -13,8 +13,8 @@ with a ``CollectiveReducer`` as their reducer:
   the round's ``log``).
 
 Every worker gets the identical sum (added up a binomial tree of the ranks in a fixed
-pairwise order and sent back down from rank 0, ``link.Link.allreduce``), so every worker makes the identical choice at each
-split and grows the identical tree; one rank returns it. The tree learners take their
+pairwise order and sent back down from rank 0, ``link.Link.allreduce``), so every worker
+makes the identical choice at each split and grows the identical tree; one rank returns it. The tree learners take their
 sums in the grower's row sets (``CollectiveRows``: a node's histogram and row count), the
 splitter's categorical and term masses (``CollectiveNodeSplits``; a term's,
 ``text.term_splits``) and the leaf statistics: the local
