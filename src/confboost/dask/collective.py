@@ -14,13 +14,13 @@ with a ``CollectiveReducer`` as their reducer:
 
 Every worker gets the identical sum (added up a binomial tree of the ranks in a fixed
 pairwise order and sent back down from rank 0, ``link.Link.allreduce``), so every worker
-makes the identical choice at each split and grows the identical tree; one rank returns it. The tree learners take their
-sums in the grower's row sets (``CollectiveRows``: a node's histogram and row count), the
-splitter's categorical and term masses (``CollectiveNodeSplits``; a term's,
-``text.term_splits``) and the leaf statistics: the local
-``TreeLearner`` and ``HammingTreeLearner`` with those few methods over the link. On one rank
-every allreduce is the identity, so a collective of one worker is the local fit, bit for
-bit.
+makes the identical choice at each split and grows the identical tree; one rank returns
+it. The tree learners take their sums in the grower's row sets (``CollectiveRows``: a
+node's histogram and row count), the splitter's categorical and term masses
+(``CollectiveNodeSplits``; a term's, ``text.term_splits``) and the leaf statistics: the
+local ``TreeLearner`` and ``HammingTreeLearner`` with those few methods over the link. On
+one rank every allreduce is the identity, so a collective of one worker is the local fit,
+bit for bit.
 
 The client's side of a round (``CollectiveLearner``) gets the round's hypothesis, its block
 statistics and the log of the scheme's allreduced results; the client's scheme of no rows
