@@ -5,11 +5,14 @@ Binary stumps, then trees of 8 leaves, on ``common.synthetic`` data (default 2M 
 threads, then
 ``DaskBoostClassifier`` on a process ``LocalCluster`` of 1 worker (``THREADS`` threads) and of
 2 workers (``THREADS // 2`` threads each, at least 1), the data in 8 partitions scattered to
-the workers before the clock starts; both fits uncalibrated (one run each). Per round = (fit
-of R rounds - fit of 1 round) / (R - 1), which leaves out binning and start-up; "overhead"
-is the share of a distributed round not spent in the local engine's work, 1 - local
-s/round / distributed s/round (scheduling, the allreduces, moving the round's result);
-"trips/round" the round trips the client waits for a round, counted the same way.
+the workers before the clock starts; both fits uncalibrated (one run each). Per round is the
+median time between two rounds' ends in one fit (a callback on the client,
+``bench_dask_scale.RoundEnds``; the first round, which waits for binning and start-up, left
+out), not a difference of two fits' wall times, which is noise below about 30 rounds;
+"overhead" is the share of a distributed round not spent in the local engine's work, 1 -
+local s/round / distributed s/round (scheduling, the allreduces, moving the round's result);
+"trips/round" the median of the round trips the client waited for between two rounds'
+ends.
 ``BENCH_DASK_WORKERS`` (default "1,2") picks the clusters. Run alone: ``python
 benchmarks/bench_dask.py``; against another source tree (before/after),
 ``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers inherit it).
@@ -18,27 +21,27 @@ benchmarks/bench_dask.py``; against another source tree (before/after),
 import os
 import time
 
+import bench_dask_scale
 import common
+import numpy as np
 
 ROWS = int(os.environ.get("BENCH_DASK_ROWS", "2000000"))
 ROUNDS = int(os.environ.get("BENCH_DASK_ROUNDS", "20"))
 WORKERS = [int(n) for n in os.environ.get("BENCH_DASK_WORKERS", "1,2").split(",")]
 
 
-def _timed(fit):
-    start = time.perf_counter()
-    model = fit()
-    return time.perf_counter() - start, model
-
-
 def _per_round(fit):
-    """(seconds per round, whole fit of ROUNDS rounds, accuracy model, trips per round)."""
+    """(seconds per round, whole fit of ROUNDS rounds, the model, trips per round): ``fit``
+    called with the rounds and a callback that notes each round's end."""
     trips = common.counted_trips()
-    one, _ = _timed(lambda: fit(1))
-    trips_one = trips()
-    whole, model = _timed(lambda: fit(ROUNDS))
-    return ((whole - one) / (ROUNDS - 1), whole, model,
-            (trips() - 2 * trips_one) / (ROUNDS - 1))
+    callback = bench_dask_scale.RoundEnds(trips)
+    bench_dask_scale.round_ends(clear=True)
+    start = time.perf_counter()
+    model = fit(ROUNDS, [callback])
+    whole = time.perf_counter() - start
+    ends, trips_by_then = bench_dask_scale.round_ends(), bench_dask_scale.ROUND_TRIPS
+    return (float(np.median(np.diff(ends))), whole, model,
+            float(np.median(np.diff(trips_by_then))))
 
 
 #: The weak learners timed, by row name.
@@ -81,9 +84,9 @@ def _run(X, y, Xt, yt, params):
     from confboost import BoostClassifier
     from confboost.dask import DaskBoostClassifier
 
-    def local_fit(rounds):
+    def local_fit(rounds, callbacks=None):
         return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, calibration=None,
-                               **params).fit(X, y)  # one run, as the Dask fit's
+                               **params).fit(X, y, callbacks=callbacks)  # one run, as Dask's
 
     local_fit(2)  # compile
     local_round, local_whole, local_model, _ = _per_round(local_fit)
@@ -94,9 +97,10 @@ def _run(X, y, Xt, yt, params):
                           dashboard_address=None) as cluster, Client(cluster) as client:
             Xd, yd = _scattered(client, X, y)
 
-            def fit(rounds, Xd=Xd, yd=yd, client=client):
+            def fit(rounds, callbacks=None, Xd=Xd, yd=yd, client=client):
                 return DaskBoostClassifier(n_estimators=rounds, client=client,
-                                           calibration=None, **params).fit(Xd, yd)
+                                           calibration=None, **params).fit(
+                    Xd, yd, callbacks=callbacks)
 
             fit(2)  # compile on the workers
             seconds, whole, model, trips = _per_round(fit)

@@ -240,7 +240,7 @@ class RoundEnds:
         return False
 
 
-def _round_ends(clear=False):
+def round_ends(clear=False):
     """ROUND_ENDS of this process (emptied first with ``clear``)."""
     if clear:
         ROUND_ENDS.clear()
@@ -263,8 +263,8 @@ def _measure(library, learner, X, y, client, counts=None):
         estimator.set_params(callbacks=[callback])
     on_workers = library in ("lightgbm dask", "xgboost dask")
     if on_workers:
-        client.run(_round_ends, True)
-    _round_ends(True)
+        client.run(round_ends, True)
+    round_ends(True)
     before = counts() if counts else None
     start = time.perf_counter()
     if library == "xgboost dask":
@@ -272,8 +272,8 @@ def _measure(library, learner, X, y, client, counts=None):
     else:
         estimator.fit(X, y, callbacks=[callback])
     whole = time.perf_counter() - start
-    ends = (max(client.run(_round_ends).values(), key=len) if on_workers
-            else _round_ends())
+    ends = (max(client.run(round_ends).values(), key=len) if on_workers
+            else round_ends())
     row = [float(np.median(np.diff(ends))), whole, None, None, None]
     if counts:
         (_, c0), (_, c1) = before, counts()

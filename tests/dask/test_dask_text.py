@@ -107,15 +107,18 @@ def test_a_text_column_gives_the_local_model(client, expert):
 
 
 def test_a_text_round_is_one_trip(client, monkeypatch):
-    """The term learner's sums are allreduced inside the round's task: each further round
-    costs the client one wait, as a stump's does."""
+    """The term learner's sums are allreduced inside the round's task: each round costs the
+    client one wait, as a stump's does. The rest is the shards' placement and, with more
+    than one shard, the listening sockets' set-up: one trip each. How many shards a fit
+    gets depends on where Dask put the partitions (a busy worker may get all three), so
+    each fit's count is checked against its own shards, not against the other fit's."""
     made = shards_made(monkeypatch)
     frame, y = _table()
     for n_estimators in (2, 5):
         DaskBoostClassifier(client=client, n_estimators=n_estimators, calibration=None,
                             weak_learner="stump", feature_types={"note": "text"}).fit(
             *_dask_table(frame, y))
-    assert made[1].trips - made[0].trips == 3
+    assert [shards.trips - 1 - (len(shards.workers) > 1) for shards in made] == [2, 5]
 
 
 @pytest.mark.slow
