@@ -29,16 +29,22 @@ the whole run (data, fits); the local row: the one process. The load average is 
 before and after each process; ``BENCH_SCALE_RUNS`` sets the processes and their order.
 
 The cost model of a confboost round (``model``), for the collective (one task per worker a
-round, every sum allreduced through rank 0): t = c_rows · rows / min(workers, cores) +
-c_reduce · bytes allreduced a round · (workers - 1) + c_trip · round trips. The rows term
-is the shards' kernels (workers beyond this machine's ``cores`` share them); the reduce term
-is rank 0's gather and send-back (each other rank's part in, the total out; none on one
-worker), its bytes counted on the workers (``count_allreduces``); the trips term is the
-client's waits on the scheduler (one a round). The three constants are fitted by
-non-negative least squares, for each learner (a tree's rows cost several stumps'), to every
-confboost Dask round of the run (the ladder x 1, 2, 4 workers), and the script prints
-what they predict for 1,000,000,000 rows on 100 workers of one core each. Run alone:
-``python benchmarks/bench_dask_scale.py``.
+round, every sum allreduced up and down a binomial tree of the workers, ``dask/link.py``):
+t = c_rows · rows / min(workers, cores) + c_reduce · B · steps(workers) + c_trip · trips,
+where B is the bytes allreduced a round and steps(P) = 2 ⌈log2 P⌉ the messages on an
+allreduce's longest path (up the tree, then down; none on one worker), so c_reduce is
+seconds a byte over one link. The rows term is the shards' kernels (workers beyond this
+machine's ``cores`` share them); B is counted on the workers (``count_allreduces``); the
+trips term is the client's waits on the scheduler (one a round). The three constants are
+fitted by non-negative least squares, for each learner (a tree's rows cost several
+stumps'), to every confboost Dask round of the run (the ladder x 1, 2, 4 workers). On one
+machine's cores the workers' processes share the cores, so the fitted c_reduce holds their
+contention, not a network's cost: each confboost Dask process therefore also times the link
+itself (``time_link``: allreduces of known sizes between its workers, their latency and
+bytes a second a tree step), and the script prints what the model predicts for
+1,000,000,000 rows on 100 workers of one core each twice: with the fitted c_reduce, and with
+a stated network (``BENCH_SCALE_GBIT``, default 1 Gbit/s, and the link's measured latency
+a message) in its place. Run alone: ``python benchmarks/bench_dask_scale.py``.
 """
 
 import os
@@ -64,8 +70,13 @@ N_FEATURES = 50
 PARTITIONS = 16
 WARM_ROWS = 20_000
 LEARNERS = ("stumps", "trees of 8 leaves")
-#: The 100-worker, 1-billion-row cluster the model is asked about.
+#: The 100-worker, 1-billion-row cluster the model is asked about, and its network.
 TARGET = (1_000_000_000, 100)
+GBIT = float(os.environ.get("BENCH_SCALE_GBIT", "1"))
+#: The allreduce sizes the link is timed at (bytes): a number, a stump round's histogram
+#: (50 features x 256 bins x W+/W-), a tree round's bytes in one message.
+LINK_BYTES = (8, 204_800, 1_434_000)
+LINK_REPEATS = 20
 
 
 def partition(index, n_rows):
@@ -286,8 +297,8 @@ def _measure(library, learner, X, y, client, counts=None):
 
 def run_one(library, rows, n_workers):
     """In a fresh process: ({learner: ``_measure``'s row}, the data's MB per worker, the
-    peak MB per worker). A warm-up first: each learner on 20,000 rows (numba's compilation,
-    the connections)."""
+    peak MB per worker, confboost Dask's ``time_link`` after its fits or None). A warm-up
+    first: each learner on 20,000 rows (numba's compilation, the connections)."""
     if library == "confboost local":
         sampler = Sampler([os.getpid()])
         X, y = local_data(rows)
@@ -296,7 +307,7 @@ def run_one(library, rows, n_workers):
         for learner in LEARNERS:
             _estimator(library, learner, 2, None).fit(Xw, yw)
         out = {learner: _measure(library, learner, X, y, None) for learner in LEARNERS}
-        return out, data_mb, sampler.peak()
+        return out, data_mb, sampler.peak(), None
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
@@ -322,12 +333,76 @@ def run_one(library, rows, n_workers):
         out = {learner: _measure(library, learner, X, y, client, counts)
                for learner in LEARNERS}
         del futures, warm
-        return out, data_mb, sampler.peak()
+        link = time_link(client) if library == "confboost dask" else None
+        return out, data_mb, sampler.peak(), link
+
+
+def _listen_here():
+    """A task: a listening socket kept on this worker (for ``_timed_allreduces``); its
+    address."""
+    from distributed import get_worker
+
+    from confboost.dask.link import listen
+
+    get_worker().bench_server, address = listen(60.0)
+    return address
+
+
+def _timed_allreduces(rank, size, addresses, token):
+    """A task: this rank of a collective of ``size`` joined (``link.join``), then the median
+    seconds of ``LINK_REPEATS`` allreduces of each of ``LINK_BYTES`` (two more first)."""
+    from distributed import get_worker, secede
+
+    from confboost.dask.link import join
+
+    secede()  # the other ranks' tasks must start
+    worker = get_worker()
+    server, worker.bench_server = getattr(worker, "bench_server", None), None
+    link = join(rank, size, server, addresses, token, 60.0)
+    medians = []
+    for nbytes in LINK_BYTES:
+        part = np.ones(nbytes // 8)
+        times = []
+        for _ in range(LINK_REPEATS + 2):
+            start = time.perf_counter()
+            link.allreduce(part)
+            times.append(time.perf_counter() - start)
+        medians.append(float(np.median(times[2:])))
+    link.close()
+    return medians
+
+
+def time_link(client):
+    """The collective's link between the cluster's workers, timed alone: (latency s a
+    message, s a byte a message) of one tree step, fitted to the median allreduce of each of
+    ``LINK_BYTES`` over steps(workers) messages; None on one worker."""
+    import uuid
+
+    from confboost.dask.link import children
+
+    workers = sorted(client.scheduler_info()["workers"])
+    size = len(workers)
+    if size == 1:
+        return None
+    addresses = [client.submit(_listen_here, workers=[worker], pure=False).result()
+                 if children(rank, size) else None for rank, worker in enumerate(workers)]
+    token = uuid.uuid4().bytes
+    medians = client.gather([client.submit(_timed_allreduces, rank, size, addresses, token,
+                                           workers=[worker], pure=False)
+                             for rank, worker in enumerate(workers)])[0]
+    slope, latency = np.polyfit(LINK_BYTES, np.array(medians) / steps(size), 1)
+    return max(float(latency), 0.0), float(slope)
+
+
+def steps(workers):
+    """Messages on an allreduce's longest path in the binomial tree: ⌈log2 workers⌉ up,
+    as many down."""
+    return 2 * int(np.ceil(np.log2(workers))) if workers > 1 else 0
 
 
 def _columns(rows, workers, nbytes, trips, cores=CORES):
     """The model's three terms' factors; ``cores``: the cores the workers share."""
-    return [rows / min(workers, cores), nbytes * (workers - 1), trips]
+    return [rows / min(workers, cores), nbytes * steps(workers), trips]
 
 
 def model(points):
@@ -415,19 +490,27 @@ def main():
                 with open(saved, "a") as out:
                     out.write(json.dumps([key, results[key]]) + "\n")
         if key in results:
-            rounds, data_mb, peak = results[key]
+            rounds, data_mb, peak = results[key][:3]
             for learner, measured in rounds.items():
                 print(_row(*key, learner, measured, data_mb, peak), flush=True)
-    points = [[rows, n_workers, measured[3], measured[2], measured[0], learner]
-              for (library, rows, n_workers), (rounds, _, _) in results.items()
-              if library == "confboost dask" for learner, measured in rounds.items()]
+    links = {key: value[3] for key, value in results.items() if len(value) > 3 and value[3]}
+    for (_, rows, n_workers), (latency, per_byte) in links.items():
+        print(f"# link alone, {rows:,} rows, {n_workers} workers: {latency * 1e6:.0f} us a "
+              f"message, {1e-6 / per_byte:.0f} MB/s a tree step", flush=True)
+    points = [[rows, n_workers, measured[3], measured[2], measured[0], learner, measured[4]]
+              for (library, rows, n_workers), value in results.items()
+              if library == "confboost dask" for learner, measured in value[0].items()]
     if len(points) >= 3:
-        print_model(points)
+        latency = (float(np.median([link[0] for link in links.values()])) if links
+                   else 0.0)
+        print_model(points, latency)
 
 
-def print_model(points):
+def print_model(points, latency):
     """Per learner (a tree's row costs several stumps'): the fitted constants, each point
-    against the model, and the 100-worker, 1-billion-row prediction."""
+    against the model, and the 100-worker, 1-billion-row prediction, with the fitted
+    c_reduce and with ``GBIT`` and the link's measured ``latency`` (s a message) in its
+    place."""
     target_rows, target_workers = TARGET
     for learner in LEARNERS:
         own = [p for p in points if p[5] == learner]
@@ -436,17 +519,24 @@ def print_model(points):
         constants = model(own)
         print(f"\n{learner}: cost model from {len(own)} confboost rounds (median round; "
               f"cores = {CORES}): c_rows = {constants[0]:.3g} s/row, c_reduce = "
-              f"{constants[1]:.3g} s/byte, c_trip = {constants[2]:.3g} s/trip")
-        for rows, workers, nbytes, trips, seconds, _ in own:
+              f"{constants[1]:.3g} s/byte a tree step, c_trip = {constants[2]:.3g} s/trip")
+        for rows, workers, nbytes, trips, seconds, _, _ in own:
             fitted = float(np.dot(constants, _columns(rows, workers, nbytes, trips)))
             print(f"model check: {rows:,} rows, {workers} workers: measured {seconds:.3f}, "
                   f"model {fitted:.3f} s/round")
-        nbytes = max(p[2] for p in own)
+        nbytes, calls = max(p[2] for p in own), max(p[6] for p in own)
         terms = constants * np.array(_columns(target_rows, target_workers, nbytes, 1.0,
                                               cores=target_workers))
+        network = steps(target_workers) * (nbytes / (GBIT * 1.25e8) + calls * latency)
         print(f"predicted: {target_rows:,} rows on {target_workers} workers of one core, "
-              f"{nbytes / 1e3:.0f} kB allreduced a round, 1 trip: {terms.sum():.3f} s/round "
-              f"(rows {terms[0]:.3f}, reduce {terms[1]:.3f}, trip {terms[2]:.3f})")
+              f"{nbytes / 1e3:.0f} kB in {calls:.0f} allreduces a round, "
+              f"{steps(target_workers)} tree steps each, 1 trip: {terms.sum():.3f} s/round "
+              f"(rows {terms[0]:.3f}, reduce {terms[1]:.3f}, trip {terms[2]:.3f}); with "
+              f"{GBIT:g} Gbit/s and {latency * 1e6:.0f} us a message for the reduce: "
+              f"{terms[0] + network + terms[2]:.3f} s/round (reduce {network:.3f})")
+        print(f"rank 0's traffic a round at {target_workers} workers: "
+              f"{steps(target_workers) * nbytes / 1e6:.1f} MB in the tree, "
+              f"{2 * (target_workers - 1) * nbytes / 1e6:.1f} MB were it to gather every part")
 
 
 if __name__ == "__main__":
