@@ -202,8 +202,9 @@ def _estimator(library, learner, rounds, client):
 
 def count_allreduces():
     """On a worker: count what its collective sends (bytes, messages) from now on; a
-    function that reads the counts. Rank 0 sends the total to each other rank; any other
-    rank sends its part once per allreduce."""
+    function that reads the counts. A rank sends its subtree's sum to its parent and the
+    total to each of its children; a leaf of the tree (an odd rank) sends its part once an
+    allreduce."""
     from confboost.dask import link
 
     counts = [0, 0]
@@ -290,7 +291,7 @@ def _measure(library, learner, X, y, client, counts=None):
         (_, c0), (_, c1) = before, counts()
         row[2] = float(np.median(np.diff(ROUND_TRIPS)))  # a round's own, not binning's
         per_worker = (c1 - c0) / ROUNDS
-        # the least any worker sent is a non-root rank's part, once an allreduce
+        # the least any worker sent is a leaf's part, once an allreduce
         row[3], row[4] = per_worker.min(axis=0).tolist() if len(per_worker) > 1 else [0, 0]
     return row
 
