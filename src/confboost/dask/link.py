@@ -66,14 +66,18 @@ class Link:
 
     def __init__(self, rank, size, up=None, down=()):
         self.rank, self.size, self.up, self.down = rank, size, up, list(down)
+        self.closed = False
 
     def allreduce(self, value):
         """Σ over the ranks of ``value`` (an array, a number, or a list or tuple of them,
         of the same shapes on every rank), added pairwise, neighbours first, up the tree
         and sent back down from rank 0, so every rank gets the same bits. One rank:
-        ``value``. A failure (a peer gone, the timeout) closes this rank's sockets."""
+        ``value``. A failure (a peer gone, the timeout) closes this rank's sockets, and a
+        closed link raises ``ConnectionError`` rather than sum over fewer ranks."""
         if self.size == 1:
             return value
+        if self.closed:
+            raise ConnectionError(f"rank {self.rank}'s link of the collective is closed")
         leaves = []
         _leaves(value, leaves)
         total = (np.concatenate([np.ravel(np.asarray(leaf, dtype=np.float64))
@@ -96,7 +100,7 @@ class Link:
         for peer in [self.up, *self.down]:
             if peer is not None:
                 peer.close()
-        self.up, self.down = None, []
+        self.up, self.down, self.closed = None, [], True
 
 
 def _leaves(value, out):
