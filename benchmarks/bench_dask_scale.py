@@ -41,10 +41,11 @@ stumps'), to every confboost Dask round of the run (the ladder x 1, 2, 4 workers
 machine's cores the workers' processes share the cores, so the fitted c_reduce holds their
 contention, not a network's cost: each confboost Dask process therefore also times the link
 itself (``time_link``: allreduces of known sizes between its workers, their latency and
-bytes a second a tree step), and the script prints what the model predicts for
-1,000,000,000 rows on 100 workers of one core each twice: with the fitted c_reduce, and with
-a stated network (``BENCH_SCALE_GBIT``, default 1 Gbit/s, and the link's measured latency
-a message) in its place. Run alone: ``python benchmarks/bench_dask_scale.py``.
+bytes a second a message), and the script prints what the model predicts for 1,000,000,000
+rows on 100 workers of one core each twice: with the fitted c_reduce, and with a stated
+network in its place (``BENCH_SCALE_GBIT``, default 1 Gbit/s, and
+``BENCH_SCALE_LATENCY_US``, default 100 µs a message; the link's own figures printed
+beside). Run alone: ``python benchmarks/bench_dask_scale.py``.
 """
 
 import os
@@ -73,6 +74,7 @@ LEARNERS = ("stumps", "trees of 8 leaves")
 #: The 100-worker, 1-billion-row cluster the model is asked about, and its network.
 TARGET = (1_000_000_000, 100)
 GBIT = float(os.environ.get("BENCH_SCALE_GBIT", "1"))
+LATENCY = float(os.environ.get("BENCH_SCALE_LATENCY_US", "100")) * 1e-6
 #: The allreduce sizes the link is timed at (bytes): a number, a stump round's histogram
 #: (50 features x 256 bins x W+/W-), a tree round's bytes in one message.
 LINK_BYTES = (8, 204_800, 1_434_000)
@@ -375,8 +377,9 @@ def _timed_allreduces(rank, size, addresses, token):
 
 def time_link(client):
     """The collective's link between the cluster's workers, timed alone: (latency s a
-    message, s a byte a message) of one tree step, fitted to the median allreduce of each of
-    ``LINK_BYTES`` over steps(workers) messages; None on one worker."""
+    message: the 8-byte allreduce over its steps(workers) messages; s a byte a message: the
+    difference of the two larger sizes' over theirs; the median s of an allreduce of each
+    of ``LINK_BYTES``); None on one worker."""
     import uuid
 
     from confboost.dask.link import children
@@ -391,8 +394,8 @@ def time_link(client):
     medians = client.gather([client.submit(_timed_allreduces, rank, size, addresses, token,
                                            workers=[worker], pure=False)
                              for rank, worker in enumerate(workers)])[0]
-    slope, latency = np.polyfit(LINK_BYTES, np.array(medians) / steps(size), 1)
-    return max(float(latency), 0.0), float(slope)
+    per_byte = (medians[2] - medians[1]) / ((LINK_BYTES[2] - LINK_BYTES[1]) * steps(size))
+    return medians[0] / steps(size), per_byte, medians
 
 
 def steps(workers):
@@ -495,23 +498,23 @@ def main():
             for learner, measured in rounds.items():
                 print(_row(*key, learner, measured, data_mb, peak), flush=True)
     links = {key: value[3] for key, value in results.items() if len(value) > 3 and value[3]}
-    for (_, rows, n_workers), (latency, per_byte) in links.items():
-        print(f"# link alone, {rows:,} rows, {n_workers} workers: {latency * 1e6:.0f} us a "
-              f"message, {1e-6 / per_byte:.0f} MB/s a tree step", flush=True)
+    for (_, rows, n_workers), (latency, per_byte, medians) in links.items():
+        each = ", ".join(f"{nbytes:,} B {seconds * 1e3:.2f} ms"
+                         for nbytes, seconds in zip(LINK_BYTES, medians, strict=True))
+        print(f"# link alone, {rows:,} rows, {n_workers} workers ({steps(n_workers)} steps an "
+              f"allreduce; {each}): {latency * 1e6:.0f} us a message, {1e-6 / per_byte:.0f} "
+              "MB/s a message", flush=True)
     points = [[rows, n_workers, measured[3], measured[2], measured[0], learner, measured[4]]
               for (library, rows, n_workers), value in results.items()
               if library == "confboost dask" for learner, measured in value[0].items()]
     if len(points) >= 3:
-        latency = (float(np.median([link[0] for link in links.values()])) if links
-                   else 0.0)
-        print_model(points, latency)
+        print_model(points)
 
 
-def print_model(points, latency):
+def print_model(points):
     """Per learner (a tree's row costs several stumps'): the fitted constants, each point
     against the model, and the 100-worker, 1-billion-row prediction, with the fitted
-    c_reduce and with ``GBIT`` and the link's measured ``latency`` (s a message) in its
-    place."""
+    c_reduce and with ``GBIT`` and ``LATENCY`` in its place."""
     target_rows, target_workers = TARGET
     for learner in LEARNERS:
         own = [p for p in points if p[5] == learner]
@@ -528,12 +531,12 @@ def print_model(points, latency):
         nbytes, calls = max(p[2] for p in own), max(p[6] for p in own)
         terms = constants * np.array(_columns(target_rows, target_workers, nbytes, 1.0,
                                               cores=target_workers))
-        network = steps(target_workers) * (nbytes / (GBIT * 1.25e8) + calls * latency)
+        network = steps(target_workers) * (nbytes / (GBIT * 1.25e8) + calls * LATENCY)
         print(f"predicted: {target_rows:,} rows on {target_workers} workers of one core, "
               f"{nbytes / 1e3:.0f} kB in {calls:.0f} allreduces a round, "
               f"{steps(target_workers)} tree steps each, 1 trip: {terms.sum():.3f} s/round "
               f"(rows {terms[0]:.3f}, reduce {terms[1]:.3f}, trip {terms[2]:.3f}); with "
-              f"{GBIT:g} Gbit/s and {latency * 1e6:.0f} us a message for the reduce: "
+              f"{GBIT:g} Gbit/s and {LATENCY * 1e6:.0f} us a message for the reduce: "
               f"{terms[0] + network + terms[2]:.3f} s/round (reduce {network:.3f})")
         print(f"rank 0's traffic a round at {target_workers} workers: "
               f"{steps(target_workers) * nbytes / 1e6:.1f} MB in the tree, "
