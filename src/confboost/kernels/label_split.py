@@ -7,9 +7,10 @@ label. ``kernels/node_split.children_splits`` scans any number of labels; on one
 per-bin label loops and side-by-side layout are most of the work of a label tree (784
 features x 256 bins per child on fashion-mnist). Here a feature takes three loops:
 
-1. the running W+, W- and mass of the left child at every candidate threshold (bin 0 and
-   each bin with mass: an empty bin repeats the previous split, which wins the tie), kept
-   without a branch by writing every bin and advancing only past a candidate;
+1. the candidate thresholds, bin 0 and each bin with mass (an empty bin repeats the
+   previous split, which wins the tie), listed without a branch (every bin written, the
+   count advanced past a candidate only), then the left child's running W+, W- and mass
+   at each candidate (an empty bin would add 0.0 to each: most bins of a small node);
 2. both children's scores of every candidate, missing values left and right, in one loop
    LLVM vectorises (the square roots several at a time);
 3. the first candidate of largest gain, missing values left before right at each.
@@ -38,56 +39,58 @@ def _scan_one_label(cells, n_value_bins, missing, min_leaf_weight, left_pos, lef
     missing bin at ``2 * missing``. The rest is work space of a bin each: the left child's
     running sums, each candidate's gain with missing values left and right, its bin.
     """
+    n_candidates = 0
+    for b in range(n_value_bins):
+        candidate_bin[n_candidates] = b
+        n_candidates += (b == 0) | (cells[2 * b] != 0.0) | (cells[2 * b + 1] != 0.0)
     pos_sum = 0.0
     neg_sum = 0.0
     mass_sum = 0.0
-    n_candidates = 0
-    for b in range(n_value_bins):
+    for c in range(n_candidates):  # an empty bin would add 0.0 to each sum: no change
+        b = candidate_bin[c]
         cell_pos = cells[2 * b]
         cell_neg = cells[2 * b + 1]
         pos_sum += cell_pos
         neg_sum += cell_neg
         mass_sum += cell_pos + cell_neg
-        left_pos[n_candidates] = pos_sum
-        left_neg[n_candidates] = neg_sum
-        left_mass[n_candidates] = mass_sum
-        candidate_bin[n_candidates] = b
-        n_candidates += (b == 0) | (cell_pos != 0.0) | (cell_neg != 0.0)
+        left_pos[c] = pos_sum
+        left_neg[c] = neg_sum
+        left_mass[c] = mass_sum
     miss_pos = cells[2 * missing]
     miss_neg = cells[2 * missing + 1]
     node_score = 2.0 * np.sqrt((pos_sum + miss_pos) * (neg_sum + miss_neg))
     missing_mass = miss_pos + miss_neg
     value_mass = pos_sum + neg_sum
     least_mass = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
-    if missing_mass > 0.0:
+    with_missing = missing_mass > 0.0
+    if with_missing:
         for c in range(n_candidates):
-            pos, neg, mass = left_pos[c], left_neg[c], left_mass[c]
+            pos, neg = left_pos[c], left_neg[c]
             right_pos = max(pos_sum - pos, 0.0)
             right_neg = max(neg_sum - neg, 0.0)
             score_left = 2.0 * np.sqrt(pos * neg)
             score_right = 2.0 * np.sqrt(right_pos * right_neg)
-            score_left_miss = 2.0 * np.sqrt((pos + miss_pos) * (neg + miss_neg))
-            score_right_miss = 2.0 * np.sqrt((right_pos + miss_pos) * (right_neg + miss_neg))
-            right_mass = max(value_mass - mass, 0.0)
-            fits_left = mass + missing_mass >= least_mass and right_mass >= least_mass
-            fits_right = mass >= least_mass and right_mass + missing_mass >= least_mass
-            gain_left[c] = node_score - score_left_miss - score_right if fits_left else -np.inf
-            gain_right[c] = (node_score - score_left - score_right_miss if fits_right
-                             else -np.inf)
+            gain_left[c] = (node_score - 2.0 * np.sqrt((pos + miss_pos) * (neg + miss_neg))
+                            - score_right)
+            gain_right[c] = node_score - score_left - 2.0 * np.sqrt(
+                (right_pos + miss_pos) * (right_neg + miss_neg))
     else:  # both sides of the missing values are the same split
         for c in range(n_candidates):
-            pos, neg, mass = left_pos[c], left_neg[c], left_mass[c]
-            gain = node_score - 2.0 * np.sqrt(pos * neg) - 2.0 * np.sqrt(
+            pos, neg = left_pos[c], left_neg[c]
+            gain_left[c] = node_score - 2.0 * np.sqrt(pos * neg) - 2.0 * np.sqrt(
                 max(pos_sum - pos, 0.0) * max(neg_sum - neg, 0.0))
-            right_mass = max(value_mass - mass, 0.0)
-            gain_left[c] = gain if mass >= least_mass and right_mass >= least_mass else -np.inf
-            gain_right[c] = -np.inf
     best_gain, best_bin, best_missing_left = -np.inf, -1, True
-    for c in range(n_candidates):
+    for c in range(n_candidates):  # a child's least mass is tested only for a better gain
         if gain_left[c] > best_gain:
-            best_gain, best_bin, best_missing_left = gain_left[c], candidate_bin[c], True
-        if gain_right[c] > best_gain:
-            best_gain, best_bin, best_missing_left = gain_right[c], candidate_bin[c], False
+            mass = left_mass[c]
+            right_mass = max(value_mass - mass, 0.0)
+            if mass + missing_mass >= least_mass and right_mass >= least_mass:
+                best_gain, best_bin, best_missing_left = gain_left[c], candidate_bin[c], True
+        if with_missing and gain_right[c] > best_gain:
+            mass = left_mass[c]
+            right_mass = max(value_mass - mass, 0.0)
+            if mass >= least_mass and right_mass + missing_mass >= least_mass:
+                best_gain, best_bin, best_missing_left = gain_right[c], candidate_bin[c], False
     return best_gain, best_bin, best_missing_left
 
 
