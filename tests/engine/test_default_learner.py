@@ -94,14 +94,15 @@ def test_large_data_default_is_trees_of_32_leaves_at_half_the_step():
 
 
 def test_many_features_times_labels_grow_a_tree_per_label():
-    # 3 classes x 667 features > LARGE_CELLS: a tree per class, 16 leaves at step 0.5
+    # 3 classes x 667 features > LARGE_CELLS: a tree per class of LABEL_TREE_LEAVES leaves
+    # at step 0.5
     n_features = LARGE_CELLS // 3 + 1
     rng = np.random.default_rng(1)
     X = rng.integers(0, 4, size=(TREES_ABOVE + 1, n_features)).astype(np.float32)
     y = (X[:, 0] + X[:, 1]).astype(int) % 3
     fitted = BoostClassifier(1, calibration=None, n_jobs=1).fit(X, y)
     assert (fitted.weak_learner_, fitted.max_leaves_, fitted.learning_rate_) == (
-        "label_trees", 16, 0.5)
+        "label_trees", LABEL_TREE_LEAVES, 0.5)
     assert isinstance(fitted.model_.hypotheses[0], LabelTreesHypothesis)
     # binary data (one label column) and AdaBoost.MR keep the shared tree
     binary = BoostClassifier(1, calibration=None, n_jobs=1).fit(X, y > 0)

@@ -28,9 +28,9 @@ from tests.conftest import random_problem
 SMOOTHING = 1e-6
 
 
-def _problem(rng, k=3, n_samples=300):
+def _problem(rng, k=3, n_samples=300, distinct=7):
     X, signs, weights = random_problem(rng, n_samples=n_samples, n_features=4, k=k,
-                                       missing=0.1, distinct=7)
+                                       missing=0.1, distinct=distinct)
     return X, Dataset.from_array(X, 255), LabelSigns.from_signs(signs), weights
 
 
@@ -60,12 +60,18 @@ def test_apply_label_partition_equals_naive(rng, loss_kind, one_column):
     np.testing.assert_allclose(fast[1], naive[1], rtol=1e-12)
 
 
-def test_each_label_tree_is_the_one_label_tree(rng):
-    _, dataset, labels, weights = _problem(rng)
-    fit = LabelTreesLearner(REAL, SMOOTHING, max_leaves=5).fit(dataset, weights, labels)
+@pytest.mark.parametrize(("distinct", "leaves"), [(7, 5), (200, 16)])
+def test_each_label_tree_is_the_one_label_tree(rng, distinct, leaves):
+    """Tree l is the one-label ``TreeLearner``'s on label l's masses, to the bit: its
+    children's search (``kernels/label_split.py``) finds ``node_split.children_splits``'
+    splits, on features of few bins (its scalar scan) and of many."""
+    _, dataset, labels, weights = _problem(rng, distinct=distinct)
+    learner = LabelTreesLearner(REAL, SMOOTHING, max_leaves=leaves)
+    assert learner._tree.children_search is not TreeLearner.children_search
+    fit = learner.fit(dataset, weights, labels)
     hypothesis = fit.hypothesis
     for label in range(3):
-        alone = TreeLearner(REAL, SMOOTHING, max_leaves=5).fit(
+        alone = TreeLearner(REAL, SMOOTHING, max_leaves=leaves).fit(
             dataset, np.ascontiguousarray(weights[:, [label]]),
             LabelSigns.from_signs(labels.signs[:, [label]]))
         tree = hypothesis.trees[label]

@@ -21,6 +21,7 @@ from confboost.estimators.booster import Booster
 from confboost.estimators.classifier import load
 from confboost.formats.model_json import read_model
 from confboost.training.params import (
+    LABEL_TREE_LEAVES,
     LARGE_ABOVE,
     LARGE_CELLS,
     PARAMETERS,
@@ -198,8 +199,8 @@ def test_a_model_file_with_a_bad_parameter_is_refused_naming_it(tmp_path, name, 
     (("auto", "auto"), "hamming_tree", (LARGE_ABOVE + 1, LARGE_CELLS, 1), (32, 0.5)),
     (("auto", "auto"), "tree", (LARGE_ABOVE, 16, 26), (16, 1.0)),  # not more than 10,000
     (("auto", "auto"), "tree", (20_000, 784, 10), (16, 1.0)),  # a shared tree asked for
-    (("auto", "auto"), "label_trees", (20_000, 784, 10), (16, 0.5)),  # fashion-mnist-like
-    (("auto", "auto"), "label_trees", (LARGE_ABOVE + 1, 16, 26), (16, 0.5)),
+    (("auto", "auto"), "label_trees", (20_000, 784, 10), (LABEL_TREE_LEAVES, 0.5)),  # fashion
+    (("auto", "auto"), "label_trees", (LARGE_ABOVE + 1, 16, 26), (LABEL_TREE_LEAVES, 0.5)),
     ((8, "auto"), "label_trees", (100, 5, 3), (8, 0.5)),
     (("auto", "auto"), "tree", (LARGE_ABOVE + 1, LARGE_CELLS + 1, 1), (16, 1.0)),
     (("auto", "auto"), "stump", (10**6, 5, 1), (16, 1.0)),

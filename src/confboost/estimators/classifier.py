@@ -166,8 +166,8 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     max_leaves : "auto" or int, default="auto"
         Most leaves of a tree, of each label's with "label_trees" (2..255). "auto": 32 when
         the fit grows trees on more than 10,000 examples with n_features × n_labels at most
-        2,000 (n_labels: 1 for binary data, the classes otherwise), 16 otherwise (trees per
-        label included); the value used is ``max_leaves_``
+        2,000 (n_labels: 1 for binary data, the classes otherwise), 28 for trees per label,
+        16 otherwise; the value used is ``max_leaves_``
         (``training.params.tree_defaults``; measured against LightGBM's and
         HistGradientBoosting's defaults in ``benchmarks/bench_defaults.py``: on letter and
         binary 200k x 50, 32 leaves at step 0.5 reach their accuracy and log loss and 16 at

@@ -219,7 +219,8 @@ class LocalRows:
 
 
 def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
-              min_leaf_weight, pool, root_hist=None, n_hist_bins=N_HIST_BINS):
+              min_leaf_weight, pool, root_hist=None, n_hist_bins=N_HIST_BINS,
+              children_search=children_splits):
     """Best-first growth by the largest drop in Z (see the module docstring).
 
     Parameters
@@ -244,6 +245,10 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
     n_hist_bins : int, default=256
         Bins of a node histogram, the last one the missing bin: 256, or fewer when the row
         sets fill histograms from compacted codes (``learners/tree.compact_codes``).
+    children_search : callable, default=``kernels/node_split.children_splits``
+        The children's split search after a split, with ``children_splits``' arguments and
+        outputs (a kernel of the same results for some shapes and modes, as
+        ``kernels/label_split.py``'s for one label column).
 
     On equal gains a numeric split wins over the other kinds.
 
@@ -321,7 +326,7 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
         if large_hist is None:  # dropped under HISTOGRAM_MEMORY: the parent's, from its rows
             large_hist = pool.get(shape)
             row_sets.fill(node_id, large_hist)
-        children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, split_gains,
+        children_search(small_hist, large_hist, n_bins, mode, min_leaf_weight, split_gains,
                         split_bins, split_lefts, choices)
         consider(small, small_hist, 0)
         consider(large, large_hist, 1)

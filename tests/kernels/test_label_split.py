@@ -1,0 +1,66 @@
+"""The one-label children split search (``kernels/label_split.py``) against
+``node_split.children_splits`` and its naive twin, bit for bit."""
+
+import numba
+import numpy as np
+import pytest
+
+from confboost.kernels.label_split import label_children_splits, label_children_splits_naive
+from confboost.kernels.node_split import children_splits
+from confboost.utils.dtypes import REAL, REAL_ABSTAIN
+
+
+def _histograms(rng, n_features, n_hist_bins, missing, empty_share):
+    """A parent's and its smaller child's one-label histograms: random masses, a share of
+    empty bins (as a small node has), the child's every cell at most the parent's; features
+    of 1, 2, a few and all value bins."""
+    n_bins = rng.integers(1, n_hist_bins, size=n_features).astype(np.intp)
+    n_bins[:4] = [1, 2, 9, n_hist_bins - 1][: min(4, n_features)]
+    parent = rng.random((n_features, n_hist_bins, 1, 2))
+    parent *= rng.random((n_features, n_hist_bins, 1, 2)) >= empty_share
+    for feature, bins in enumerate(n_bins):
+        parent[feature, bins:-1] = 0.0  # no mass past the value bins
+    if not missing:
+        parent[:, -1] = 0.0
+    small = parent * rng.random(parent.shape) * (rng.random(parent.shape) < 0.7)
+    small[1] = parent[1]  # the whole feature in the smaller child: an empty larger one
+    parent /= parent.sum() / n_features
+    small /= parent.sum() / n_features
+    return parent, small, n_bins
+
+
+@pytest.mark.parametrize("n_hist_bins", [256, 40])
+@pytest.mark.parametrize("missing", [True, False])
+def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing):
+    """Gains, bins, missing sides, the larger child's histogram and each child's choice are
+    children_splits' (both of its scans: features of under 64 bins take its scalar loop)
+    and the naive twin's, to the bit, on 1 and 2 threads, with and without a least leaf
+    weight, under both real modes; 19 features make tasks of 8, 8 and 3."""
+    previous = numba.get_num_threads()
+    try:
+        for empty_share in (0.0, 0.6, 0.97):
+            parent, small, n_bins = _histograms(rng, 19, n_hist_bins, missing, empty_share)
+            for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+                numba.set_num_threads(threads)
+                for mode in (REAL, REAL_ABSTAIN):
+                    for least in (0.0, 0.02):
+                        want_large = parent.copy()
+                        want = label_children_splits_naive(small, want_large, n_bins, mode,
+                                                           least)
+                        fast_large = parent.copy()
+                        fast = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
+                                np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
+                        children_splits(small, fast_large, n_bins, mode, least, *fast)
+                        large = parent.copy()
+                        got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
+                               np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
+                        label_children_splits(small, large, n_bins, least, *got)
+                        np.testing.assert_array_equal(large, want_large)
+                        np.testing.assert_array_equal(large, fast_large)
+                        for got_part, want_part in zip(got[:3], want, strict=True):
+                            np.testing.assert_array_equal(got_part, want_part)
+                        for got_part, fast_part in zip(got, fast, strict=True):
+                            np.testing.assert_array_equal(got_part, fast_part)
+                        assert np.isfinite(got[0]).any()
+    finally:
+        numba.set_num_threads(previous)
