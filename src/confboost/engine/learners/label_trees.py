@@ -47,6 +47,14 @@ def one_label_children_search(small_hist, large_hist, n_bins, mode, min_leaf_wei
                           best_bin, best_missing_left, choice)
 
 
+def use_one_label_search(tree):
+    """Give ``tree`` (a ``TreeLearner`` that grows one label's trees) the one-label children
+    search where its confidence mode has one (real confidences); returns ``tree``."""
+    if tree.mode in (REAL, REAL_ABSTAIN):
+        tree.children_search = one_label_children_search
+    return tree
+
+
 def _label_name(classes, label):
     return f"label {label}" if classes is None else str(classes[label])
 
@@ -179,9 +187,8 @@ class LabelTreesLearner:
         self.max_leaves = max_leaves
         # one learner for every label's tree: the trees are grown one after the other, so
         # they share its histograms and work arrays
-        self._tree = TreeLearner(mode, smoothing, max_leaves, max_depth, min_leaf_weight)
-        if mode in (REAL, REAL_ABSTAIN):
-            self._tree.children_search = one_label_children_search
+        self._tree = use_one_label_search(TreeLearner(mode, smoothing, max_leaves, max_depth,
+                                                      min_leaf_weight))
         self._signs = None  # (the labels, each label's LabelSigns)
 
     def release_work(self):
