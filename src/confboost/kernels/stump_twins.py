@@ -69,6 +69,9 @@ def best_thresholds_twin(hist, n_bins, mode, total, best_z, best_bin):
     abstaining = mode in (ABSTAIN, REAL_ABSTAIN)
     for feature in range(hist.shape[0]):
         bins = int(n_bins[feature])
+        if bins == 0:  # no threshold
+            best_z[feature], best_bin[feature] = np.inf, -1
+            continue
         # each label's W+ and W- up to and including bin b, one add at a time
         left_pos = np.cumsum(hist[feature, :bins, :, 0], axis=0)
         left_neg = np.cumsum(hist[feature, :bins, :, 1], axis=0)
@@ -81,20 +84,18 @@ def best_thresholds_twin(hist, n_bins, mode, total, best_z, best_bin):
                 abstained += miss_pos + miss_neg
             else:
                 missing_u += float(_cell(miss_pos, miss_neg, mode))
-        u = np.zeros(bins)
-        v = np.zeros(bins)
-        for l in range(k):
-            pos, neg = left_pos[:, l], left_neg[:, l]
-            # the kernel's all-bins sum is the running sum's last: the same adds
-            right_pos = np.maximum(pos[-1:] - pos, 0.0)
-            right_neg = np.maximum(neg[-1:] - neg, 0.0)
-            u += _cell(pos, neg, mode) + _cell(right_pos, right_neg, mode)
-            if mode == ABSTAIN:
-                v += np.minimum(pos, neg) + np.minimum(right_pos, right_neg)
+        # the kernel's all-bins sum is the running sum's last: the same adds
+        right_pos = np.maximum(left_pos[-1:] - left_pos, 0.0)
+        right_neg = np.maximum(left_neg[-1:] - left_neg, 0.0)
+        # per bin, the labels' terms added in label order, as the kernel's scalar sums
+        u = np.cumsum(_cell(left_pos, left_neg, mode) + _cell(right_pos, right_neg, mode),
+                      axis=1)[:, -1]
+        v = (np.cumsum(np.minimum(left_pos, left_neg) + np.minimum(right_pos, right_neg),
+                       axis=1)[:, -1] if mode == ABSTAIN else None)
         z = _z_from_sums(u + missing_u, v, abstained, mode, total)
         z = np.where(np.isnan(z), np.inf, z)  # the kernel's ``z < best`` passes NaN by
-        first = int(np.argmin(z)) if bins else 0
-        if bins and z[first] < np.inf:
+        first = int(np.argmin(z))
+        if z[first] < np.inf:
             best_z[feature], best_bin[feature] = z[first], first
         else:
             best_z[feature], best_bin[feature] = np.inf, -1

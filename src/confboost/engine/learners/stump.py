@@ -128,7 +128,7 @@ def stump_train_blocks(dataset, feature_row, threshold_bin):
     at ``threshold_bin`` (``kernels/weight_update.stump_blocks``), shape (n_samples,),
     uint8."""
     blocks = np.empty(dataset.codes.shape[1], dtype=np.uint8)
-    block_kernel = (stump_blocks_twin if prefer_twin(stump_blocks, blocks.size)
+    block_kernel = (stump_blocks_twin if prefer_twin(stump_blocks, blocks.size, every_round=True)
                     else stump_blocks)  # the same blocks, without numba on a small fit
     block_kernel(dataset.codes[feature_row], threshold_bin, MISSING_BIN, blocks)
     return blocks
@@ -268,7 +268,7 @@ class StumpLearner:
             shape, dtype=WEIGHT_DTYPE)
         sign_index = labels.sign_index
         if rows is None and prefer_twin(build_histogram_binary if k == 1 else build_histogram,
-                                        dataset.codes.size * k):
+                                        dataset.codes.size * k, every_round=True):
             histogram_twin(dataset.codes, weights, sign_index, hist)  # the same bits
         elif k == 1:
             if rows is None:
@@ -301,7 +301,7 @@ class StumpLearner:
         best_bin = np.empty(n_features, dtype=np.intp)
         # every example lies in one bin of feature 0: the histogram's total mass
         total = float(hist[0].sum())
-        search = (best_thresholds_twin if prefer_twin(best_thresholds, hist.size)
+        search = (best_thresholds_twin if prefer_twin(best_thresholds, hist.size, every_round=True)
                   else best_thresholds)  # the same thresholds, without numba on a small fit
         search(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
         feature = int(np.argmin(best_z))

@@ -189,7 +189,7 @@ class MHScheme:
         per label, ``learners/label_trees.py``), take ``kernels.label_update``'s pass."""
         if train_blocks.ndim == 2:
             kernel = apply_label_partition
-        elif prefer_twin(apply_partition, self.weights.size):  # the same bits, without numba
+        elif prefer_twin(apply_partition, self.weights.size, every_round=True):  # same bits
             kernel = apply_partition_twin
         else:
             kernel = apply_partition
