@@ -18,7 +18,8 @@ scikit-learn estimators and scikit-learn's ``HistGradientBoostingClassifier``, e
 in its own fresh process, the libraries alternating: the whole process (what a script or a
 notebook's restarted kernel pays: each of these libraries imports scikit-learn, and the
 exit walks every object the imports made), and the snippet again with NumPy and
-scikit-learn imported before its clock starts (a notebook that has used scikit-learn).
+scikit-learn imported before its clock starts (a notebook that has used scikit-learn); and,
+as their floor, a fresh process that imports NumPy and ``sklearn.base`` and fits nothing.
 
 ``python benchmarks/bench_startup.py [--cold] [--before SRC] [--peers]``: ``--before`` runs
 the same processes on another source tree (another checkout's ``src``, with its own numba
@@ -56,6 +57,10 @@ LIBRARIES = {
 }
 #: What a notebook has imported before its first fit: NumPy and scikit-learn.
 NOTEBOOK = "import numpy as np; import sklearn.base; "
+#: The floor of every row of ``peers``: a process that imports NumPy and scikit-learn's
+#: estimator base (which each library's estimator subclasses), and fits nothing.
+FLOOR = "import numpy, sklearn.base"
+FLOOR_NAME = "(NumPy and sklearn.base imported, no fit)"
 
 
 def snippet(library="confboost", notebook=False):
@@ -206,13 +211,16 @@ def peers(libraries=tuple(LIBRARIES)):
     process's wall and CPU seconds), ``in_process`` (the snippet's wall: imports and fits),
     ``outside_cpu`` (the process's CPU seconds outside the snippet: the interpreter's start
     and exit), ``notebook`` and ``notebook_cpu`` (the snippet's wall and CPU seconds when NumPy and
-    scikit-learn were imported before its clock started); and ``load`` (one-minute load
-    average at the end).
+    scikit-learn were imported before its clock started); under ``FLOOR_NAME`` the
+    ``process`` and ``cpu`` of a fresh process that only imports NumPy and ``sklearn.base``
+    (``FLOOR``), alternating with them; and ``load`` (one-minute load average at the end).
     """
     libraries = [name for name in libraries if _installed(name)]
     runs = {name: [] for name in libraries}
+    floor = []
     _fresh(snippet("confboost"))
     for _ in range(common.REPEATS):
+        floor.append(_timed([sys.executable, "-c", FLOOR])[1:])
         for name in libraries:
             out, wall, cpu = _timed([sys.executable, "-c", snippet(name)])
             in_process, in_process_cpu = (float(v) for v in out.split())
@@ -223,6 +231,8 @@ def peers(libraries=tuple(LIBRARIES)):
     keys = ("process", "cpu", "in_process", "outside_cpu", "notebook", "notebook_cpu")
     result = {name: {key: _median([r[i] for r in timed]) for i, key in enumerate(keys)}
               for name, timed in runs.items()}
+    result[FLOOR_NAME] = {"process": _median([f[0] for f in floor]),
+                          "cpu": _median([f[1] for f in floor])}
     return {**result, "load": os.getloadavg()[0]}
 
 
@@ -232,7 +242,9 @@ def peers_table(result):
              "process (s) | start and exit CPU (s) | NumPy and scikit-learn imported first: "
              "wall (s) | CPU (s) |", "|---|---|---|---|---|---|---|"]
     for name, r in result.items():
-        if name != "load":
+        if name == FLOOR_NAME:
+            lines.append(f"| {name} | {r['process']:.3f} | {r['cpu']:.3f} | | | | |")
+        elif name != "load":
             lines.append(f"| {name} | {r['process']:.3f} | {r['cpu']:.3f} | "
                          f"{r['in_process']:.3f} | {r['outside_cpu']:.3f} | "
                          f"{r['notebook']:.3f} | "

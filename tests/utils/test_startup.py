@@ -92,11 +92,14 @@ print(before, loaded, kernel_ready(predict_stumps))
 
 def test_serial_builds_give_the_parallel_builds_bits(tmp_path):
     # n_jobs=1 runs the parallel kernels' serial builds, n_jobs=2 their parallel builds
+    # (no cells for the stump round's NumPy twins: every call goes to a kernel)
     code = """
 import numpy as np
 from confboost import BoostClassifier
 from confboost.engine.schemes import mh
 from confboost.engine.learners import stump
+from confboost.utils import lazy_numba
+lazy_numba.TWIN_CELLS = 0
 rng = np.random.default_rng(5)
 X = rng.normal(size=(3000, 8))
 X[::9, 1] = np.nan
@@ -171,3 +174,34 @@ print(untouched, kernel_ready(bin_mapper.transform_codes), np.array_equal(twins[
       and all(np.array_equal(a, b) for a, b in zip(twins[1], kernels[1], strict=True)))
 """
     assert _python(code, tmp_path) == "True True True"
+
+
+def test_a_small_stump_fit_loads_no_numba_and_gives_the_kernels_model(tmp_path):
+    # the stump round's twins (``kernels/stump_twins.py``) answer a small fit without
+    # numba; with no cells left for the twins the same fits run the kernels, to the same
+    # models (binary and 3 classes, a confidence mode of each kind, weights, missing values)
+    code = """
+import sys
+import numpy as np
+from confboost import BoostClassifier
+from confboost.utils import lazy_numba
+rng = np.random.default_rng(4)
+X = rng.normal(size=(600, 5))
+X[::7, 2] = np.nan
+w = rng.random(600) + 0.5
+def fits():
+    out = []
+    for y in (X[:, 0] > 0, np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5])):
+        for confidence in ("real", "discrete", "abstain"):
+            model = BoostClassifier(8, confidence=confidence, random_state=0).fit(
+                X, y, sample_weight=w)
+            out.append(model.decision_function(X))
+    return out
+twins = fits()
+loaded = "numba" in sys.modules
+lazy_numba.TWIN_CELLS = 0
+kernels = fits()
+print(loaded, lazy_numba.numba_loaded(),
+      all(np.array_equal(a, b) for a, b in zip(twins, kernels, strict=True)))
+"""
+    assert _python(code, tmp_path) == "False True True"

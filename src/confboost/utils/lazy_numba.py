@@ -29,6 +29,9 @@ Every kernel is built with ``KERNEL_OPTIONS`` (no C-callable wrapper: one LLVM f
 per compilation). A caller that holds a NumPy twin giving the kernel's bits asks
 ``prefer_twin`` whether a call is small enough to run the twin while the kernel has not run
 in this process: a small fit then never compiles, loads or imports what it can do in NumPy.
+The twins of a kernel that runs every round take at most ``TWIN_CELLS`` cells in all, and
+none once numba is loaded, so a longer fit stops paying NumPy's speed after a few
+milliseconds and loads the kernels.
 
 Before numba is imported, ``load_installed_tbb`` makes a pip-installed TBB findable, so
 numba's threads run on its layer (``threads.py`` says why).
@@ -52,10 +55,12 @@ TBB_LIBRARY = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib"}
 #: each other, never through a C pointer), one LLVM function less to build per compilation.
 KERNEL_OPTIONS = {"no_cfunc_wrapper": True}
 
-#: Most cells ``prefer_twin`` sends to a kernel's NumPy twin: a few milliseconds of NumPy,
-#: against 3-6 ms to load a kernel from numba's cache, a third of a second for numba's import
-#: and its registries, and a third of a second or more to compile it.
+#: Most cells ``prefer_twin`` sends to a kernel's NumPy twin in one call, and in all the calls
+#: of a kernel that runs every round: some 10 ms of NumPy, against 3-6 ms to load a kernel
+#: from numba's cache, a third of a second for numba's import and its registries, and a
+#: third of a second or more to compile it.
 TWIN_CELLS = 1 << 20
+
 
 #: ``range`` until numba loads, then ``numba.prange`` (kernel modules see the rebinding).
 prange = range
@@ -65,6 +70,7 @@ _HOOKS = []  # callables run once numba is loaded, before any kernel runs
 _LOCK = threading.RLock()
 _SERIAL = threading.local()  # .depth: how many serial_kernels() blocks this thread is in
 _numba = None
+_TWIN_SPENT = {}  # cells each every-round kernel's twin has taken (``prefer_twin``), by name
 
 
 def numba_loaded():
@@ -81,19 +87,38 @@ def kernel_ready(kernel):
     return kernel is not None and bool(kernel.overloads)
 
 
-def prefer_twin(kernel, cells):
+def prefer_twin(kernel, cells, every_round=False):
     """Whether a call of ``kernel`` on ``cells`` cells should run its NumPy twin instead (a
-    twin whose results are the kernel's to the bit): the call is small and the kernel has not
-    run in this process yet, so that a small fit does not pay for the kernel's compilation
-    (an empty cache) or its load, nor numba's import when it is the first.
+    twin whose results are the kernel's to the bit): the call is small (at most
+    ``TWIN_CELLS``) and the kernel has not run in this process yet, so that a small fit does
+    not pay for the kernel's compilation (an empty cache) or its load, nor numba's import
+    when it is the first.
 
     Parameters
     ----------
     kernel : LazyKernel or numba dispatcher
     cells : int
-        The call's work (e.g. rows × columns); at most ``TWIN_CELLS`` for the twin.
+        The call's work (e.g. rows × columns).
+    every_round : bool, default=False
+        The kernel runs every round: its twin's calls in the process, this one included,
+        may come to ``TWIN_CELLS`` cells in all, and none once numba is loaded (another
+        kernel ran: a fit that long loads its kernels, each in a few milliseconds), so
+        that a long fit pays NumPy's speed only for its first rounds. A True answer counts
+        the call's cells.
     """
-    return cells <= TWIN_CELLS and not kernel_ready(kernel)
+    if cells > TWIN_CELLS or kernel_ready(kernel):
+        return False
+    if not every_round:
+        return True
+    if _numba is not None:
+        return False
+    name = f"{kernel.__module__}.{kernel.__qualname__}"
+    with _LOCK:
+        spent = _TWIN_SPENT.get(name, 0) + cells
+        if spent > TWIN_CELLS:
+            return False
+        _TWIN_SPENT[name] = spent
+    return True
 
 
 @contextmanager

@@ -31,10 +31,11 @@ from confboost.kernels.histogram import (
 )
 from confboost.kernels.stump_predict import predict_stumps, predict_stumps_naive
 from confboost.kernels.stump_split import best_thresholds
+from confboost.kernels.stump_twins import best_thresholds_twin, histogram_twin, stump_blocks_twin
 from confboost.kernels.weight_trim import trim_rows
 from confboost.kernels.weight_update import stump_block_stats, stump_blocks
 from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
-from confboost.utils.lazy_numba import kernel_ready
+from confboost.utils.lazy_numba import kernel_ready, prefer_twin
 from confboost.utils.untrusted import read_float, read_int, require, write_float
 
 #: Most row·stump·label cells a prediction takes through NumPy while ``predict_stumps`` is
@@ -127,7 +128,9 @@ def stump_train_blocks(dataset, feature_row, threshold_bin):
     at ``threshold_bin`` (``kernels/weight_update.stump_blocks``), shape (n_samples,),
     uint8."""
     blocks = np.empty(dataset.codes.shape[1], dtype=np.uint8)
-    stump_blocks(dataset.codes[feature_row], threshold_bin, MISSING_BIN, blocks)
+    block_kernel = (stump_blocks_twin if prefer_twin(stump_blocks, blocks.size, every_round=True)
+                    else stump_blocks)  # the same blocks, without numba on a small fit
+    block_kernel(dataset.codes[feature_row], threshold_bin, MISSING_BIN, blocks)
     return blocks
 
 
@@ -264,7 +267,10 @@ class StumpLearner:
         hist = out if out is not None and out.shape == shape else np.empty(
             shape, dtype=WEIGHT_DTYPE)
         sign_index = labels.sign_index
-        if k == 1:
+        if rows is None and prefer_twin(build_histogram_binary if k == 1 else build_histogram,
+                                        dataset.codes.size * k, every_round=True):
+            histogram_twin(dataset.codes, weights, sign_index, hist)  # the same bits
+        elif k == 1:
             if rows is None:
                 build_histogram_binary(dataset.codes, weights[:, 0], sign_index[:, 0], hist)
             else:
@@ -295,7 +301,9 @@ class StumpLearner:
         best_bin = np.empty(n_features, dtype=np.intp)
         # every example lies in one bin of feature 0: the histogram's total mass
         total = float(hist[0].sum())
-        best_thresholds(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
+        search = (best_thresholds_twin if prefer_twin(best_thresholds, hist.size, every_round=True)
+                  else best_thresholds)  # the same thresholds, without numba on a small fit
+        search(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
         feature = int(np.argmin(best_z))
         threshold_bin = int(best_bin[feature])
         weight_pos, weight_neg = self._block_stats(hist[feature], dataset.n_bins[feature],

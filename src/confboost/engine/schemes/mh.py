@@ -20,6 +20,7 @@ from confboost.data.dataset import LabelSigns
 from confboost.engine.alpha import choose_alpha
 from confboost.engine.reduction import LOCAL
 from confboost.kernels.label_update import apply_label_partition
+from confboost.kernels.stump_twins import apply_partition_twin
 from confboost.kernels.weight_update import (
     LOSS_ARGMAX,
     LOSS_PAIRS,
@@ -27,6 +28,7 @@ from confboost.kernels.weight_update import (
     sum_in_order,
 )
 from confboost.utils import libm
+from confboost.utils.lazy_numba import prefer_twin
 from confboost.utils.threads import serial_below
 
 INITS = ("uniform", "balanced")
@@ -185,7 +187,12 @@ class MHScheme:
         D ← D · factors, f ← f + steps, by block and label sign; returns (Σ D, the
         training loss) of these rows. Blocks per example and label, shape (n, k) (a tree
         per label, ``learners/label_trees.py``), take ``kernels.label_update``'s pass."""
-        kernel = apply_label_partition if train_blocks.ndim == 2 else apply_partition
+        if train_blocks.ndim == 2:
+            kernel = apply_label_partition
+        elif prefer_twin(apply_partition, self.weights.size, every_round=True):  # same bits
+            kernel = apply_partition_twin
+        else:
+            kernel = apply_partition
         with serial_below(self.weights.size):
             return kernel(self.weights, self.labels.sign_index, train_blocks, steps, factors,
                           self.scores, self._loss_kind, self._loss_weights)
