@@ -158,9 +158,14 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
     cells = hist.shape[1] * 2
     flat = hist.reshape((n_features, cells))
     n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
+    by_range = n_features >= FEATURES_PER_WORKER * n_workers
+    # feature ranges: each thread gathers each chunk's weights itself, into its own part of
+    # the work space (no gather region before the histograms)
+    chunk_rows = min(row_chunk, n_rows)
+    own = by_range and n_workers * chunk_rows <= gather_weights.shape[0]
     node_weights = weights
     node_signs = sign_index
-    if rows is not None:
+    if rows is not None and not own:
         node_weights = gather_weights[:n_rows]
         node_signs = gather_signs[:n_rows]
         if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
@@ -170,14 +175,22 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
                 _gather(rows, weights, sign_index, node_weights, node_signs, chunk * row_chunk,
                         min((chunk + 1) * row_chunk, n_rows))
     ahead = n_rows * SPARSE_NODE < codes.shape[1]  # a sparse node: ask for codes ahead
-    if n_features >= FEATURES_PER_WORKER * n_workers:
+    if by_range:
         # one task a thread, each on a feature range of its own over every chunk in order:
         # one parallel region, and the chunk sums stay in L2 (they are added as each ends)
+        scratch = chunk_hists[0] if n_chunks > 1 else flat
         for worker in prange(n_workers):
-            _range_histograms(codes, n_features * worker // n_workers,
-                              n_features * (worker + 1) // n_workers, rows, node_weights,
-                              node_signs, n_rows, row_chunk, n_chunks, flat,
-                              chunk_hists[0] if n_chunks > 1 else flat, ahead)
+            first = n_features * worker // n_workers
+            stop = n_features * (worker + 1) // n_workers
+            if rows is not None and own:
+                _own_range_histograms(
+                    codes, first, stop, rows, weights, sign_index,
+                    gather_weights[worker * chunk_rows: (worker + 1) * chunk_rows],
+                    gather_signs[worker * chunk_rows: (worker + 1) * chunk_rows], row_chunk,
+                    n_chunks, flat, scratch, ahead)
+            else:
+                _range_histograms(codes, first, stop, rows, node_weights, node_signs, n_rows,
+                                  row_chunk, n_chunks, flat, scratch, ahead)
         return
     if n_chunks == 1:
         partial = flat.reshape((1, n_features, cells))
@@ -220,6 +233,35 @@ def _range_histograms(codes, first_feature, stop_feature, rows, node_weights, no
             for feature in range(first, first + count):
                 for cell in range(cells):
                     flat[feature, cell] += chunk_flat[feature, cell]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sign_index,
+                          own_weights, own_signs, row_chunk, n_chunks, flat, chunk_flat,
+                          ahead):
+    """``_range_histograms`` chunk by chunk, each chunk's weights and signs gathered into
+    ``own_weights`` and ``own_signs`` (this thread's, ``row_chunk`` long, kept in L2 while
+    its features take them) first; every cell is the same sum, ``(chunk 0 + chunk 1) +
+    chunk 2 ...``."""
+    if rows is not None:
+        n_rows = rows.shape[0]
+        cells = flat.shape[1]
+        for chunk in range(n_chunks):
+            start = chunk * row_chunk
+            stop = min(start + row_chunk, n_rows)
+            chunk_rows = rows[start:stop]
+            _gather(chunk_rows, weights, sign_index, own_weights, own_signs, 0, stop - start)
+            for first in range(first_feature, stop_feature, FEATURE_GROUP):
+                count = min(FEATURE_GROUP, stop_feature - first)
+                if chunk == 0:
+                    _group_histograms(codes, first, count, chunk_rows, own_weights, own_signs,
+                                      0, stop - start, flat, ahead)
+                    continue
+                _group_histograms(codes, first, count, chunk_rows, own_weights, own_signs, 0,
+                                  stop - start, chunk_flat, ahead)
+                for feature in range(first, first + count):
+                    for cell in range(cells):
+                        flat[feature, cell] += chunk_flat[feature, cell]
 
 
 def node_histogram_work(weights, hist_shape, row_chunk):
