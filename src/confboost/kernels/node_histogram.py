@@ -4,7 +4,10 @@ rows a node holds, gathered once and summed in fixed chunks of rows.
 The node's weights and signs are gathered into a work space (``node_histogram_work``) and
 each (group of ``FEATURE_GROUP`` features, chunk of ``ROW_CHUNK`` rows) is one task with a
 histogram of its own; the chunks' histograms are added in chunk order, so a node's
-histogram is the same to the bit on any number of threads. A node's rows are scattered over
+histogram is the same to the bit on any number of threads. With one label and enough
+features for every thread, a node is one parallel region: each thread takes a range of
+features, gathers each chunk's weights into its own part of the work space and adds each
+chunk's sums as that chunk ends (the same additions in the same order). A node's rows are scattered over
 the codes, so the one-label kernel asks for the codes of a row some rows ahead of the one it
 adds (``kernels/prefetch.py``: the misses of a small node overlap). The cells are the block
 statistics W_b^{jl} of the paper's Eq. 9-10 and 16, as ``kernels/histogram.py``'s whole-set
