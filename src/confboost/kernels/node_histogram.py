@@ -7,12 +7,13 @@ histogram of its own; the chunks' histograms are added in chunk order, so a node
 histogram is the same to the bit on any number of threads. With one label and enough
 features for every thread, a node is one parallel region: each thread takes a range of
 features, gathers each chunk's weights into its own part of the work space and adds each
-chunk's sums as that chunk ends (the same additions in the same order). A node's rows are scattered over
-the codes, so the one-label kernel asks for the codes of a row some rows ahead of the one it
-adds (``kernels/prefetch.py``: the misses of a small node overlap). The cells are the block
-statistics W_b^{jl} of the paper's Eq. 9-10 and 16, as ``kernels/histogram.py``'s whole-set
-histograms; a tree's grower (``engine/learners/grower.py``) builds the smaller child's and
-subtracts it from the parent's for the larger.
+chunk's sums as that chunk ends (the same additions in the same order). A node's rows are
+scattered over the codes, so the one-label kernel asks for the codes of a row some rows
+ahead of the one it adds (``kernels/prefetch.py``: the misses of a small node overlap).
+The cells are the block statistics W_b^{jl} of the paper's Eq. 9-10 and 16, as
+``kernels/histogram.py``'s whole-set histograms; a tree's grower
+(``engine/learners/grower.py``) builds the smaller child's and subtracts it from the
+parent's for the larger.
 """
 
 import numpy as np
@@ -238,6 +239,60 @@ def _range_histograms(codes, first_feature, stop_feature, rows, node_weights, no
                     flat[feature, cell] += chunk_flat[feature, cell]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _gather_signed(rows, weights, sign_index, signed, n_rows):
+    """``signed[p]``: the weight of row ``rows[p]``, negated where its sign index is 1."""
+    last = np.intp(n_rows - 1)
+    for p in range(n_rows):
+        ahead = np.uintp(rows[min(p + ROWS_AHEAD, last)])
+        prefetch.read(weights, ahead)
+        prefetch.read(sign_index, ahead)
+        weight = weights[rows[p]]
+        signed[p] = -weight if sign_index[rows[p]] else weight
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _signed_histograms(codes, first, count, rows, signed, n_rows, chunk_flat, ahead):
+    """``_group_histograms`` from signed weights: the cell of sign ``signed[p] < 0`` gets
+    ``|signed[p]|``, one load a row for both. A weight of 0.0 goes to either cell: adding
+    0.0 leaves a sum of non-negative weights the same to the bit."""
+    one = np.uintp(1)
+    last = np.uintp(n_rows - 1)
+    for feature in range(first, first + count):
+        chunk_flat[feature, :] = 0.0
+    if count == FEATURE_GROUP:
+        codes_0, codes_1 = codes[first], codes[first + 1]
+        codes_2, codes_3 = codes[first + 2], codes[first + 3]
+        hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
+        hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
+        for p in range(np.uintp(n_rows)):
+            if ahead:
+                later = np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)])
+                prefetch.read(codes_0, later)
+                prefetch.read(codes_1, later)
+                prefetch.read(codes_2, later)
+                prefetch.read(codes_3, later)
+            row = np.uintp(rows[p])
+            value = signed[p]
+            sign = np.uintp(value < 0.0)
+            weight = abs(value)
+            hist_0[(np.uintp(codes_0[row]) << one) | sign] += weight
+            hist_1[(np.uintp(codes_1[row]) << one) | sign] += weight
+            hist_2[(np.uintp(codes_2[row]) << one) | sign] += weight
+            hist_3[(np.uintp(codes_3[row]) << one) | sign] += weight
+        return
+    for feature in range(first, first + count):
+        feature_codes = codes[feature]
+        feature_hist = chunk_flat[feature]
+        for p in range(np.uintp(n_rows)):
+            if ahead:
+                prefetch.read(feature_codes,
+                              np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)]))
+            value = signed[p]
+            feature_hist[(np.uintp(feature_codes[np.uintp(rows[p])]) << one)
+                         | np.uintp(value < 0.0)] += abs(value)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sign_index,
                           own_weights, own_signs, row_chunk, n_chunks, flat, chunk_flat,
@@ -253,15 +308,15 @@ def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sig
             start = chunk * row_chunk
             stop = min(start + row_chunk, n_rows)
             chunk_rows = rows[start:stop]
-            _gather(chunk_rows, weights, sign_index, own_weights, own_signs, 0, stop - start)
+            _gather_signed(chunk_rows, weights, sign_index, own_weights, stop - start)
             for first in range(first_feature, stop_feature, FEATURE_GROUP):
                 count = min(FEATURE_GROUP, stop_feature - first)
                 if chunk == 0:
-                    _group_histograms(codes, first, count, chunk_rows, own_weights, own_signs,
-                                      0, stop - start, flat, ahead)
+                    _signed_histograms(codes, first, count, chunk_rows, own_weights,
+                                       stop - start, flat, ahead)
                     continue
-                _group_histograms(codes, first, count, chunk_rows, own_weights, own_signs, 0,
-                                  stop - start, chunk_flat, ahead)
+                _signed_histograms(codes, first, count, chunk_rows, own_weights, stop - start,
+                                   chunk_flat, ahead)
                 for feature in range(first, first + count):
                     for cell in range(cells):
                         flat[feature, cell] += chunk_flat[feature, cell]

@@ -7,9 +7,10 @@ node score s = Σ_l 2 sqrt(W+ W-) for real confidences (Eq. 10, 16; Kearns & Man
 s = -Σ_l |W+ - W-| for ±1 ones (§3.1, Eq. 14), gain = s(node) - s(left) - s(right).
 
 Only the smaller child of a numeric split has its histogram built from its rows (on one
-label column with ``kernels/node_histogram.build_node_histogram_binary``, one parallel region
-of a feature range a thread over fixed row chunks; on 2-7 labels with ``build_node_histogram``, parallel
-over groups of four features and fixed row chunks; on 8 labels or more with
+label column with ``kernels/node_histogram.build_node_histogram_binary``, one parallel
+region of a feature range a thread over fixed row chunks; on 2-7 labels with
+``build_node_histogram``, parallel over groups of four features and fixed row chunks; on 8
+labels or more with
 ``build_histogram_masses``, 2k contiguous adds per example and feature); the larger child's
 is the parent's minus the smaller's, so a tree costs about one stump pass plus passes over
 ever smaller nodes (on binary 400k x 50, 16 leaves: 2.2 passes of the rows). The
