@@ -189,8 +189,7 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
             if rows is not None and own:
                 _own_range_histograms(
                     codes, first, stop, rows, weights, sign_index,
-                    gather_weights[worker * chunk_rows: (worker + 1) * chunk_rows],
-                    gather_signs[worker * chunk_rows: (worker + 1) * chunk_rows], row_chunk,
+                    gather_weights[worker * chunk_rows: (worker + 1) * chunk_rows], row_chunk,
                     n_chunks, flat, scratch, ahead)
             else:
                 _range_histograms(codes, first, stop, rows, node_weights, node_signs, n_rows,
@@ -295,12 +294,11 @@ def _signed_histograms(codes, first, count, rows, signed, n_rows, chunk_flat, ah
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sign_index,
-                          own_weights, own_signs, row_chunk, n_chunks, flat, chunk_flat,
-                          ahead):
+                          own_weights, row_chunk, n_chunks, flat, chunk_flat, ahead):
     """``_range_histograms`` chunk by chunk, each chunk's weights and signs gathered into
-    ``own_weights`` and ``own_signs`` (this thread's, ``row_chunk`` long, kept in L2 while
-    its features take them) first; every cell is the same sum, ``(chunk 0 + chunk 1) +
-    chunk 2 ...``."""
+    ``own_weights`` first (signed, ``_gather_signed``; this thread's, ``row_chunk`` long,
+    kept in L2 while its features take them); every cell is the same sum, ``(chunk 0 +
+    chunk 1) + chunk 2 ...``."""
     if rows is not None:
         n_rows = rows.shape[0]
         cells = flat.shape[1]
