@@ -120,14 +120,16 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
                           gather_signs, chunk_hists, n_workers):
     """A tree node's histogram for one label column, parallel over features and rows.
 
-    The node's weights and signs are gathered once (in parallel above one chunk: each
-    parallel region wakes the threads, a cost on a busy machine), so each task streams
-    them; a task takes ``FEATURE_GROUP`` features (one load of an example's weight and sign
-    for four independent adds) over one chunk of ``row_chunk`` rows, or, with
-    ``FEATURES_PER_WORKER`` features a thread or more, a thread takes a range of features
-    over every chunk, adding each chunk's sums as it ends (one parallel region, not two; a
-    chunk's sums stay in L2: the root of binary 1M x 50 took 0.87x the time on one thread,
-    random codes, in a same-process A/B). Each cell sums its
+    With ``FEATURES_PER_WORKER`` features a thread or more, the node is one parallel
+    region: a thread takes a range of features over every chunk of ``row_chunk`` rows,
+    gathering each chunk's weights, signed (``_gather_signed``), into its own part of the
+    work space (kept in L2; each thread gathers every chunk, a few percent of the node's
+    time, so no gather runs before the region) and adding each chunk's sums as it ends.
+    Otherwise the node's weights and signs are gathered once (in parallel above one chunk:
+    each parallel region wakes the threads, a cost on a busy machine) and a task takes
+    ``FEATURE_GROUP`` features over one chunk; a second region adds the chunks. Either way
+    four features take one loop (one load of an example's weight and sign for four
+    independent adds). Each cell sums its
     rows in the order of ``rows`` within a chunk, from 0.0, and the chunks' sums are then
     added in chunk order (on a node of under 1/``SPARSE_NODE`` of the rows, the codes of the
     row ``ROWS_AHEAD`` ahead are asked for): a node of at most ``row_chunk`` rows gets
