@@ -793,3 +793,26 @@ def test_range_blocks_equal_naive_on_any_thread_count(rng, n):
             np.testing.assert_array_equal(out, expected)
     finally:
         numba.set_num_threads(previous)
+
+
+def test_local_rows_write_their_order_only_when_read(rng):
+    """A tree's row order is 0, 1, ... until the root splits, whatever the kept array holds
+    from the last tree: a root's threshold partition, a leaf of the whole set and a read of
+    ``rows`` each see that order."""
+    from confboost.engine.learners.grower import LocalRows, WorkArrays
+
+    _, dataset, _, _, _, _ = _problem(rng, 1, n_samples=500)
+    work = WorkArrays()
+    work.get("rows", (500,), np.intp).fill(-3)  # what the last tree left
+    leaf = LocalRows(dataset, None, work=work).leaf_blocks({0: 0})
+    np.testing.assert_array_equal(leaf, np.zeros(500, dtype=np.uint8))
+    np.testing.assert_array_equal(LocalRows(dataset, None, work=work).rows, np.arange(500))
+    work.get("rows", (500,), np.intp).fill(-3)
+    row_sets = LocalRows(dataset, None, work=work)
+    n_left = row_sets.partition(0, (NODE_THRESHOLD, 1, 2, True), 1, 2)
+    left, right = partition_rows_naive(dataset.codes[1], np.arange(500), 2, True)
+    np.testing.assert_array_equal(row_sets.rows, np.concatenate([left, right]))
+    blocks = row_sets.leaf_blocks({1: 0, 2: 1})
+    assert n_left == left.size
+    np.testing.assert_array_equal(blocks[left], 0)
+    np.testing.assert_array_equal(blocks[right], 1)
