@@ -107,14 +107,6 @@ def _group_histograms(codes, first, count, rows, node_weights, node_signs, start
                 node_weights[p])
 
 
-def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk,
-                                gather_weights, gather_signs, chunk_hists):
-    """A tree node's histogram for one label column (``node_histogram_binary`` on this
-    thread's numba thread count, which sets only how the work is shared)."""
-    node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
-                          gather_signs, chunk_hists, load_numba().get_num_threads())
-
-
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
                           gather_signs, chunk_hists, n_workers):
@@ -320,6 +312,25 @@ def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sig
                 for feature in range(first, first + count):
                     for cell in range(cells):
                         flat[feature, cell] += chunk_flat[feature, cell]
+
+
+def _on_thread_count(kernel):
+    """``build_node_histogram_binary``: ``kernel`` called with this thread's numba thread
+    count. The kernel is held here, not looked up in the module's globals, which point at
+    its parallel dispatcher once numba loads: through the kernel object a call inside
+    ``lazy_numba.serial_kernels`` (a fit on one thread) runs its serial build."""
+
+    def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk,
+                                    gather_weights, gather_signs, chunk_hists):
+        """A tree node's histogram for one label column (``node_histogram_binary`` on this
+        thread's numba thread count, which sets only how the work is shared)."""
+        kernel(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
+               gather_signs, chunk_hists, load_numba().get_num_threads())
+
+    return build_node_histogram_binary
+
+
+build_node_histogram_binary = _on_thread_count(node_histogram_binary)
 
 
 def node_histogram_work(weights, hist_shape, row_chunk):
