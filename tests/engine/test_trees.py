@@ -755,3 +755,64 @@ def test_node_splits_equal_the_scalar_loop_bit_for_bit(rng, k, missing):
             best_node_splits(hist, dataset.n_bins, mode, least, *out)
             assert list(zip(*(a.tolist() for a in out), strict=True)) == (
                 _scalar_split_reference(hist, dataset.n_bins, mode, least))
+
+
+@pytest.mark.parametrize("n", [400, 3 * PARTITION_CHUNK + 123])  # one chunk, several
+def test_partition_rows_in_order_reads_no_rows(rng, n):
+    """``in_order``: the rows are taken as 0, 1, ..., whatever the array holds (a tree's
+    root, its row order not written)."""
+    codes = rng.integers(0, 256, size=n).astype(np.uint8)
+    expected_left, expected_right = partition_rows_naive(codes, np.arange(n), 100, True)
+    rows = np.full(n, -7, dtype=np.intp)
+    n_left = partition_rows(codes, rows, 0, n, 100, True, np.empty((2, n), np.intp), True)
+    np.testing.assert_array_equal(rows, np.concatenate([expected_left, expected_right]))
+    assert n_left == expected_left.size
+
+
+@pytest.mark.parametrize("n", [300, 3 * PARTITION_CHUNK + 123])  # one chunk, several
+def test_range_blocks_equal_naive_on_any_thread_count(rng, n):
+    """Each example gets its range's value, empty ranges included (one before a range
+    starting where it does, one at the end)."""
+    import numba
+
+    from confboost.kernels.tree_nodes import range_blocks, range_blocks_naive
+
+    rows = rng.permutation(n).astype(np.intp)
+    cuts = np.sort(rng.choice(np.arange(1, n), 6, replace=False))
+    starts = np.concatenate([[0], cuts[:3], cuts[3:4], cuts[3:], [n, n]]).astype(np.intp)
+    values = rng.permutation(starts.size - 1).astype(np.uint8)
+    expected = np.full(n, 255, dtype=np.uint8)
+    range_blocks_naive(rows, starts, values, expected)
+    assert (expected != 255).all()
+    previous = numba.get_num_threads()
+    try:
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            out = np.full(n, 255, dtype=np.uint8)
+            range_blocks(rows, starts, values, out)
+            np.testing.assert_array_equal(out, expected)
+    finally:
+        numba.set_num_threads(previous)
+
+
+def test_local_rows_write_their_order_only_when_read(rng):
+    """A tree's row order is 0, 1, ... until the root splits, whatever the kept array holds
+    from the last tree: a root's threshold partition, a leaf of the whole set and a read of
+    ``rows`` each see that order."""
+    from confboost.engine.learners.grower import LocalRows, WorkArrays
+
+    _, dataset, _, _, _, _ = _problem(rng, 1, n_samples=500)
+    work = WorkArrays()
+    work.get("rows", (500,), np.intp).fill(-3)  # what the last tree left
+    leaf = LocalRows(dataset, None, work=work).leaf_blocks({0: 0})
+    np.testing.assert_array_equal(leaf, np.zeros(500, dtype=np.uint8))
+    np.testing.assert_array_equal(LocalRows(dataset, None, work=work).rows, np.arange(500))
+    work.get("rows", (500,), np.intp).fill(-3)
+    row_sets = LocalRows(dataset, None, work=work)
+    n_left = row_sets.partition(0, (NODE_THRESHOLD, 1, 2, True), 1, 2)
+    left, right = partition_rows_naive(dataset.codes[1], np.arange(500), 2, True)
+    np.testing.assert_array_equal(row_sets.rows, np.concatenate([left, right]))
+    blocks = row_sets.leaf_blocks({1: 0, 2: 1})
+    assert n_left == left.size
+    np.testing.assert_array_equal(blocks[left], 0)
+    np.testing.assert_array_equal(blocks[right], 1)

@@ -390,7 +390,9 @@ def _dirty_work(weights, hist, row_chunk):
     return gather_weights, gather_signs, chunk_hists
 
 
-@pytest.mark.parametrize("n_features", [4, 5, 7])  # features go in groups of 4
+# features go in groups of 4; from FEATURES_PER_WORKER a thread (17: on 1 and 2 threads), each
+# thread takes a range of features over every chunk, below a task a (group, chunk)
+@pytest.mark.parametrize("n_features", [4, 5, 7, 17])
 @pytest.mark.parametrize("compact", [False, True])  # the codes of learners/tree.compact_codes
 def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng, n_features,
                                                                             compact):
@@ -406,6 +408,7 @@ def test_node_histogram_binary_equals_naive_bit_for_bit_on_any_thread_count(rng,
 
     codes, n_hist_bins, signs, weights, node = _node_problem(rng, n_features, 1, compact)
     w = weights[:, 0].copy()
+    w[::37] = 0.0  # a weight of 0.0 of either sign (signed weights: -0.0) changes no cell
     sign_index = (signs[:, 0] < 0).astype(np.uint8)
     hist = np.empty((n_features, n_hist_bins, 1, 2))
     sparse = np.sort(rng.choice(1000, 50, replace=False)).astype(np.intp)

@@ -4,12 +4,16 @@ rows a node holds, gathered once and summed in fixed chunks of rows.
 The node's weights and signs are gathered into a work space (``node_histogram_work``) and
 each (group of ``FEATURE_GROUP`` features, chunk of ``ROW_CHUNK`` rows) is one task with a
 histogram of its own; the chunks' histograms are added in chunk order, so a node's
-histogram is the same to the bit on any number of threads. A node's rows are scattered over
-the codes, so the one-label kernel asks for the codes of a row some rows ahead of the one it
-adds (``kernels/prefetch.py``: the misses of a small node overlap). The cells are the block
-statistics W_b^{jl} of the paper's Eq. 9-10 and 16, as ``kernels/histogram.py``'s whole-set
-histograms; a tree's grower (``engine/learners/grower.py``) builds the smaller child's and
-subtracts it from the parent's for the larger.
+histogram is the same to the bit on any number of threads. With one label and enough
+features for every thread, a node is one parallel region: each thread takes a range of
+features, gathers each chunk's weights into its own part of the work space and adds each
+chunk's sums as that chunk ends (the same additions in the same order). A node's rows are
+scattered over the codes, so the one-label kernel asks for the codes of a row some rows
+ahead of the one it adds (``kernels/prefetch.py``: the misses of a small node overlap).
+The cells are the block statistics W_b^{jl} of the paper's Eq. 9-10 and 16, as
+``kernels/histogram.py``'s whole-set histograms; a tree's grower
+(``engine/learners/grower.py``) builds the smaller child's and subtracts it from the
+parent's for the larger.
 """
 
 import numpy as np
@@ -17,7 +21,7 @@ import numpy as np
 from confboost.kernels import prefetch
 from confboost.kernels.prefetch import ROWS_AHEAD
 from confboost.utils.dtypes import WEIGHT_DTYPE
-from confboost.utils.lazy_numba import njit, prange
+from confboost.utils.lazy_numba import load_numba, njit, prange
 
 #: Rows of a chunk of a tree node's histogram (``build_node_histogram_binary``): each
 #: (group of features, chunk) is one task with a histogram of its own, and the chunks'
@@ -43,6 +47,12 @@ def _gather(rows, weights, sign_index, node_weights, node_signs, first, stop):
 #: and sign are loaded once for that many independent adds (4 against 2: 0.6-0.85x the time
 #: of a node's histogram on binary 400k x 50, 48 features; 8 gained nothing more).
 FEATURE_GROUP = 4
+
+#: Features from which ``build_node_histogram_binary`` gives each thread a range of
+#: features (``FEATURES_PER_WORKER`` or more a thread: two groups of four) over all of a
+#: node's rows, one parallel region; with fewer a task takes a group of features over one
+#: chunk of rows, and a second region adds the chunks. Both give the same histogram.
+FEATURES_PER_WORKER = 2 * FEATURE_GROUP
 
 #: ``build_node_histogram_binary`` asks for codes ahead only on a node of fewer than
 #: ``n_samples / SPARSE_NODE`` rows. On a larger node its rows cover every cache line of
@@ -98,14 +108,20 @@ def _group_histograms(codes, first, count, rows, node_weights, node_signs, start
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
-def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk,
-                                gather_weights, gather_signs, chunk_hists):
+def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
+                          gather_signs, chunk_hists, n_workers):
     """A tree node's histogram for one label column, parallel over features and rows.
 
-    The node's weights and signs are gathered once (in parallel above one chunk: each
-    parallel region wakes the threads, a cost on a busy machine), so each task streams
-    them; a task takes ``FEATURE_GROUP`` features (one load of an example's weight and sign
-    for four independent adds) over one chunk of ``row_chunk`` rows. Each cell sums its
+    With ``FEATURES_PER_WORKER`` features a thread or more, the node is one parallel
+    region: a thread takes a range of features over every chunk of ``row_chunk`` rows,
+    gathering each chunk's weights, signed (``_gather_signed``), into its own part of the
+    work space (kept in L2; each thread gathers every chunk, a few percent of the node's
+    time, so no gather runs before the region) and adding each chunk's sums as it ends.
+    Otherwise the node's weights and signs are gathered once (in parallel above one chunk:
+    each parallel region wakes the threads, a cost on a busy machine) and a task takes
+    ``FEATURE_GROUP`` features over one chunk; a second region adds the chunks. Either way
+    four features take one loop (one load of an example's weight and sign for four
+    independent adds). Each cell sums its
     rows in the order of ``rows`` within a chunk, from 0.0, and the chunks' sums are then
     added in chunk order (on a node of under 1/``SPARSE_NODE`` of the rows, the codes of the
     row ``ROWS_AHEAD`` ahead are asked for): a node of at most ``row_chunk`` rows gets
@@ -129,15 +145,25 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
     gather_weights, gather_signs, chunk_hists : ndarray
         Work space, overwritten, so that no node allocates: a grower's arrays for all its
         nodes (``node_histogram_work(weights, hist.shape, row_chunk)``).
+    n_workers : int
+        The threads of the call (any value >= 1 gives the same histogram): with
+        ``FEATURES_PER_WORKER`` features a thread or more, each thread fills a range of
+        features over every chunk in one parallel region (``_range_histograms``), else a
+        task fills a group of features over one chunk and a second region adds the chunks.
     """
     n_features = codes.shape[0]
     n_rows = codes.shape[1] if rows is None else rows.shape[0]
     cells = hist.shape[1] * 2
     flat = hist.reshape((n_features, cells))
     n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
+    by_range = n_features >= FEATURES_PER_WORKER * n_workers
+    # feature ranges: each thread gathers each chunk's weights itself, into its own part of
+    # the work space (no gather region before the histograms)
+    chunk_rows = min(row_chunk, n_rows)
+    own = by_range and n_workers * chunk_rows <= gather_weights.shape[0]
     node_weights = weights
     node_signs = sign_index
-    if rows is not None:
+    if rows is not None and not own:
         node_weights = gather_weights[:n_rows]
         node_signs = gather_signs[:n_rows]
         if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
@@ -146,11 +172,27 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
             for chunk in prange(n_chunks):
                 _gather(rows, weights, sign_index, node_weights, node_signs, chunk * row_chunk,
                         min((chunk + 1) * row_chunk, n_rows))
+    ahead = n_rows * SPARSE_NODE < codes.shape[1]  # a sparse node: ask for codes ahead
+    if by_range:
+        # one task a thread, each on a feature range of its own over every chunk in order:
+        # one parallel region, and the chunk sums stay in L2 (they are added as each ends)
+        scratch = chunk_hists[0] if n_chunks > 1 else flat
+        for worker in prange(n_workers):
+            first = n_features * worker // n_workers
+            stop = n_features * (worker + 1) // n_workers
+            if rows is not None and own:
+                _own_range_histograms(
+                    codes, first, stop, rows, weights, sign_index,
+                    gather_weights[worker * chunk_rows: (worker + 1) * chunk_rows], row_chunk,
+                    n_chunks, flat, scratch, ahead)
+            else:
+                _range_histograms(codes, first, stop, rows, node_weights, node_signs, n_rows,
+                                  row_chunk, n_chunks, flat, scratch, ahead)
+        return
     if n_chunks == 1:
         partial = flat.reshape((1, n_features, cells))
     else:
         partial = chunk_hists[:n_chunks]
-    ahead = n_rows * SPARSE_NODE < codes.shape[1]  # a sparse node: ask for codes ahead
     n_groups = (n_features + FEATURE_GROUP - 1) // FEATURE_GROUP
     for task in prange(n_groups * n_chunks):
         first = FEATURE_GROUP * (task // n_chunks)
@@ -166,6 +208,129 @@ def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chun
                 for chunk in range(1, n_chunks):
                     total += partial[chunk, feature, cell]
                 flat[feature, cell] = total
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _range_histograms(codes, first_feature, stop_feature, rows, node_weights, node_signs,
+                      n_rows, row_chunk, n_chunks, flat, chunk_flat, ahead):
+    """``build_node_histogram_binary``'s histograms of features ``first_feature:stop_feature``
+    into ``flat``, ``FEATURE_GROUP`` at a time: chunk 0 straight into ``flat``, each later
+    chunk into ``chunk_flat`` (the same features' rows) and then added to ``flat``, so every
+    cell is ``(chunk 0 + chunk 1) + chunk 2 ...``, the sum of the chunk-task path to the bit.
+    """
+    cells = flat.shape[1]
+    for first in range(first_feature, stop_feature, FEATURE_GROUP):
+        count = min(FEATURE_GROUP, stop_feature - first)
+        _group_histograms(codes, first, count, rows, node_weights, node_signs, 0,
+                          min(row_chunk, n_rows), flat, ahead)
+        for chunk in range(1, n_chunks):
+            start = chunk * row_chunk
+            _group_histograms(codes, first, count, rows, node_weights, node_signs, start,
+                              min(start + row_chunk, n_rows), chunk_flat, ahead)
+            for feature in range(first, first + count):
+                for cell in range(cells):
+                    flat[feature, cell] += chunk_flat[feature, cell]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gather_signed(rows, weights, sign_index, signed, n_rows):
+    """``signed[p]``: the weight of row ``rows[p]``, negated where its sign index is 1."""
+    last = np.intp(n_rows - 1)
+    for p in range(n_rows):
+        ahead = np.uintp(rows[min(p + ROWS_AHEAD, last)])
+        prefetch.read(weights, ahead)
+        prefetch.read(sign_index, ahead)
+        weight = weights[rows[p]]
+        signed[p] = -weight if sign_index[rows[p]] else weight
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _signed_histograms(codes, first, count, rows, signed, n_rows, chunk_flat, ahead):
+    """``_group_histograms`` from signed weights: the cell of sign ``signed[p] < 0`` gets
+    ``|signed[p]|``, one load a row for both. A weight of 0.0 goes to either cell: adding
+    0.0 leaves a sum of non-negative weights the same to the bit."""
+    one = np.uintp(1)
+    last = np.uintp(n_rows - 1)
+    for feature in range(first, first + count):
+        chunk_flat[feature, :] = 0.0
+    if count == FEATURE_GROUP:
+        codes_0, codes_1 = codes[first], codes[first + 1]
+        codes_2, codes_3 = codes[first + 2], codes[first + 3]
+        hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
+        hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
+        for p in range(np.uintp(n_rows)):
+            if ahead:
+                later = np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)])
+                prefetch.read(codes_0, later)
+                prefetch.read(codes_1, later)
+                prefetch.read(codes_2, later)
+                prefetch.read(codes_3, later)
+            row = np.uintp(rows[p])
+            value = signed[p]
+            sign = np.uintp(value < 0.0)
+            weight = abs(value)
+            hist_0[(np.uintp(codes_0[row]) << one) | sign] += weight
+            hist_1[(np.uintp(codes_1[row]) << one) | sign] += weight
+            hist_2[(np.uintp(codes_2[row]) << one) | sign] += weight
+            hist_3[(np.uintp(codes_3[row]) << one) | sign] += weight
+        return
+    for feature in range(first, first + count):
+        feature_codes = codes[feature]
+        feature_hist = chunk_flat[feature]
+        for p in range(np.uintp(n_rows)):
+            if ahead:
+                prefetch.read(feature_codes,
+                              np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)]))
+            value = signed[p]
+            feature_hist[(np.uintp(feature_codes[np.uintp(rows[p])]) << one)
+                         | np.uintp(value < 0.0)] += abs(value)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sign_index,
+                          own_weights, row_chunk, n_chunks, flat, chunk_flat, ahead):
+    """``_range_histograms`` chunk by chunk, each chunk's weights and signs gathered into
+    ``own_weights`` first (signed, ``_gather_signed``; this thread's, ``row_chunk`` long,
+    kept in L2 while its features take them); every cell is the same sum, ``(chunk 0 +
+    chunk 1) + chunk 2 ...``."""
+    if rows is not None:
+        n_rows = rows.shape[0]
+        cells = flat.shape[1]
+        for chunk in range(n_chunks):
+            start = chunk * row_chunk
+            stop = min(start + row_chunk, n_rows)
+            chunk_rows = rows[start:stop]
+            _gather_signed(chunk_rows, weights, sign_index, own_weights, stop - start)
+            for first in range(first_feature, stop_feature, FEATURE_GROUP):
+                count = min(FEATURE_GROUP, stop_feature - first)
+                if chunk == 0:
+                    _signed_histograms(codes, first, count, chunk_rows, own_weights,
+                                       stop - start, flat, ahead)
+                    continue
+                _signed_histograms(codes, first, count, chunk_rows, own_weights, stop - start,
+                                   chunk_flat, ahead)
+                for feature in range(first, first + count):
+                    for cell in range(cells):
+                        flat[feature, cell] += chunk_flat[feature, cell]
+
+
+def _on_thread_count(kernel):
+    """``build_node_histogram_binary``: ``kernel`` called with this thread's numba thread
+    count. The kernel is held here, not looked up in the module's globals, which point at
+    its parallel dispatcher once numba loads: through the kernel object a call inside
+    ``lazy_numba.serial_kernels`` (a fit on one thread) runs its serial build."""
+
+    def build_node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk,
+                                    gather_weights, gather_signs, chunk_hists):
+        """A tree node's histogram for one label column (``node_histogram_binary`` on this
+        thread's numba thread count, which sets only how the work is shared)."""
+        kernel(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
+               gather_signs, chunk_hists, load_numba().get_num_threads())
+
+    return build_node_histogram_binary
+
+
+build_node_histogram_binary = _on_thread_count(node_histogram_binary)
 
 
 def node_histogram_work(weights, hist_shape, row_chunk):

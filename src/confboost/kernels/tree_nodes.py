@@ -22,7 +22,8 @@ A tree is grown over a row index array ``rows`` in which every node owns a conti
   tables with text columns, ``learners/splitter.py``);
 - find a factorised stump's edge per feature (``best_factorized_splits``), which sets the
   vote vector of a Hamming tree (Kégl 2014);
-- partition a node's rows into its two children (``partition_rows``);
+- partition a node's rows into its two children (``partition_rows``), and give each
+  example its leaf from the leaves' row ranges (``range_blocks``);
 - walk a fitted tree's node arrays on raw feature values (``tree_blocks``);
 - say which way an example goes at a node of each kind (``threshold_goes_left`` and
   ``code_goes_left``, ``value_goes_left``, ``term_goes_left``): the one rule that
@@ -264,7 +265,8 @@ PARTITION_CHUNK = 1 << 14
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch):
+def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left, scratch,
+                   in_order=False):
     """Stably reorder ``rows[start:stop]`` into the left child's rows, then the right's.
 
     In parallel over chunks of ``PARTITION_CHUNK`` rows: each chunk writes every row to both
@@ -287,6 +289,9 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     missing_left : bool
     scratch : ndarray of shape (2, n_samples), intp
         Work space.
+    in_order : bool, default=False
+        ``rows[start:stop]`` is taken to hold ``start, ..., stop - 1`` (a tree's root, whose
+        rows are then not written before the call) and is not read.
 
     Returns
     -------
@@ -298,12 +303,12 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     left_counts = np.empty(n_chunks, dtype=np.intp)
     if n_chunks == 1:  # no parallel region (each costs a wake-up of the threads)
         _partition_chunk(column_codes, rows, start, 0, n_rows, threshold, missing_left,
-                         scratch, left_counts)
+                         scratch, left_counts, in_order)
     else:
         for chunk in prange(n_chunks):
             _partition_chunk(column_codes, rows, start, chunk * PARTITION_CHUNK,
                              min((chunk + 1) * PARTITION_CHUNK, n_rows), threshold,
-                             missing_left, scratch, left_counts)
+                             missing_left, scratch, left_counts, in_order)
     left_at = np.empty(n_chunks, dtype=np.intp)
     n_left = 0
     for chunk in range(n_chunks):
@@ -319,20 +324,30 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
 
 @njit(cache=True, nogil=True)
 def _partition_chunk(column_codes, rows, start, first, stop, threshold, missing_left, scratch,
-                     left_counts):
+                     left_counts, in_order):
     """``partition_rows``'s first pass over the node's positions ``first:stop``: the left
-    rows to ``scratch[0]``, the right rows to ``scratch[1]``, each from ``first`` up."""
+    rows to ``scratch[0]``, the right rows to ``scratch[1]``, each from ``first`` up (the
+    rows ``start + first, ...`` themselves when ``in_order``)."""
     left_rows = scratch[0]
     right_rows = scratch[1]
     to_left = first
     to_right = first
-    for q in range(first, stop):
-        row = rows[start + q]
-        goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
-        left_rows[to_left] = row
-        right_rows[to_right] = row
-        to_left += goes_left
-        to_right += 1 - goes_left
+    if in_order:
+        for q in range(first, stop):
+            row = start + q
+            goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
+            left_rows[to_left] = row
+            right_rows[to_right] = row
+            to_left += goes_left
+            to_right += 1 - goes_left
+    else:
+        for q in range(first, stop):
+            row = rows[start + q]
+            goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
+            left_rows[to_left] = row
+            right_rows[to_right] = row
+            to_left += goes_left
+            to_right += 1 - goes_left
     left_counts[first // PARTITION_CHUNK] = to_left - first
 
 
@@ -347,6 +362,47 @@ def _place_chunk(rows, start, chunk, n_rows, n_left, left_at, left_counts, scrat
     rows[to: to + n_chunk_left] = scratch[0, first: first + n_chunk_left]
     to = start + n_left + first - left_at[chunk]
     rows[to: to + n_chunk_right] = scratch[1, first: first + n_chunk_right]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def range_blocks(rows, starts, values, out):
+    """``out[rows[q]] = values[j]`` for every position ``q`` of range ``j``,
+    ``starts[j] <= q < starts[j + 1]``: the leaf of each training example from the row
+    ranges of a tree's leaves, in parallel over chunks of ``PARTITION_CHUNK`` positions
+    (each example is written once, so any chunking gives the same array).
+
+    Parameters
+    ----------
+    rows : ndarray of shape (n_rows,), intp
+        A permutation of the examples (``out``'s indices).
+    starts : ndarray of shape (n_ranges + 1,), intp
+        Increasing; ``starts[0] = 0``, ``starts[-1] = n_rows``.
+    values : ndarray of shape (n_ranges,), uint8
+    out : ndarray of shape (n_samples,), uint8
+        Output.
+    """
+    n_rows = rows.shape[0]
+    for chunk in prange((n_rows + PARTITION_CHUNK - 1) // PARTITION_CHUNK):
+        first = chunk * PARTITION_CHUNK
+        _range_chunk(rows, starts, values, out, first, min(first + PARTITION_CHUNK, n_rows))
+
+
+@njit(cache=True, nogil=True)
+def _range_chunk(rows, starts, values, out, first, stop):
+    """``range_blocks`` on positions ``first:stop`` (a serial function: the loops inside
+    the parallel one took 6x this time)."""
+    j = np.searchsorted(starts, first, side="right") - 1
+    while starts[j] < stop:
+        value = values[j]
+        for p in range(max(starts[j], first), min(starts[j + 1], stop)):
+            out[np.uintp(rows[p])] = value  # unsigned: no negative-index test
+        j += 1
+
+
+def range_blocks_naive(rows, starts, values, out):
+    """Twin of ``range_blocks``: one fancy-indexed assignment per range."""
+    for j in range(values.shape[0]):
+        out[rows[starts[j]: starts[j + 1]]] = values[j]
 
 
 def partition_rows_naive(column_codes, rows, threshold_bin, missing_left):

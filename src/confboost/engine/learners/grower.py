@@ -7,9 +7,10 @@ node score s = Σ_l 2 sqrt(W+ W-) for real confidences (Eq. 10, 16; Kearns & Man
 s = -Σ_l |W+ - W-| for ±1 ones (§3.1, Eq. 14), gain = s(node) - s(left) - s(right).
 
 Only the smaller child of a numeric split has its histogram built from its rows (on one
-label column with ``kernels/node_histogram.build_node_histogram_binary``, parallel over groups of
-four features and fixed row chunks; on 2-7 labels with ``build_node_histogram``, parallel
-over groups of four features and fixed row chunks; on 8 labels or more with
+label column with ``kernels/node_histogram.build_node_histogram_binary``, one parallel
+region of a feature range a thread over fixed row chunks; on 2-7 labels with
+``build_node_histogram``, parallel over groups of four features and fixed row chunks; on 8
+labels or more with
 ``build_histogram_masses``, 2k contiguous adds per example and feature); the larger child's
 is the parent's minus the smaller's, so a tree costs about one stump pass plus passes over
 ever smaller nodes (on binary 400k x 50, 16 leaves: 2.2 passes of the rows). The
@@ -39,7 +40,7 @@ import numpy as np
 from confboost.engine.learners.splitter import numeric_split, search_numeric_split
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.node_split import children_splits
-from confboost.kernels.tree_nodes import partition_rows
+from confboost.kernels.tree_nodes import partition_rows, range_blocks
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
 
 if TYPE_CHECKING:  # annotations only
@@ -177,11 +178,22 @@ class LocalRows:
         self.fill_histogram = fill_histogram
         self.other_splits = other_splits
         self.n_samples = other_splits.n_samples if dataset is None else dataset.n_samples
-        work = WorkArrays() if work is None else work
-        self.rows = work.row_order("rows", self.n_samples)
+        self._work = WorkArrays() if work is None else work
+        # the row order, 0 .. n_samples - 1 until the root splits: written only when read
+        # (the root's threshold partition reads the order itself, ``in_order``)
+        self._rows = self._work.get("rows", (self.n_samples,), np.intp)
+        self._in_order = True
         self.ranges = {0: (0, self.n_samples)}  # node -> (start, stop) in ``rows``
         self.scratch = (None if dataset is None
-                        else work.get("partition scratch", (2, self.n_samples), np.intp))
+                        else self._work.get("partition scratch", (2, self.n_samples), np.intp))
+
+    @property
+    def rows(self):
+        """The row array, every node's rows a contiguous range of it (see ``ranges``)."""
+        if self._in_order:
+            self._rows = self._work.row_order("rows", self.n_samples)
+            self._in_order = False
+        return self._rows
 
     def fill(self, node, hist):
         """Overwrite ``hist`` with the histogram of node ``node``'s rows."""
@@ -194,8 +206,10 @@ class LocalRows:
         start, stop = self.ranges[node]
         kind, index, code, missing_left = split
         if kind == NODE_THRESHOLD:
-            n_left = partition_rows(self.codes[index], self.rows, start, stop, code,
-                                    missing_left, self.scratch)
+            in_order = self._in_order  # the root, its rows not written yet
+            n_left = partition_rows(self.codes[index], self._rows, start, stop, code,
+                                    missing_left, self.scratch, in_order)
+            self._in_order = False
         else:
             n_left = self.other_splits.partition(split, self.rows, start, stop)
         self.ranges[left] = (start, start + n_left)
@@ -210,11 +224,17 @@ class LocalRows:
         return self.other_splits.best(self.rows[start:stop])
 
     def leaf_blocks(self, leaf_of_node):
-        """The leaf of every row, shape (n_samples,), uint8, from {node: leaf}."""
+        """The leaf of every row, shape (n_samples,), uint8, from {node: leaf}
+        (``kernels/tree_nodes.range_blocks``, in parallel over the rows)."""
         train_blocks = np.empty(self.n_samples, dtype=BLOCK_DTYPE)
-        for node, leaf in leaf_of_node.items():
-            start, stop = self.ranges[node]
-            train_blocks[self.rows[start:stop]] = leaf
+        if self._in_order:  # the root never split: one leaf
+            train_blocks.fill(leaf_of_node[0])
+            return train_blocks
+        # by start, an empty range before a range that starts where it does
+        ranges = sorted((*self.ranges[node], leaf) for node, leaf in leaf_of_node.items())
+        starts = np.array([start for start, _, _ in ranges] + [self.n_samples], dtype=np.intp)
+        range_blocks(self._rows, starts, np.array([leaf for _, _, leaf in ranges],
+                                                  dtype=BLOCK_DTYPE), train_blocks)
         return train_blocks
 
 
