@@ -402,6 +402,13 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
         n_candidates = 0
         while b < n_value_bins and n_candidates < block:
             base = np.uintp(b) * width
+            if b > 0 and (bits[base] | bits[base + np.uintp(1)]) << np.uint64(1) != 0:
+                # label 0 has mass: a candidate without the whole test (in a one-against-all
+                # fit every row has mass on every label)
+                candidate_bin[n_candidates] = b
+                n_candidates += 1
+                b += 1
+                continue
             nonzero = np.uint64(0)
             for cell in range(width):
                 nonzero |= bits[base + cell]
