@@ -816,3 +816,31 @@ def test_local_rows_write_their_order_only_when_read(rng):
     assert n_left == left.size
     np.testing.assert_array_equal(blocks[left], 0)
     np.testing.assert_array_equal(blocks[right], 1)
+
+@pytest.mark.parametrize("k", [3, 10])
+def test_node_splits_at_a_least_mass_equal_to_a_child_mass_equal_the_scalar_loop(rng, k):
+    """Where the least child mass is exactly a candidate's left or right mass (the scalar
+    loop's sums), the vectorised scan's own sum of that mass cannot decide the test, and it
+    takes the scalar loop's: gain, bin and missing side to the bit, with and without
+    missing values, at each candidate's child masses."""
+    X, _, _, _, pos, neg = _problem(rng, k, missing=0.1, n_samples=500, n_features=1,
+                                    distinct=20)
+    dataset = Dataset.from_array(X, 255)
+    hist = np.empty((1, N_HIST_BINS, k, 2))
+    node_histogram(dataset.codes, np.arange(500, dtype=np.intp), pos, neg, hist)
+    n_bins = dataset.n_bins
+    assert n_bins[0] * k >= 60
+    for missing_cells in (hist[0, -1].copy(), np.zeros_like(hist[0, -1])):
+        hist[0, -1] = missing_cells
+        cells = hist[0, : n_bins[0]].tolist()
+        value_mass = sum_in_order([[sum(c[l][0] for c in cells), sum(c[l][1] for c in cells)]
+                                   for l in range(k)])
+        left, leasts = 0.0, []
+        for bin_cells in cells:
+            left += sum_in_order(bin_cells)
+            leasts += [left, max(value_mass - left, 0.0)]
+        for least in leasts:
+            out = np.empty(1), np.empty(1, dtype=np.intp), np.empty(1, dtype=bool)
+            best_node_splits(hist, n_bins, REAL, least, *out)
+            assert list(zip(*(a.tolist() for a in out), strict=True)) == (
+                _scalar_split_reference(hist, n_bins, REAL, least))

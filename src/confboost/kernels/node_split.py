@@ -14,16 +14,18 @@ bin with no mass repeats the previous threshold's split, which wins the tie, so 
 and the bins with mass are candidates.
 
 Real confidences take two square roots per (candidate, label), four with missing values:
-``_scan_real`` lays out the left child's running W+ and W- of a block of candidates side by
-side, label-major (every candidate of a feature in one pass over its bins when they fit
-``_SIDE_BYTES``; the running sums after the last bin are then the value bins' totals, the
-same additions in the same order as a pass of their own), and for each label scores every
-candidate's children in one loop vectorised across the candidates, adding each score to its
-candidate's sum (in label order). Bins are read from the histogram flat, by unsigned index.
-±1 confidences, whose score is one subtraction, and features of few bins and labels
-(``_SCAN_MIN_CELLS``) keep one scalar loop per (bin, label), which the vector loops'
-bookkeeping would slow down (birds-like count features of 5 values: 2x the round). Both
-give each gain to the bit.
+``_scan_real`` lists a feature's candidates (a block of them when they pass
+``_SIDE_BYTES``), lays out their left child's running W+ and W- side by side, label-major
+(a label at a time; the running sums after the last bin are then the value bins' totals,
+the same additions in the same order as a pass of their own), and for each label scores
+every candidate's children in one loop vectorised across the candidates (their count
+padded to ``_CHUNK``), adding each score to its candidate's sum (in label order). The
+children's masses, which only decide whether a child is heavy enough, are summed in that
+loop too, in another order, and a test their rounding could decide goes to the scalar
+loop's sum. Bins are read from the histogram flat, by unsigned index. ±1 confidences,
+whose score is one subtraction, and features of few bins and labels (``_SCAN_MIN_CELLS``)
+keep one scalar loop per (bin, label), which the vector loops' bookkeeping would slow down
+(birds-like count features of 5 values: 2x the round). Both give each gain to the bit.
 
 After a split the grower makes one call (``children_splits``): the larger child's histogram
 (parent minus smaller child), both children's searches, and each child's choice of feature
@@ -56,6 +58,11 @@ _SIDE_BYTES = 1 << 16
 #: Features a task of ``best_node_splits`` scans with one work space (an allocation per
 #: feature cost a third of a small node's search).
 _SPLIT_FEATURES = 4
+
+#: ``_scan_real`` scores a block's candidates in a count rounded up to a multiple of this
+#: (the last candidate repeated): LLVM's vector loop of 8 doubles then covers them all, with
+#: no scalar remainder.
+_CHUNK = 8
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -246,10 +253,11 @@ def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain,
     left_pos = np.empty(k, dtype=WEIGHT_DTYPE)
     left_neg = np.empty(k, dtype=WEIGHT_DTYPE)
     block = min(n_hist_bins, max(_MIN_BLOCK, _SIDE_BYTES // (16 * k)))
-    side_pos = np.empty((k, block), dtype=WEIGHT_DTYPE)
-    side_neg = np.empty((k, block), dtype=WEIGHT_DTYPE)
-    sums = np.empty((4, block), dtype=WEIGHT_DTYPE)
-    candidate_mass = np.empty(block, dtype=WEIGHT_DTYPE)
+    padded = (block + _CHUNK - 1) // _CHUNK * _CHUNK
+    side_pos = np.empty((k, padded), dtype=WEIGHT_DTYPE)
+    side_neg = np.empty((k, padded), dtype=WEIGHT_DTYPE)
+    sums = np.empty((5, padded), dtype=WEIGHT_DTYPE)
+    candidate_mass = np.empty(padded, dtype=WEIGHT_DTYPE)
     candidate_bin = np.empty(block, dtype=np.intp)
     for feature in range(first, stop):
         n_value_bins = n_bins[feature]
@@ -353,26 +361,29 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
     scalar loop of ``best_node_splits`` finds it to the bit (module docstring; real
     confidences only).
 
-    The left child's running W+ and W- of a block of candidates (every candidate of the
-    feature when they fit ``side_pos``: one pass over the bins) are laid out label-major;
-    then for each label one loop over the block's candidates scores both children (and
-    both with the missing bin) and adds each score to its candidate's sum: a loop LLVM
-    vectorises across candidates, whose sums still run over the labels in order, from 0.0.
-    The value bins' totals the right child needs are, for one block, its running sums after
-    the last bin (the same additions in the same order), and for several a pass of their
-    own first. The work space comes from the caller: ``all_pos``, ``all_neg``,
-    ``left_pos``, ``left_neg`` of shape (k,); ``side_pos``, ``side_neg`` of shape (k,
-    block); ``sums`` of shape (4, block), each candidate's score sums: left, right (missing
-    values right), left, right (missing values left); ``candidate_mass`` and
-    ``candidate_bin``, (block,).
+    A block's candidates (bin 0 and the bins with mass; every candidate of the feature when
+    they fit ``candidate_bin``) are listed first: a bin of no mass (every cell ±0.0: the
+    masses are >= 0) adds 0.0 to every running sum and repeats the previous split. Then, a
+    label at a time, its running W+ and W- over the candidates are laid out side by side
+    (the same additions, in the same order, as the scalar loop's). For each label one loop
+    vectorised across the candidates scores both children (and both with the missing bin)
+    and adds each score to its candidate's sum, in label order from 0.0; the same loop sums
+    each candidate's left mass in another order than the scalar loop. That mass is only
+    compared with the least child mass, and it lies within ``slack`` of the scalar loop's
+    (``_mass_checks``); a comparison the bound cannot decide takes the scalar loop's sum
+    (``_left_mass``). The value bins' totals the right child needs are, for one block, its
+    running sums after the last bin, and for several a pass of their own first. The work
+    space comes from the caller: ``all_pos``, ``all_neg``, ``left_pos``, ``left_neg`` of
+    shape (k,); ``side_pos``, ``side_neg`` of shape (k, padded block); ``sums`` of shape
+    (5, padded block): each candidate's score sums (left, right with missing values right;
+    left, right with them left), then its mass checks; ``candidate_mass`` (padded block,)
+    and ``candidate_bin`` (block,).
     """
     k = feature_hist.shape[1]
     cells = feature_hist.reshape(-1)
+    bits = cells.view(np.uint64)
     width = np.uintp(2 * k)
-    block = side_pos.shape[1]
-    row = np.uintp(block)
-    side_pos_flat = side_pos.reshape(-1)
-    side_neg_flat = side_neg.reshape(-1)
+    block = candidate_bin.shape[0]
     missing_bin = feature_hist.shape[0] - 1
     one_block = n_value_bins <= block
     node_score, missing_mass, value_mass, least_mass = 0.0, 0.0, 0.0, 0.0
@@ -382,61 +393,70 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
             feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
     left_pos[:] = 0.0
     left_neg[:] = 0.0
-    left_mass = 0.0
     best_gain, best_missing_left, best_bin = -np.inf, True, -1
+    # both left masses round sums of at most k (n_value_bins + 2) non-negative terms: each
+    # is within that many units in the last place (2^-53) of the exact sum, so of each other
+    slack = 8.0 * k * (n_value_bins + 2) * 2.0**-53
     b = 0
     while b < n_value_bins:
         n_candidates = 0
         while b < n_value_bins and n_candidates < block:
-            # a bin of no mass (every cell 0.0: the masses are >= 0) would add 0.0 to every
-            # running sum, no change, and is no candidate: one test of its 2k cells, which
-            # LLVM vectorises, skips it (most bins of a small node); the running sums stay
-            # in registers between the add and the side's write
             base = np.uintp(b) * width
-            nonzero = 0
-            for cell in range(width):
-                nonzero += cells[base + cell] != 0.0
-            if nonzero == 0 and b > 0:
+            if b > 0 and (bits[base] | bits[base + np.uintp(1)]) << np.uint64(1) != 0:
+                # label 0 has mass: a candidate without the whole test (in a one-against-all
+                # fit every row has mass on every label)
+                candidate_bin[n_candidates] = b
+                n_candidates += 1
                 b += 1
                 continue
-            at = np.uintp(n_candidates)
-            for l in range(np.uintp(k)):
-                cell_pos = cells[base + np.uintp(2) * l]
-                cell_neg = cells[base + np.uintp(2) * l + np.uintp(1)]
-                running_pos = left_pos[l] + cell_pos
-                running_neg = left_neg[l] + cell_neg
-                left_pos[l] = running_pos
-                left_neg[l] = running_neg
-                left_mass += cell_pos + cell_neg
-                side_pos_flat[l * row + at] = running_pos
-                side_neg_flat[l * row + at] = running_neg
-            candidate_mass[n_candidates] = left_mass
-            candidate_bin[n_candidates] = b
-            n_candidates += 1
+            nonzero = np.uint64(0)
+            for cell in range(width):
+                nonzero |= bits[base + cell]
+            if nonzero << np.uint64(1) != 0 or b == 0:  # a cell other than +-0.0
+                candidate_bin[n_candidates] = b
+                n_candidates += 1
             b += 1
+        n_padded = (n_candidates + _CHUNK - 1) // _CHUNK * _CHUNK
+        for l in range(k):
+            running_pos, running_neg = left_pos[l], left_neg[l]
+            pos, neg = side_pos[l], side_neg[l]
+            offset = np.uintp(2 * l)
+            for c in range(n_candidates):
+                at = np.uintp(candidate_bin[c]) * width + offset
+                running_pos += cells[at]
+                running_neg += cells[at + np.uintp(1)]
+                pos[c] = running_pos
+                neg[c] = running_neg
+            for c in range(n_candidates, n_padded):
+                pos[c] = running_pos
+                neg[c] = running_neg
+            left_pos[l], left_neg[l] = running_pos, running_neg
         if one_block:
             all_pos[:] = left_pos
             all_neg[:] = left_neg
             node_score, missing_mass, value_mass, least_mass = _node_terms(
                 feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
         with_missing = missing_mass > 0.0
-        sums[:, :n_candidates] = 0.0
+        sums[:, :n_padded] = 0.0
+        candidate_mass[:n_padded] = 0.0
         sum_left, sum_right, sum_left_miss, sum_right_miss = sums[0], sums[1], sums[2], sums[3]
         for l in range(k):
             total_pos, total_neg = all_pos[l], all_neg[l]
             pos, neg = side_pos[l], side_neg[l]
-            for c in range(n_candidates):
+            for c in range(n_padded):
+                candidate_mass[c] += pos[c] + neg[c]
                 sum_left[c] += _score(pos[c], neg[c], REAL)
                 sum_right[c] += _score(max(total_pos - pos[c], 0.0),
                                        max(total_neg - neg[c], 0.0), REAL)
             if with_missing:
                 miss_pos = feature_hist[missing_bin, l, 0]
                 miss_neg = feature_hist[missing_bin, l, 1]
-                for c in range(n_candidates):
+                for c in range(n_padded):
                     sum_left_miss[c] += _score(pos[c] + miss_pos, neg[c] + miss_neg, REAL)
                     sum_right_miss[c] += _score(max(total_pos - pos[c], 0.0) + miss_pos,
                                                 max(total_neg - neg[c], 0.0) + miss_neg, REAL)
-        for c in range(n_candidates):
+        gain_left, gain_right, fits = sums[0], sums[1], sums[4]
+        for c in range(n_padded):
             score_left = sums[0, c]  # missing values right
             score_right = sums[1, c]
             score_left_miss = score_left  # missing values left
@@ -444,17 +464,71 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
             if with_missing:
                 score_left_miss = sums[2, c]
                 score_right_miss = sums[3, c]
+            gain_left[c] = node_score - score_left_miss - score_right
+            gain_right[c] = node_score - score_left - score_right_miss
             mass = candidate_mass[c]
-            right_mass = max(value_mass - mass, 0.0)
-            if mass + missing_mass >= least_mass and right_mass >= least_mass:
-                gain = node_score - score_left_miss - score_right
-                if gain > best_gain:
-                    best_gain, best_bin, best_missing_left = gain, candidate_bin[c], True
-            if mass >= least_mass and right_mass + missing_mass >= least_mass:
-                gain = node_score - score_left - score_right_miss
-                if gain > best_gain:
-                    best_gain, best_bin, best_missing_left = gain, candidate_bin[c], False
+            low = _mass_checks(mass * (1.0 - slack) - _TINY_MASS, missing_mass, value_mass,
+                               least_mass)
+            high = _mass_checks(mass * (1.0 + slack) + _TINY_MASS, missing_mass, value_mass,
+                                least_mass)
+            fits[c] = low if low == high else _UNDECIDED
+        for c in range(n_candidates):
+            checks = fits[c]
+            if checks == _UNDECIDED:
+                checks = _mass_checks(_left_mass(cells, width, candidate_bin[c]),
+                                      missing_mass, value_mass, least_mass)
+            if checks == 15.0:
+                if gain_left[c] > best_gain:
+                    best_gain, best_bin, best_missing_left = gain_left[c], candidate_bin[c], True
+                if gain_right[c] > best_gain:
+                    best_gain, best_bin, best_missing_left = gain_right[c], candidate_bin[c], False
+                continue
+            code = int(checks)
+            if code & 3 == 3 and gain_left[c] > best_gain:
+                best_gain, best_bin, best_missing_left = gain_left[c], candidate_bin[c], True
+            if code & 12 == 12 and gain_right[c] > best_gain:
+                best_gain, best_bin, best_missing_left = gain_right[c], candidate_bin[c], False
     return best_gain, best_bin, best_missing_left
+
+
+#: ``_scan_real``'s mark of a candidate whose mass checks the bound cannot decide.
+_UNDECIDED = -1.0
+
+#: Below every mass the bound of ``_scan_real`` is relative to: subnormal sums round by
+#: at most 2^-1074 an addition.
+_TINY_MASS = 1e-300
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mass_checks(mass, missing_mass, value_mass, least_mass):
+    """The scalar loop's four tests of a candidate of left mass ``mass``, as a sum of
+    flags: 1 left + missing and 2 right are heavy enough (missing values left), 4 left and
+    8 right + missing (missing values right). Tests 1 and 4 never turn false as ``mass``
+    grows, 2 and 8 never turn true (rounding is monotone), so where a mass's bounds give
+    the same flags, so does every mass between them."""
+    right_mass = max(value_mass - mass, 0.0)
+    checks = 0.0
+    if mass + missing_mass >= least_mass:
+        checks += 1.0
+    if right_mass >= least_mass:
+        checks += 2.0
+    if mass >= least_mass:
+        checks += 4.0
+    if right_mass + missing_mass >= least_mass:
+        checks += 8.0
+    return checks
+
+
+@njit(cache=True, nogil=True)
+def _left_mass(cells, width, last_bin):
+    """The left mass of the split at ``last_bin`` as the scalar loop sums it: W+ + W- of
+    each label, bin by bin in label order, from 0.0 (an empty bin adds 0.0)."""
+    mass = 0.0
+    for b in range(last_bin + 1):
+        base = np.uintp(b) * width
+        for cell in range(0, width, 2):
+            mass += cells[base + np.uintp(cell)] + cells[base + np.uintp(cell + 1)]
+    return mass
 
 
 def best_node_splits_naive(codes, rows, pos, neg, n_bins, mode, min_leaf_weight):
