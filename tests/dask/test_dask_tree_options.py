@@ -35,8 +35,6 @@ from confboost.dask.shards import ClusterReducer, Shard  # noqa: E402
 from confboost.dask.text import ColumnVocabulary  # noqa: E402
 from confboost.engine.boosting import BoostingRun  # noqa: E402
 from confboost.engine.learners import make_learner  # noqa: E402
-from confboost.engine.learners.label_trees import one_label_children_search  # noqa: E402
-from confboost.engine.learners.tree import TreeLearner  # noqa: E402
 from confboost.explain.contributions import record_cover  # noqa: E402
 from confboost.kernels.criterion_numpy import MODES  # noqa: E402
 from tests.dask.test_dask import _cluster, _dask, _data  # noqa: E402
@@ -180,15 +178,6 @@ def test_label_tree_blocks_are_the_learners_blocks():
     assert fit.train_blocks.shape == (y.size, 3)
     assert np.array_equal(recipe.on(dataset), fit.train_blocks)
     assert np.array_equal(fit.hypothesis.blocks(encoder.transform(columns)), fit.train_blocks)
-
-
-def test_a_tree_per_label_on_the_collective_takes_the_one_label_search():
-    """The collective's trees per label search their children as the local ones do (the
-    one-label kernel under real confidences, ``label_trees.use_one_label_search``)."""
-    learner = CollectiveLabelTreesLearner(Link(0, 1), MODES["real"], 0.01, **TREE)
-    assert learner._tree.children_search is one_label_children_search
-    assert (CollectiveLabelTreesLearner(Link(0, 1), MODES["discrete"], 0.01, **TREE)
-            ._tree.children_search is TreeLearner.children_search)
 
 
 # -- on a LocalCluster ----------------------------------------------------------------------

@@ -62,13 +62,10 @@ def test_apply_label_partition_equals_naive(rng, loss_kind, one_column):
 
 @pytest.mark.parametrize(("distinct", "leaves"), [(7, 5), (200, 16)])
 def test_each_label_tree_is_the_one_label_tree(rng, distinct, leaves):
-    """Tree l is the one-label ``TreeLearner``'s on label l's masses, to the bit: its
-    children's search (``kernels/label_split.py``) finds ``node_split.children_splits``'
-    splits, on features of few bins (its scalar scan) and of many."""
+    """Tree l is the one-label ``TreeLearner``'s on label l's masses, to the bit, on
+    features of few bins and of many."""
     _, dataset, labels, weights = _problem(rng, distinct=distinct)
-    learner = LabelTreesLearner(REAL, SMOOTHING, max_leaves=leaves)
-    assert learner._tree.children_search is not TreeLearner.children_search
-    fit = learner.fit(dataset, weights, labels)
+    fit = LabelTreesLearner(REAL, SMOOTHING, max_leaves=leaves).fit(dataset, weights, labels)
     hypothesis = fit.hypothesis
     for label in range(3):
         alone = TreeLearner(REAL, SMOOTHING, max_leaves=leaves).fit(

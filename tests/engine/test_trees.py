@@ -12,7 +12,7 @@ from confboost.engine.learners.base import label_masses
 from confboost.engine.learners.stump import StumpLearner
 from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner
 from confboost.estimators import load
-from confboost.kernels.criterion_numpy import DISCRETE, REAL
+from confboost.kernels.criterion_numpy import DISCRETE, REAL, REAL_ABSTAIN
 from confboost.kernels.histogram import N_HIST_BINS, build_histogram_rows
 from confboost.kernels.node_split import best_node_splits, best_node_splits_naive
 from confboost.kernels.tree_nodes import (
@@ -293,6 +293,36 @@ def test_threshold_rule_on_values_and_on_codes_agree(rng, missing_left):
             tree_blocks(X, np.array([feature]), np.array([threshold]),
                         np.array([missing_left]), np.array([-1]), np.array([-2]), out)
             np.testing.assert_array_equal(out == 0, on_values)
+
+
+@pytest.mark.parametrize("mode", [REAL, REAL_ABSTAIN, DISCRETE])
+@pytest.mark.parametrize("weak_learner", [TreeLearner, HammingTreeLearner])
+def test_one_column_trees_are_the_trees_of_children_splits(rng, monkeypatch, mode,
+                                                           weak_learner):
+    """A binary tree and a Hamming tree (histograms of one column) grow the same tree to
+    the bit whether the grower searches the children with the one-column kernel
+    (``label_split.label_children_splits``, real confidences) or ``children_splits``."""
+    from confboost.engine.learners import grower
+
+    children_splits = grower.children_splits  # the grower's (lazy) kernel
+    X, signs, weights = random_problem(rng, n_samples=3000, n_features=6, k=1, missing=0.05,
+                                       distinct=90)
+    if weak_learner is HammingTreeLearner:
+        X, signs, weights = random_problem(rng, n_samples=3000, n_features=6, k=3,
+                                           missing=0.05, distinct=90)
+    dataset, labels = Dataset.from_array(X, 255), LabelSigns.from_signs(signs)
+    expected = (grower._one_column_children_splits if mode != DISCRETE else children_splits)
+    assert grower._children_search(1, mode) is expected
+    assert grower._children_search(3, mode) is children_splits
+    fits = [weak_learner(mode, 1e-3, max_leaves=12).fit(dataset, weights, labels)]
+    monkeypatch.setattr(grower, "_children_search", lambda n_columns, mode: children_splits)
+    fits.append(weak_learner(mode, 1e-3, max_leaves=12).fit(dataset, weights, labels))
+    assert np.unique(fits[0].train_blocks).size == 12
+    np.testing.assert_array_equal(fits[0].train_blocks, fits[1].train_blocks)
+    for name in ("column", "threshold", "missing_left", "left", "right"):
+        np.testing.assert_array_equal(getattr(fits[0].hypothesis, name),
+                                      getattr(fits[1].hypothesis, name))
+    np.testing.assert_array_equal(fits[0].weight_pos, fits[1].weight_pos)
 
 
 @pytest.mark.parametrize("weak_learner", [TreeLearner, HammingTreeLearner])

@@ -18,11 +18,7 @@ from confboost.dask.collective import (
     _Collective,
     tree_code_blocks,
 )
-from confboost.engine.learners.label_trees import (
-    LABEL_BLOCK_DTYPE,
-    LabelTreesLearner,
-    use_one_label_search,
-)
+from confboost.engine.learners.label_trees import LABEL_BLOCK_DTYPE, LabelTreesLearner
 
 #: The node arrays of a ``GrownTree`` that give its blocks (``tree_code_blocks``).
 _NODE_ARRAYS = ("kind", "feature", "threshold_bin", "missing_left", "left", "right")
@@ -60,8 +56,8 @@ class CollectiveLabelTreesLearner(_Collective, LabelTreesLearner):
         LabelTreesLearner.__init__(self, mode, smoothing, max_leaves, max_depth,
                                    min_leaf_weight)
         self.link = link
-        self._tree = use_one_label_search(_RecordingTreeLearner(
-            link, mode, smoothing, max_leaves, max_depth, min_leaf_weight))
+        self._tree = _RecordingTreeLearner(link, mode, smoothing, max_leaves, max_depth,
+                                           min_leaf_weight)
 
     def fit(self, dataset, weights, labels):
         self._tree.trees = []

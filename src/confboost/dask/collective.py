@@ -196,8 +196,7 @@ class _Collective:
                                   self._work)
         self.grown = grow_tree(row_sets, None if numeric is None else numeric.n_bins,
                                n_columns, self.mode, self.max_leaves, self.max_depth,
-                               self.min_leaf_weight, self._pool, root_hist, n_hist_bins,
-                               self.children_search)
+                               self.min_leaf_weight, self._pool, root_hist, n_hist_bins)
         return self.grown
 
     def leaf_values(self, weight_pos, weight_neg, total):

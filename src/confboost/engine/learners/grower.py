@@ -39,9 +39,10 @@ import numpy as np
 
 from confboost.engine.learners.splitter import numeric_split, search_numeric_split
 from confboost.kernels.histogram import N_HIST_BINS
+from confboost.kernels.label_split import label_children_splits
 from confboost.kernels.node_split import children_splits
 from confboost.kernels.tree_nodes import partition_rows, range_blocks
-from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
+from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
 
 if TYPE_CHECKING:  # annotations only
     from confboost.engine.protocols import RowSets
@@ -239,8 +240,7 @@ class LocalRows:
 
 
 def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
-              min_leaf_weight, pool, root_hist=None, n_hist_bins=N_HIST_BINS,
-              children_search=children_splits):
+              min_leaf_weight, pool, root_hist=None, n_hist_bins=N_HIST_BINS):
     """Best-first growth by the largest drop in Z (see the module docstring).
 
     Parameters
@@ -265,12 +265,12 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
     n_hist_bins : int, default=256
         Bins of a node histogram, the last one the missing bin: 256, or fewer when the row
         sets fill histograms from compacted codes (``learners/tree.compact_codes``).
-    children_search : callable, default=``kernels/node_split.children_splits``
-        The children's split search after a split, with ``children_splits``' arguments and
-        outputs (a kernel of the same results for some shapes and modes, as
-        ``kernels/label_split.py``'s for one label column).
 
-    On equal gains a numeric split wins over the other kinds.
+    On equal gains a numeric split wins over the other kinds. The children's split search
+    after a split is ``kernels/node_split.children_splits``; on histograms of one column
+    under real confidences (a binary tree, a tree per label, a Hamming tree) it is
+    ``kernels/label_split.label_children_splits``, the same splits to the bit without the
+    loops over labels (``_children_search``).
 
     Returns
     -------
@@ -284,6 +284,7 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
         split_bins = np.empty((2, n_features), dtype=np.intp)
         split_lefts = np.empty((2, n_features), dtype=bool)
         choices = np.empty((2, 3), dtype=np.intp)  # ``choose_split`` of each row
+        children_search = _children_search(n_columns, mode)
     # nodes: [size, depth, split or None, children or None]
     nodes = [[row_sets.n_samples, 0, None, None]]
     hists = {}
@@ -353,6 +354,21 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
     for hist in hists.values():
         pool.put(hist)
     return _number_nodes(nodes, row_sets)
+
+
+def _children_search(n_columns, mode):
+    """The children's split search of ``grow_tree`` (its docstring says which), with
+    ``node_split.children_splits``' arguments."""
+    if n_columns == 1 and mode in (REAL, REAL_ABSTAIN):
+        return _one_column_children_splits
+    return children_splits
+
+
+def _one_column_children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight,
+                                best_gain, best_bin, best_missing_left, choice):
+    """``label_children_splits`` (one column, real confidences: it takes no ``mode``)."""
+    label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_gain,
+                          best_bin, best_missing_left, choice)
 
 
 def _offer_next_splits(row_sets, node_id, split, candidates, n_splits):

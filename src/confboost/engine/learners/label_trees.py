@@ -13,9 +13,8 @@ Z) on label l's own masses W+ and W- alone, with the confidence rule of §4.1 at
 (Eq. 9 for real confidences). A shared tree (``TreeLearner``) splits every label's examples
 at the same nodes; k trees a round let each label find its own splits, for k times the
 histogram work of a one-label tree. Each tree has one label column: under real confidences
-its children's split search is ``kernels/label_split.label_children_splits`` (the search of
-``kernels/node_split.children_splits`` for one column, the same splits to the bit, without
-its loops over labels).
+the grower searches its children's splits with ``kernels/label_split.label_children_splits``
+(``grower.grow_tree``).
 
 The hypothesis numbers its blocks label after label: tree l's leaves are blocks
 ``offsets[l] .. offsets[l] + n_leaves_l - 1``, ``values`` has a row per block and a column
@@ -29,30 +28,12 @@ from confboost.data.dataset import LabelSigns
 from confboost.engine.learners.base import PartitionFit, PartitionHypothesis
 from confboost.engine.learners.tree import TreeLearner
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
-from confboost.kernels.label_split import label_children_splits
-from confboost.utils.dtypes import REAL, REAL_ABSTAIN, WEIGHT_DTYPE
+from confboost.utils.dtypes import WEIGHT_DTYPE
 from confboost.utils.untrusted import fail, prefixed, read_list, require
 
 #: Blocks of a pair: every tree's leaves, numbered label after label, fit in uint16.
 LABEL_BLOCK_DTYPE = np.uint16
 MAX_LABEL_BLOCKS = int(np.iinfo(LABEL_BLOCK_DTYPE).max) + 1
-
-
-def one_label_children_search(small_hist, large_hist, n_bins, mode, min_leaf_weight,
-                              best_gain, best_bin, best_missing_left, choice):
-    """``grow_tree``'s children search of a one-label tree under real confidences
-    (``mode`` REAL or REAL_ABSTAIN): ``label_children_splits``, whose arguments are
-    ``node_split.children_splits``' but the mode."""
-    label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_gain,
-                          best_bin, best_missing_left, choice)
-
-
-def use_one_label_search(tree):
-    """Give ``tree`` (a ``TreeLearner`` that grows one label's trees) the one-label children
-    search where its confidence mode has one (real confidences); returns ``tree``."""
-    if tree.mode in (REAL, REAL_ABSTAIN):
-        tree.children_search = one_label_children_search
-    return tree
 
 
 def _label_name(classes, label):
@@ -187,8 +168,7 @@ class LabelTreesLearner:
         self.max_leaves = max_leaves
         # one learner for every label's tree: the trees are grown one after the other, so
         # they share its histograms and work arrays
-        self._tree = use_one_label_search(TreeLearner(mode, smoothing, max_leaves, max_depth,
-                                                      min_leaf_weight))
+        self._tree = TreeLearner(mode, smoothing, max_leaves, max_depth, min_leaf_weight)
         self._signs = None  # (the labels, each label's LabelSigns)
 
     def release_work(self):

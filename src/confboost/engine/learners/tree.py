@@ -34,7 +34,6 @@ from confboost.kernels.node_histogram import (
     build_node_histogram_binary,
     node_histogram_work,
 )
-from confboost.kernels.node_split import children_splits
 from confboost.kernels.term_masses import term_block_weights
 from confboost.kernels.tree_nodes import best_factorized_splits, node_histogram
 from confboost.kernels.value_masses import value_histogram
@@ -191,14 +190,7 @@ class TreeLearner:
         Most splits from the root to a leaf.
     min_leaf_weight : float
         Least weight (Σ_l W+ + W-, of the round's weights that sum to 1) of a leaf.
-
-    Attributes
-    ----------
-    children_search : callable
-        ``grow_tree``'s ``children_search`` (default ``node_split.children_splits``).
     """
-
-    children_search = staticmethod(children_splits)
 
     def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
         self.mode = mode
@@ -224,7 +216,7 @@ class TreeLearner:
                              splits or None, self._work)
         return grow_tree(row_sets, None if numeric is None else numeric.n_bins, n_columns,
                          self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
-                         self._pool, root_hist, n_hist_bins, self.children_search)
+                         self._pool, root_hist, n_hist_bins)
 
     def fit(self, dataset, weights, labels):
         """Best-first tree for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
