@@ -34,6 +34,29 @@ SIGN_MODES = (DISCRETE, ABSTAIN)
 ABSTAINING_MODES = (ABSTAIN, REAL_ABSTAIN)
 
 
+def cell(pos, neg, mode):
+    """A block's and label's term u of Z (arrays or numbers, elementwise; the numba home's
+    ``cell``): sqrt(W+ W-) (real modes), |W+ - W-| (discrete) or max(W+, W-) (abstain)."""
+    if mode in (REAL, REAL_ABSTAIN):
+        return np.sqrt(pos * neg)
+    if mode == DISCRETE:
+        return np.abs(pos - neg)
+    return np.maximum(pos, neg)
+
+
+def z_from_sums(u, v, abstained, mode, total):
+    """Z from u = Σ ``cell`` over the informative blocks and labels, v = Σ min(W+, W-)
+    (abstain), the abstaining mass W0 and ``total`` (the module docstring's formulas; the
+    numba home's ``z_from_sums``)."""
+    if mode == REAL:
+        return 2.0 * u
+    if mode == DISCRETE:
+        return np.sqrt(np.maximum(total * total - u * u, 0.0))
+    if mode == ABSTAIN:
+        return abstained + 2.0 * np.sqrt(u * v)
+    return abstained + 2.0 * u
+
+
 def mode_code(confidence):
     """The kernel code of a confidence mode name; ValueError naming the valid ones."""
     try:

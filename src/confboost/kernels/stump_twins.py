@@ -14,8 +14,9 @@ label, then chunk by chunk, as the kernel's are. So a model is the same whicheve
 
 import numpy as np
 
+from confboost.kernels.criterion_numpy import cell, z_from_sums
 from confboost.kernels.weight_update import LOSS_PAIRS, REDUCTION_CHUNK
-from confboost.utils.dtypes import ABSTAIN, DISCRETE, MISSING_BIN, REAL, REAL_ABSTAIN
+from confboost.utils.dtypes import ABSTAIN, MISSING_BIN, REAL_ABSTAIN
 
 
 def histogram_twin(codes, weights, sign_index, hist):
@@ -42,26 +43,6 @@ def histogram_twin(codes, weights, sign_index, hist):
         flat[feature] = np.bincount(cells.ravel(), flat_weights, minlength=width)
 
 
-def _cell(pos, neg, mode):
-    """``criterion_numba.cell``: sqrt(W+ W-), |W+ - W-| or max(W+, W-)."""
-    if mode in (REAL, REAL_ABSTAIN):
-        return np.sqrt(pos * neg)
-    if mode == DISCRETE:
-        return np.abs(pos - neg)
-    return np.maximum(pos, neg)
-
-
-def _z_from_sums(u, v, abstained, mode, total):
-    """``criterion_numba.z_from_sums``."""
-    if mode == REAL:
-        return 2.0 * u
-    if mode == DISCRETE:
-        return np.sqrt(np.maximum(total * total - u * u, 0.0))
-    if mode == ABSTAIN:
-        return abstained + 2.0 * np.sqrt(u * v)
-    return abstained + 2.0 * u
-
-
 def best_thresholds_twin(hist, n_bins, mode, total, best_z, best_bin):
     """Twin of ``best_thresholds``: the least Z of every feature (inf where none) and its
     first bin (-1 where none), into ``best_z`` and ``best_bin``; same arguments."""
@@ -83,16 +64,16 @@ def best_thresholds_twin(hist, n_bins, mode, total, best_z, best_bin):
             if abstaining:
                 abstained += miss_pos + miss_neg
             else:
-                missing_u += float(_cell(miss_pos, miss_neg, mode))
+                missing_u += float(cell(miss_pos, miss_neg, mode))
         # the kernel's all-bins sum is the running sum's last: the same adds
         right_pos = np.maximum(left_pos[-1:] - left_pos, 0.0)
         right_neg = np.maximum(left_neg[-1:] - left_neg, 0.0)
         # per bin, the labels' terms added in label order, as the kernel's scalar sums
-        u = np.cumsum(_cell(left_pos, left_neg, mode) + _cell(right_pos, right_neg, mode),
+        u = np.cumsum(cell(left_pos, left_neg, mode) + cell(right_pos, right_neg, mode),
                       axis=1)[:, -1]
         v = (np.cumsum(np.minimum(left_pos, left_neg) + np.minimum(right_pos, right_neg),
                        axis=1)[:, -1] if mode == ABSTAIN else None)
-        z = _z_from_sums(u + missing_u, v, abstained, mode, total)
+        z = z_from_sums(u + missing_u, v, abstained, mode, total)
         z = np.where(np.isnan(z), np.inf, z)  # the kernel's ``z < best`` passes NaN by
         first = int(np.argmin(z))
         if z[first] < np.inf:

@@ -15,28 +15,8 @@ import numpy as np
 from confboost.engine.confidence import block_confidences
 from confboost.engine.learners.base import PartitionFit
 from confboost.engine.learners.stump import STUMP_ABSTAINING, StumpHypothesis
-from confboost.kernels.criterion_numpy import ABSTAINING_MODES
-from confboost.utils.dtypes import ABSTAIN, DISCRETE, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
-
-
-def _cell(pos, neg, mode):
-    """u of informative (block, label) cells: sqrt(W+ W-), |W+ - W-| or max(W+, W-)."""
-    if mode in (REAL, REAL_ABSTAIN):
-        return np.sqrt(pos * neg)
-    if mode == DISCRETE:
-        return np.abs(pos - neg)
-    return np.maximum(pos, neg)
-
-
-def _z_from_sums(u, v, abstained, mode, total):
-    """Z from the sums of ``_cell`` and the abstaining mass (``criterion_numba.z_from_sums``)."""
-    if mode == REAL:
-        return 2.0 * u
-    if mode == DISCRETE:
-        return np.sqrt(np.maximum(total * total - u * u, 0.0))
-    if mode == ABSTAIN:
-        return abstained + 2.0 * np.sqrt(u * v)
-    return abstained + 2.0 * u
+from confboost.kernels.criterion_numpy import ABSTAINING_MODES, cell, z_from_sums
+from confboost.utils.dtypes import ABSTAIN, WEIGHT_DTYPE
 
 
 def value_masses(ranks, n_values, weights, signs):
@@ -91,16 +71,16 @@ def threshold_z(pos, neg, mode, total):
         if abstaining:
             abstained += pos[0, l] + neg[0, l]
         else:
-            missing_u += float(_cell(pos[0, l], neg[0, l], mode))
+            missing_u += float(cell(pos[0, l], neg[0, l], mode))
     u = np.zeros(left_pos.shape[0])
     v = np.zeros(left_pos.shape[0])
     for l in range(k):
         right_pos = np.maximum(left_pos[-1, l] - left_pos[:, l], 0.0)
         right_neg = np.maximum(left_neg[-1, l] - left_neg[:, l], 0.0)
-        u += _cell(left_pos[:, l], left_neg[:, l], mode) + _cell(right_pos, right_neg, mode)
+        u += cell(left_pos[:, l], left_neg[:, l], mode) + cell(right_pos, right_neg, mode)
         if mode == ABSTAIN:
             v += np.minimum(left_pos[:, l], left_neg[:, l]) + np.minimum(right_pos, right_neg)
-    return _z_from_sums(u + missing_u, v, abstained, mode, total)
+    return z_from_sums(u + missing_u, v, abstained, mode, total)
 
 
 class ExactStumpLearner:
