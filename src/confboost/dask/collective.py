@@ -171,8 +171,10 @@ class CollectiveRows(LocalRows):
         ranges = sorted((*self.ranges[node], leaf) for node, leaf in leaf_of_node.items())
         starts = np.array([start for start, _, _ in ranges] + [self.local_samples],
                           dtype=np.intp)
-        range_blocks(self._rows, starts, np.array([leaf for _, _, leaf in ranges],
-                                                  dtype=BLOCK_DTYPE), train_blocks)
+        # the first local_samples of the row array: ``rows`` may have made it of the whole
+        # set's size
+        leaves = np.array([leaf for _, _, leaf in ranges], dtype=BLOCK_DTYPE)
+        range_blocks(self.rows[:self.local_samples], starts, leaves, train_blocks)
         return train_blocks
 
 
