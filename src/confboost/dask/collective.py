@@ -43,10 +43,17 @@ from confboost.engine.learners.base import PartitionFit
 from confboost.engine.learners.grower import LocalRows, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
 from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner, _best_factorised
+from confboost.kernels.block_cover import block_cover, block_cover_naive
 from confboost.kernels.histogram import N_HIST_BINS
-from confboost.kernels.tree_nodes import code_goes_left, term_goes_left, value_goes_left
+from confboost.kernels.tree_nodes import (
+    code_goes_left,
+    range_blocks,
+    term_goes_left,
+    value_goes_left,
+)
 from confboost.kernels.value_masses import value_histogram
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_TERM, NODE_THRESHOLD
+from confboost.utils.lazy_numba import prefer_twin
 from confboost.utils.threads import numba_threads
 
 
@@ -130,13 +137,23 @@ class CollectiveReducer:
 
 class CollectiveRows(LocalRows):
     """``LocalRows`` of one rank: a node's histogram and its row count are the sums over
-    the ranks (the grower sees the whole set's nodes), its rows this shard's."""
+    the ranks (the grower sees the whole set's nodes), its rows this shard's.
 
-    def __init__(self, link, dataset, fill_histogram, other_splits=None, work=None):
+    Parameters
+    ----------
+    link : Link
+    n_total : int or None
+        The rows over every rank, when a tree before this one summed them (the shard's
+        rows do not change); None: summed here (one allreduce).
+    *args
+        ``LocalRows``'.
+    """
+
+    def __init__(self, link, n_total, dataset, fill_histogram, other_splits=None, work=None):
         super().__init__(dataset, fill_histogram, other_splits, work)
         self.link = link
         self.local_samples = self.n_samples
-        self.n_samples = int(link.allreduce(self.n_samples))
+        self.n_samples = int(link.allreduce(self.n_samples)) if n_total is None else n_total
 
     def fill(self, node, hist):
         super().fill(node, hist)
@@ -146,10 +163,18 @@ class CollectiveRows(LocalRows):
         return int(self.link.allreduce(super().partition(node, split, left, right)))
 
     def leaf_blocks(self, leaf_of_node):
+        """``LocalRows.leaf_blocks`` of this shard's rows (``range_blocks``)."""
         train_blocks = np.empty(self.local_samples, dtype=BLOCK_DTYPE)
-        for node, leaf in leaf_of_node.items():
-            start, stop = self.ranges[node]
-            train_blocks[self.rows[start:stop]] = leaf
+        if self._in_order:  # the root never split: one leaf
+            train_blocks.fill(leaf_of_node[0])
+            return train_blocks
+        ranges = sorted((*self.ranges[node], leaf) for node, leaf in leaf_of_node.items())
+        starts = np.array([start for start, _, _ in ranges] + [self.local_samples],
+                          dtype=np.intp)
+        # the first local_samples of the row array: ``rows`` may have made it of the whole
+        # set's size
+        leaves = np.array([leaf for _, _, leaf in ranges], dtype=BLOCK_DTYPE)
+        range_blocks(self.rows[:self.local_samples], starts, leaves, train_blocks)
         return train_blocks
 
 
@@ -180,20 +205,24 @@ class _Collective:
     grown : GrownTree
         The last tree grown: its node arrays give its blocks on any shard
         (``tree_code_blocks``).
+    n_total : int or None
+        The rows over every rank, summed by the first tree (``CollectiveRows``).
     """
 
     link = None
     grown = None
+    n_total = None
 
     def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
               n_hist_bins=N_HIST_BINS):
         numeric = dataset if dataset.has_numeric else None
         if numeric is None and not splits:
             return super()._grow(dataset, fill_histogram, n_columns, splits)  # its error
-        row_sets = CollectiveRows(self.link, numeric,
+        row_sets = CollectiveRows(self.link, self.n_total, numeric,
                                   fill_histogram if numeric is not None else None,
                                   CollectiveNodeSplits(self.link, splits) if splits else None,
                                   self._work)
+        self.n_total = row_sets.n_samples
         self.grown = grow_tree(row_sets, None if numeric is None else numeric.n_bins,
                                n_columns, self.mode, self.max_leaves, self.max_depth,
                                self.min_leaf_weight, self._pool, root_hist, n_hist_bins)
@@ -381,7 +410,7 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
             fit = learner.fit(shard.dataset, scheme.learner_weights, scheme.labels)
             scheme.reducer = reducer
             spec.finish(scheme, fit)
-        covers = _round_covers(shard.link, fit, shard.sample_weight)
+        covers = _round_covers(shard.link, fit, shard.sample_weight, shard.unit_weight)
     except BaseException:
         shard.close()
         raise
@@ -398,22 +427,29 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
                                  fit.criterion, patterns), reducer.log)
 
 
-def _round_covers(link, fit, sample_weight):
+def _round_covers(link, fit, sample_weight, unit):
     """The training cover of the round's hypothesis (Σ sample weight per block; a tree per
     label's, tree after tree) and of a product's sign patterns (None for the other kinds),
     allreduced in one buffer: taken
     here, where the round's blocks are, rather than made again from a recipe after the
-    run (``shards.shard_covers``, the same sums)."""
+    run (``shards.shard_covers``, the same sums). ``unit``: every sample weight is 1, the
+    blocks' cover counted (``record_cover``'s kernel: ``np.bincount``'s sums)."""
     n_patterns = (0 if fit.train_patterns is None
                   else 1 << len(fit.hypothesis.test_columns()))
-    blocks, weights = fit.train_blocks, sample_weight
+    blocks, n_blocks = fit.train_blocks, fit.hypothesis.values.shape[0]
     if blocks.ndim == 2:  # a block per row and label (a tree per label), as ``record_cover``
-        blocks, weights = blocks.ravel(), np.repeat(sample_weight, blocks.shape[1])
-    parts = [np.bincount(blocks, weights=weights, minlength=fit.hypothesis.values.shape[0]),
+        cover = np.bincount(blocks.ravel(), weights=np.repeat(sample_weight, blocks.shape[1]),
+                            minlength=n_blocks)
+    elif prefer_twin(block_cover, blocks.size):
+        cover = block_cover_naive(blocks, sample_weight, n_blocks)
+    else:
+        cover = np.empty(n_blocks, dtype=np.float64)
+        block_cover(blocks, sample_weight, unit, cover)
+    parts = [cover,
              np.zeros(0) if fit.train_patterns is None else
              np.bincount(fit.train_patterns, weights=sample_weight, minlength=n_patterns)]
-    block_cover, pattern_cover = link.allreduce(parts)
-    return block_cover, None if fit.train_patterns is None else pattern_cover
+    cover, pattern_cover = link.allreduce(parts)
+    return cover, None if fit.train_patterns is None else pattern_cover
 
 
 def shard_replay(shard, recorded, spec):

@@ -55,6 +55,8 @@ class Shard:
         D (or MR's v), f and the label signs of the rows, normalised by the whole set's
         weight.
     sample_weight : ndarray of shape (n_rows,)
+    unit_weight : bool
+        Every sample weight is 1 (a round's cover is then counted).
     rounds : int
         Steps applied so far: rounds, and a resumed checkpoint's changes
         (``shard_change``).
@@ -67,6 +69,7 @@ class Shard:
         self.dataset = dataset
         self.scheme = scheme
         self.sample_weight = sample_weight
+        self.unit_weight = bool(np.all(sample_weight == 1.0))
         self.rounds = 0
         self.link = self.server = self.token = self.reducer = self.learner = None
 
