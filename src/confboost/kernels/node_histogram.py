@@ -218,7 +218,6 @@ def _range_histograms(codes, first_feature, stop_feature, rows, node_weights, no
     chunk into ``chunk_flat`` (the same features' rows) and then added to ``flat``, so every
     cell is ``(chunk 0 + chunk 1) + chunk 2 ...``, the sum of the chunk-task path to the bit.
     """
-    cells = flat.shape[1]
     for first in range(first_feature, stop_feature, FEATURE_GROUP):
         count = min(FEATURE_GROUP, stop_feature - first)
         _group_histograms(codes, first, count, rows, node_weights, node_signs, 0,
@@ -227,9 +226,16 @@ def _range_histograms(codes, first_feature, stop_feature, rows, node_weights, no
             start = chunk * row_chunk
             _group_histograms(codes, first, count, rows, node_weights, node_signs, start,
                               min(start + row_chunk, n_rows), chunk_flat, ahead)
-            for feature in range(first, first + count):
-                for cell in range(cells):
-                    flat[feature, cell] += chunk_flat[feature, cell]
+            _add_chunk(flat, chunk_flat, first, count)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_chunk(flat, chunk_flat, first, count):
+    """``flat += chunk_flat`` on features ``first:first + count``, cell by cell (a later
+    chunk's sums added to the node's)."""
+    for feature in range(first, first + count):
+        for cell in range(flat.shape[1]):
+            flat[feature, cell] += chunk_flat[feature, cell]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -295,7 +301,6 @@ def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sig
     chunk 1) + chunk 2 ...``."""
     if rows is not None:
         n_rows = rows.shape[0]
-        cells = flat.shape[1]
         for chunk in range(n_chunks):
             start = chunk * row_chunk
             stop = min(start + row_chunk, n_rows)
@@ -309,9 +314,7 @@ def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sig
                     continue
                 _signed_histograms(codes, first, count, chunk_rows, own_weights, stop - start,
                                    chunk_flat, ahead)
-                for feature in range(first, first + count):
-                    for cell in range(cells):
-                        flat[feature, cell] += chunk_flat[feature, cell]
+                _add_chunk(flat, chunk_flat, first, count)
 
 
 def _on_thread_count(kernel):
