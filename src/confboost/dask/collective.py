@@ -47,7 +47,6 @@ from confboost.kernels.block_cover import block_cover, block_cover_naive
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.tree_nodes import (
     code_goes_left,
-    range_blocks,
     term_goes_left,
     value_goes_left,
 )
@@ -152,7 +151,6 @@ class CollectiveRows(LocalRows):
     def __init__(self, link, n_total, dataset, fill_histogram, other_splits=None, work=None):
         super().__init__(dataset, fill_histogram, other_splits, work)
         self.link = link
-        self.local_samples = self.n_samples
         self.n_samples = int(link.allreduce(self.n_samples)) if n_total is None else n_total
 
     def fill(self, node, hist):
@@ -161,21 +159,6 @@ class CollectiveRows(LocalRows):
 
     def partition(self, node, split, left, right):
         return int(self.link.allreduce(super().partition(node, split, left, right)))
-
-    def leaf_blocks(self, leaf_of_node):
-        """``LocalRows.leaf_blocks`` of this shard's rows (``range_blocks``)."""
-        train_blocks = np.empty(self.local_samples, dtype=BLOCK_DTYPE)
-        if self._in_order:  # the root never split: one leaf
-            train_blocks.fill(leaf_of_node[0])
-            return train_blocks
-        ranges = sorted((*self.ranges[node], leaf) for node, leaf in leaf_of_node.items())
-        starts = np.array([start for start, _, _ in ranges] + [self.local_samples],
-                          dtype=np.intp)
-        # the first local_samples of the row array: ``rows`` may have made it of the whole
-        # set's size
-        leaves = np.array([leaf for _, _, leaf in ranges], dtype=BLOCK_DTYPE)
-        range_blocks(self.rows[:self.local_samples], starts, leaves, train_blocks)
-        return train_blocks
 
 
 class CollectiveNodeSplits(NodeSplits):

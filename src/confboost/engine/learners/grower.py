@@ -178,21 +178,24 @@ class LocalRows:
         self.codes = None if dataset is None else dataset.codes
         self.fill_histogram = fill_histogram
         self.other_splits = other_splits
-        self.n_samples = other_splits.n_samples if dataset is None else dataset.n_samples
+        # the rows held here; ``n_samples`` is the rows the grower sees (a stand-in over
+        # several machines' rows sets it to their total)
+        self.n_rows = other_splits.n_samples if dataset is None else dataset.n_samples
+        self.n_samples = self.n_rows
         self._work = WorkArrays() if work is None else work
-        # the row order, 0 .. n_samples - 1 until the root splits: written only when read
+        # the row order, 0 .. n_rows - 1 until the root splits: written only when read
         # (the root's threshold partition reads the order itself, ``in_order``)
-        self._rows = self._work.get("rows", (self.n_samples,), np.intp)
+        self._rows = self._work.get("rows", (self.n_rows,), np.intp)
         self._in_order = True
-        self.ranges = {0: (0, self.n_samples)}  # node -> (start, stop) in ``rows``
+        self.ranges = {0: (0, self.n_rows)}  # node -> (start, stop) in ``rows``
         self.scratch = (None if dataset is None
-                        else self._work.get("partition scratch", (2, self.n_samples), np.intp))
+                        else self._work.get("partition scratch", (2, self.n_rows), np.intp))
 
     @property
     def rows(self):
         """The row array, every node's rows a contiguous range of it (see ``ranges``)."""
         if self._in_order:
-            self._rows = self._work.row_order("rows", self.n_samples)
+            self._rows = self._work.row_order("rows", self.n_rows)
             self._in_order = False
         return self._rows
 
@@ -227,13 +230,13 @@ class LocalRows:
     def leaf_blocks(self, leaf_of_node):
         """The leaf of every row, shape (n_samples,), uint8, from {node: leaf}
         (``kernels/tree_nodes.range_blocks``, in parallel over the rows)."""
-        train_blocks = np.empty(self.n_samples, dtype=BLOCK_DTYPE)
+        train_blocks = np.empty(self.n_rows, dtype=BLOCK_DTYPE)
         if self._in_order:  # the root never split: one leaf
             train_blocks.fill(leaf_of_node[0])
             return train_blocks
         # by start, an empty range before a range that starts where it does
         ranges = sorted((*self.ranges[node], leaf) for node, leaf in leaf_of_node.items())
-        starts = np.array([start for start, _, _ in ranges] + [self.n_samples], dtype=np.intp)
+        starts = np.array([start for start, _, _ in ranges] + [self.n_rows], dtype=np.intp)
         range_blocks(self._rows, starts, np.array([leaf for _, _, leaf in ranges],
                                                   dtype=BLOCK_DTYPE), train_blocks)
         return train_blocks
