@@ -22,6 +22,7 @@ from confboost.kernels.weight_update import (
     REDUCTION_CHUNK,
     _n_chunks,
     _ordered_sum,
+    argmax_wrong,
 )
 from confboost.utils.lazy_numba import njit, prange
 
@@ -64,9 +65,6 @@ def apply_label_partition(weights, sign_index, blocks, steps, factors, scores, l
         chunk_loss = 0.0
         for i in range(c * REDUCTION_CHUNK, min((c + 1) * REDUCTION_CHUNK, n_samples)):
             row_loss = 0.0
-            top = -np.inf
-            top_label = 0
-            n_top = 0
             for l in range(k):
                 block = blocks[i, l]
                 sign = sign_index[i, l]
@@ -78,14 +76,7 @@ def apply_label_partition(weights, sign_index, blocks, steps, factors, scores, l
                 if loss_kind == LOSS_PAIRS:
                     row_loss += (loss_weights[i, 0 if one_column else l]
                                  * (score * (1.0 - 2.0 * sign) <= 0.0))
-                else:
-                    if score > top:
-                        top = score
-                        top_label = l
-                        n_top = 1
-                    elif score == top:
-                        n_top += 1
-            if loss_kind == LOSS_ARGMAX and (n_top > 1 or sign_index[i, top_label] != 0):
+            if loss_kind == LOSS_ARGMAX and argmax_wrong(scores[i], sign_index[i]):
                 row_loss = loss_weights[i, 0]
             chunk_loss += row_loss
         partial_total[c] = chunk_total

@@ -142,6 +142,56 @@ def stump_blocks_naive(column_codes, threshold_bin, missing_bin):
 LOSS_PAIRS, LOSS_ARGMAX = 0, 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def argmax_wrong(score_row, sign_row):
+    """Whether the first argmax label of a row is negative or its top score is tied (the
+    single-label error of H_1, Eq. 17).
+
+    The answer of following the running maximum label by label (``score > top`` from -inf:
+    the first label to reach the top, and how many labels reach it), without its
+    data-dependent branches: the top is a running select, then a label counts where its
+    score equals the top, and when one label does it is the first argmax. A row with no
+    top above -inf (every score -inf or NaN) has label 0 as its first argmax, as the
+    running loop leaves it. On letter's tenth round (k = 26, one thread) the weight update's
+    pass took 0.7-0.85x the time it took with the running loop inside it.
+
+    Parameters
+    ----------
+    score_row : ndarray of shape (k,), float64
+    sign_row : ndarray of shape (k,), uint8
+        0 where Y = +1.
+
+    Returns
+    -------
+    wrong : bool
+    """
+    k = score_row.shape[0]
+    top = -np.inf
+    for l in range(k):
+        score = score_row[l]
+        top = score if score > top else top
+    n_top = 0
+    negative = 0
+    for l in range(k):
+        at_top = score_row[l] == top
+        n_top += at_top
+        negative += at_top * sign_row[l]
+    if top == -np.inf:
+        return n_top > 1 or sign_row[0] != 0
+    return n_top > 1 or negative != 0
+
+
+def argmax_wrong_naive(score_row, sign_row):
+    """Twin of ``argmax_wrong``: the running maximum, label by label."""
+    top, top_label, n_top = -np.inf, 0, 0
+    for label, score in enumerate(score_row):
+        if score > top:
+            top, top_label, n_top = score, label, 1
+        elif score == top:
+            n_top += 1
+    return bool(n_top > 1 or sign_row[top_label] != 0)
+
+
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_kind,
                     loss_weights):
@@ -188,9 +238,6 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
         for i in range(c * REDUCTION_CHUNK, min((c + 1) * REDUCTION_CHUNK, n_samples)):
             block = blocks[i]
             row_loss = 0.0
-            top = -np.inf
-            top_label = 0
-            n_top = 0
             for l in range(k):
                 sign = sign_index[i, l]
                 score = scores[i, l] + steps[block, l]
@@ -204,14 +251,7 @@ def apply_partition(weights, sign_index, blocks, steps, factors, scores, loss_ki
                     # the pass (adding 0.0 leaves the sum's bits as skipping would)
                     row_loss += (loss_weights[i, 0 if one_column else l]
                                  * (score * (1.0 - 2.0 * sign) <= 0.0))
-                else:
-                    if score > top:
-                        top = score
-                        top_label = l
-                        n_top = 1
-                    elif score == top:
-                        n_top += 1
-            if loss_kind == LOSS_ARGMAX and (n_top > 1 or sign_index[i, top_label] != 0):
+            if loss_kind == LOSS_ARGMAX and argmax_wrong(scores[i], sign_index[i]):
                 row_loss = loss_weights[i, 0]
             chunk_loss += row_loss
         partial_total[c] = chunk_total

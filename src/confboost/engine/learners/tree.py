@@ -126,10 +126,10 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
     masses = work.get("masses", (*pos.shape, 2))
     interleaved_masses(np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE),
                        np.ascontiguousarray(labels.sign_index), masses)
-    group = mass_group(codes.shape[0])  # the thread count is the round's
 
-    def fill_histogram(rows, hist):
-        build_histogram_masses(codes, rows, masses, hist, group)
+    def fill_histogram(rows, hist):  # the thread count is the round's
+        build_histogram_masses(codes, rows, masses, hist,
+                               mass_group(codes.shape[0], hist[0].nbytes))
 
     return fill_histogram
 
