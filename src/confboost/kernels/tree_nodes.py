@@ -278,7 +278,7 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     scratch row written from both ends, the right rows reversed, took 1.2-1.6x the time).
     A row's side is one load from a table of the 256 codes' sides (``code_goes_left`` of
     each, made once a call), and the cursors are unsigned (a signed index costs a
-    negative-index test a store): the first pass in 0.35-0.45x the time of the rule
+    negative-index test a store): the first pass in 0.25-0.4x the time of the rule
     evaluated a row with signed cursors (one thread, 50,000-400,000 sorted rows).
 
     Parameters
