@@ -238,17 +238,19 @@ def test_best_factorized_splits_equal_brute_force(rng, k):
     np.testing.assert_array_equal(missing_left, naive[2])
 
 
+@pytest.mark.parametrize("threshold", [0, 100, 254])  # the codes' table at both ends
 @pytest.mark.parametrize("missing_left", [True, False])
 @pytest.mark.parametrize("n", [400, 3 * PARTITION_CHUNK + 123])  # one chunk, several
-def test_partition_rows_equals_naive(rng, missing_left, n):
+def test_partition_rows_equals_naive(rng, missing_left, n, threshold):
     codes = rng.integers(0, 256, size=n).astype(np.uint8)
     codes[rng.random(n) < 0.2] = 255
     rows = rng.permutation(n).astype(np.intp)
     start, stop = 50, n - 50
-    expected_left, expected_right = partition_rows_naive(codes, rows[start:stop], 100,
+    expected_left, expected_right = partition_rows_naive(codes, rows[start:stop], threshold,
                                                          missing_left)
     before = rows.copy()
-    n_left = partition_rows(codes, rows, start, stop, 100, missing_left, np.empty((2, n), np.intp))
+    n_left = partition_rows(codes, rows, start, stop, threshold, missing_left,
+                            np.empty((2, n), np.intp))
     assert n_left == expected_left.size
     np.testing.assert_array_equal(rows[start:start + n_left], expected_left)
     np.testing.assert_array_equal(rows[start + n_left:stop], expected_right)

@@ -276,6 +276,10 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     right rows in ``scratch[1]``; then each chunk copies its left rows to their place after
     the earlier chunks' and its right rows after all the left rows, two forward copies (one
     scratch row written from both ends, the right rows reversed, took 1.2-1.6x the time).
+    A row's side is one load from a table of the 256 codes' sides (``code_goes_left`` of
+    each, made once a call), and the cursors are unsigned (a signed index costs a
+    negative-index test a store): the first pass in 0.25-0.4x the time of the rule
+    evaluated a row with signed cursors (one thread, 50,000-400,000 sorted rows).
 
     Parameters
     ----------
@@ -300,15 +304,18 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
     n_rows = stop - start
     n_chunks = max(1, (n_rows + PARTITION_CHUNK - 1) // PARTITION_CHUNK)
     threshold = np.uint8(threshold_bin)
+    sides = np.empty(256, dtype=np.uint8)  # 1 where a code goes left
+    for code in range(256):
+        sides[code] = code_goes_left(np.uint8(code), threshold, missing_left)
     left_counts = np.empty(n_chunks, dtype=np.intp)
     if n_chunks == 1:  # no parallel region (each costs a wake-up of the threads)
-        _partition_chunk(column_codes, rows, start, 0, n_rows, threshold, missing_left,
-                         scratch, left_counts, in_order)
+        _partition_chunk(column_codes, rows, start, 0, n_rows, sides, scratch, left_counts,
+                         in_order)
     else:
         for chunk in prange(n_chunks):
             _partition_chunk(column_codes, rows, start, chunk * PARTITION_CHUNK,
-                             min((chunk + 1) * PARTITION_CHUNK, n_rows), threshold,
-                             missing_left, scratch, left_counts, in_order)
+                             min((chunk + 1) * PARTITION_CHUNK, n_rows), sides, scratch,
+                             left_counts, in_order)
     left_at = np.empty(n_chunks, dtype=np.intp)
     n_left = 0
     for chunk in range(n_chunks):
@@ -323,32 +330,34 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
 
 
 @njit(cache=True, nogil=True)
-def _partition_chunk(column_codes, rows, start, first, stop, threshold, missing_left, scratch,
-                     left_counts, in_order):
+def _partition_chunk(column_codes, rows, start, first, stop, sides, scratch, left_counts,
+                     in_order):
     """``partition_rows``'s first pass over the node's positions ``first:stop``: the left
     rows to ``scratch[0]``, the right rows to ``scratch[1]``, each from ``first`` up (the
-    rows ``start + first, ...`` themselves when ``in_order``)."""
+    rows ``start + first, ...`` themselves when ``in_order``); ``sides[code]`` is 1 where
+    ``code`` goes left, else 0. Indices are unsigned (no negative-index test)."""
     left_rows = scratch[0]
     right_rows = scratch[1]
-    to_left = first
-    to_right = first
+    one = np.uintp(1)
+    to_left = np.uintp(first)
+    to_right = np.uintp(first)
     if in_order:
-        for q in range(first, stop):
-            row = start + q
-            goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
+        for q in range(np.uintp(first), np.uintp(stop)):
+            row = np.uintp(start) + q
+            goes_left = np.uintp(sides[np.uintp(column_codes[row])])
             left_rows[to_left] = row
             right_rows[to_right] = row
             to_left += goes_left
-            to_right += 1 - goes_left
+            to_right += one - goes_left
     else:
-        for q in range(first, stop):
-            row = rows[start + q]
-            goes_left = code_goes_left(column_codes[np.uintp(row)], threshold, missing_left)
+        for q in range(np.uintp(first), np.uintp(stop)):
+            row = rows[np.uintp(start) + q]
+            goes_left = np.uintp(sides[np.uintp(column_codes[np.uintp(row)])])
             left_rows[to_left] = row
             right_rows[to_right] = row
             to_left += goes_left
-            to_right += 1 - goes_left
-    left_counts[first // PARTITION_CHUNK] = to_left - first
+            to_right += one - goes_left
+    left_counts[first // PARTITION_CHUNK] = to_left - np.uintp(first)
 
 
 @njit(cache=True, nogil=True, inline="always")
