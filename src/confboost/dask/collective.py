@@ -1,10 +1,11 @@
 """The collective of a distributed fit: the same round on every worker, its sums allreduced.
 
 XGBoost trains on many machines through one ``collective`` (an allreduce at each sum), and
-LightGBM's Dask layer runs the same training function on every worker. Here a round is one
-task per worker that holds rows (``shard_round``): the engine's own weak learner runs on the
-worker's shard, then the scheme's ``choose_alpha`` and ``update`` (Figure 1's loop body),
-with a ``CollectiveReducer`` as their reducer:
+LightGBM's Dask layer runs the same training function on every worker. Here a round runs
+on every worker that holds rows (``run_round``; a task of several rounds, ``shard_rounds``):
+the engine's own weak learner runs on the worker's shard, then the scheme's
+``choose_alpha`` and ``update`` (Figure 1's loop body), with a ``CollectiveReducer`` as
+their reducer:
 
 - ``sum``: the function of the shard's own rows, allreduced over the fit's workers;
 - ``rows``: the function of the shard's rows, kept here (and how to make it again on any
@@ -28,6 +29,9 @@ then runs the same ``choose_alpha`` and ``update`` and reads each of its sums fr
 (``shards.ClusterReducer``), so the client's α, Z_t and loss are the workers'. What a round
 did is recorded as a ``Recorded`` round: after a lost worker the rebuilt shards replay it
 (``shard_replay``) without a collective: the blocks from the recipe, the sums from the log.
+A trip's rounds stop early only where the client's loop would (``exhausted``); the client
+takes them one by one and may stop before their end (``CollectiveLearner.finish``,
+``LearnerCalls``).
 
 The link between the ranks (TCP sockets, ``Link.allreduce``) is ``dask/link.py``.
 """
