@@ -304,8 +304,10 @@ def _first_error(futures, timeout):
 
 
 #: The seconds of rounds a trip should carry (``batch_size``): a trip's own cost (the
-#: scheduler, the tasks' start, the results' way back: ~10 ms) is then a few percent of it.
-TRIP_SECONDS = 0.25
+#: scheduler, the tasks' start, the results' way back: ~10 ms on a quiet machine, several
+#: times that on a loaded one) is then about 1% of it, and a loop that stops inside a trip
+#: wastes at most this long on the workers.
+TRIP_SECONDS = 1.0
 #: The most rounds a trip carries: what the workers may run past a stop is bounded.
 MAX_ROUNDS_A_TRIP = 16
 
@@ -328,7 +330,8 @@ class Shards:
     build : callable
         ``build()`` -> list of shard futures, from the input partitions.
     timeout : float
-        Seconds one step's results may take, and a socket of the collective may wait.
+        Seconds one step's results may take (a trip's: as many times as its rounds), and a
+        socket of the collective may wait.
     max_retries : int
     """
 
