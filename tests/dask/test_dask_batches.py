@@ -101,6 +101,28 @@ def test_early_stopping_inside_a_trip_gives_the_local_model(client, made):
                                theirs.history_["validation_score"], rtol=1e-9)
 
 
+def test_no_edge_left_ends_the_trip_where_the_local_loop_ends(client, made):
+    """Rows with no edge left after a few rounds (Z_t = 1): the workers end their trip of 16
+    at the round where the local loop stops (``collective.exhausted``), so nothing runs
+    ahead and nothing is dropped; the model is the local one (to rounding: where no split
+    has an edge, the shards' sums may tie another threshold, as with a trip a round)."""
+    X = np.zeros((200, 3))
+    X[:100, 0] = 1.0
+    y = (np.random.default_rng(0).random(200) > 0.5).astype(int)
+    theirs = BoostClassifier(50, calibration=None).fit(X, y)
+    assert 2 < theirs.n_estimators_ < 17  # it stops inside the second trip
+    mine = DaskBoostClassifier(50, client=client, calibration=None).fit(
+        da.from_array(X, chunks=(50, 3)), da.from_array(y, chunks=(50,)))
+    (fit_shards,) = made
+    assert fit_shards.trips == 1 + (len(fit_shards.workers) > 1) + 2
+    assert len(fit_shards.steps) == theirs.n_estimators_ and fit_shards.futures is not None
+    assert mine.n_estimators_ == theirs.n_estimators_
+    for key in ("alpha", "z"):
+        np.testing.assert_allclose(mine.history_[key], theirs.history_[key], rtol=1e-9)
+    np.testing.assert_allclose(mine.decision_function(X), theirs.decision_function(X),
+                               atol=1e-8)
+
+
 def test_a_callback_stops_inside_a_trip_then_a_warm_start_goes_on(client, made):
     """A user callback stops the fit at round 4 of a trip of 16: the model is the local
     fit's stopped there; a warm start to 9 rounds then rebuilds the shards at the client's
