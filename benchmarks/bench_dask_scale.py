@@ -20,13 +20,15 @@ every size of the ladder); ``BENCH_SCALE_LIBRARIES`` picks libraries.
 
 Each fits stumps and trees of 8 leaves, uncalibrated, once for ``BENCH_SCALE_ROUNDS``
 rounds (default 5), after a warm-up fit on 20,000 rows (numba's compilation, the
-connections). "s/round" is the median time between two rounds' ends (a callback: on the
-client for confboost, on a worker for LightGBM and XGBoost; the first round, which waits
-for binning and start-up, left out); "whole fit" is the fit's wall time, binning and start-up
-included. Memory is the worker processes' resident set, sampled every 0.2 s from the client
-(``Sampler``): "data MB" once the partitions are on the workers, "peak MB" the largest over
-the whole run (data, fits); the local row: the one process. The load average is printed
-before and after each process; ``BENCH_SCALE_RUNS`` sets the processes and their order.
+connections). "s/round" is the time from the first round's end to the last's over the rounds
+after the first (a callback: on the client for confboost, on a worker for LightGBM and
+XGBoost; the first round, which waits for binning and start-up, left out; not a median of
+the gaps, which reads ~0 inside a confboost trip of several rounds); "whole fit" is the
+fit's wall time, binning and start-up included. Memory is the worker processes' resident
+set, sampled every 0.2 s from the client (``Sampler``): "data MB" once the partitions are
+on the workers, "peak MB" the largest over the whole run (data, fits); the local row: the
+one process. The load average is printed before and after each process;
+``BENCH_SCALE_RUNS`` sets the processes and their order.
 
 The cost model of a confboost round (``model``), for the collective (one task per worker a
 round, every sum allreduced up and down a binomial tree of the workers, ``dask/link.py``):
@@ -35,7 +37,8 @@ where B is the bytes allreduced a round and steps(P) = 2 ⌈log2 P⌉ the messag
 allreduce's longest path (up the tree, then down; none on one worker), so c_reduce is
 seconds a byte over one link. The rows term is the shards' kernels (workers beyond this
 machine's ``cores`` share them); B is counted on the workers (``count_allreduces``); the
-trips term is the client's waits on the scheduler (one a round). The three constants are
+trips term is the client's waits on the scheduler (a trip carries several rounds:
+``trips`` is a round's share). The three constants are
 fitted by non-negative least squares, for each learner (a tree's rows cost several
 stumps'), to every confboost Dask round of the run (the ladder x 1, 2, 4 workers). On one
 machine's cores the workers' processes share the cores, so the fitted c_reduce holds their
@@ -263,11 +266,11 @@ def round_ends(clear=False):
 
 
 def _measure(library, learner, X, y, client, counts=None):
-    """[median round s, whole fit s, trips/round, bytes allreduced a round, allreduces a
-    round] of one fit of ``ROUNDS`` rounds of ``learner`` on (X, y). A round is the median
-    time between two rounds' ends (the first round, which waits for binning and start-up,
-    left out); the last three from ``counts()`` (trips, per-worker [bytes, messages] sent),
-    confboost on a cluster only."""
+    """[round s, whole fit s, trips/round, bytes allreduced a round, allreduces a round] of
+    one fit of ``ROUNDS`` rounds of ``learner`` on (X, y). A round is the time from the
+    first round's end to the last's over the rounds after the first (the first, which
+    waits for binning and start-up, left out), and so are the trips; the last three from
+    ``counts()`` (trips, per-worker [bytes, messages] sent), confboost on a cluster only."""
     from xgboost.callback import TrainingCallback
 
     estimator = _estimator(library, learner, ROUNDS, client)
@@ -288,10 +291,10 @@ def _measure(library, learner, X, y, client, counts=None):
     whole = time.perf_counter() - start
     ends = (max(client.run(round_ends).values(), key=len) if on_workers
             else round_ends())
-    row = [float(np.median(np.diff(ends))), whole, None, None, None]
+    row = [(ends[-1] - ends[0]) / (len(ends) - 1), whole, None, None, None]
     if counts:
         (_, c0), (_, c1) = before, counts()
-        row[2] = float(np.median(np.diff(ROUND_TRIPS)))  # a round's own, not binning's
+        row[2] = (ROUND_TRIPS[-1] - ROUND_TRIPS[0]) / (len(ends) - 1)  # not binning's
         per_worker = (c1 - c0) / ROUNDS
         # the least any worker sent is a leaf's part, once an allreduce
         row[3], row[4] = per_worker.min(axis=0).tolist() if len(per_worker) > 1 else [0, 0]
@@ -521,7 +524,7 @@ def print_model(points):
         if len(own) < 3:
             continue
         constants = model(own)
-        print(f"\n{learner}: cost model from {len(own)} confboost rounds (median round; "
+        print(f"\n{learner}: cost model from {len(own)} confboost rounds (mean round; "
               f"cores = {CORES}): c_rows = {constants[0]:.3g} s/row, c_reduce = "
               f"{constants[1]:.3g} s/byte a tree step, c_trip = {constants[2]:.3g} s/trip")
         for rows, workers, nbytes, trips, seconds, _, _ in own:

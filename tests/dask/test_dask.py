@@ -23,7 +23,7 @@ from confboost import BoostClassifier, load
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
-from confboost.dask import DaskBoostClassifier  # noqa: E402
+from confboost.dask import DaskBoostClassifier, shards  # noqa: E402
 from confboost.dask.collective import tree_code_blocks  # noqa: E402
 
 CHUNKS = (37, 150, 13, 200)  # uneven partitions, 400 rows
@@ -232,10 +232,13 @@ def test_bad_input_is_refused_clearly(client):
                                                  marks=pytest.mark.slow),
                                     pytest.param({"weak_learner": "stump", "trim": 0.2},
                                                  marks=pytest.mark.slow)])
-def test_a_lost_worker_does_not_change_the_model(params):
+def test_a_lost_worker_does_not_change_the_model(params, monkeypatch):
     """SIGKILL one of two worker processes at round 4: the fit finishes with the model of
     an undisturbed fit (Dask recomputes the lost shards, or they are rebuilt and the rounds
-    replayed; a tree is grown again), within the round timeout."""
+    replayed; a tree is grown again), within the round timeout. A trip a round
+    (``TRIP_SECONDS`` 0), so that round 5 is still to run; ``test_dask_batches.py`` kills
+    one inside a trip."""
+    monkeypatch.setattr(shards, "TRIP_SECONDS", 0.0)
     X, y = _data("multiclass")
     theirs = BoostClassifier(n_estimators=8, **params).fit(X, y)
     with _cluster(2, processes=True) as cluster, distributed.Client(cluster) as client:

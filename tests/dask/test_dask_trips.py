@@ -1,15 +1,16 @@
 """Round trips of the distributed fit: a round, whatever its learner or option, is one task
-per worker and one wait of the client (``collective.shard_round``), so a tree of 8 leaves
-costs what a stump costs, and a trimmed stump's cut or multi-label MR's cut (their sums
-allreduced inside the round's task) no more. Counted, never timed: the client's waits
-(``Shards.trips``) and the tasks the scheduler ran (its task stream). The models stay the
-local ones (``tests/dask/test_dask.py`` checks them to rounding)."""
+per worker and one wait of the client (``collective.shard_rounds``, a trip of one round
+here), so a tree of 8 leaves costs what a stump costs, and a trimmed stump's cut or
+multi-label MR's cut (their sums allreduced inside the round's task) no more. Counted,
+never timed: the client's waits (``Shards.trips``) and the tasks the scheduler ran (its
+task stream). The models stay the local ones (``tests/dask/test_dask.py`` checks them to
+rounding)."""
 
 import pytest
 
 distributed = pytest.importorskip("distributed")
 from confboost import BoostClassifier  # noqa: E402
-from confboost.dask import cluster_fit  # noqa: E402
+from confboost.dask import cluster_fit, shards  # noqa: E402
 from confboost.dask.dask_classifier import DaskBoostClassifier  # noqa: E402
 from tests.dask.test_dask import _assert_same_model, _cluster, _dask, _data  # noqa: E402
 
@@ -22,8 +23,10 @@ def client():
 
 def shards_made(monkeypatch):
     """The list every ``Shards`` a fit makes from now on is appended to (their ``trips``:
-    the client's waits)."""
+    the client's waits), each trip carrying one round (``shards.TRIP_SECONDS`` 0: the
+    counts below are a round's; ``test_dask_batches.py`` counts trips of several)."""
     made = []
+    monkeypatch.setattr(shards, "TRIP_SECONDS", 0.0)
 
     class Counted(cluster_fit.Shards):
         def __init__(self, *args):
@@ -44,7 +47,7 @@ def _counted(client, monkeypatch, n_estimators, kind="multiclass", **params):
         model = DaskBoostClassifier(n_estimators=n_estimators, client=client,
                                     calibration=None, **params).fit(Xd, yd)
     assert len(made) == 1
-    rounds = sum(str(task["key"]).startswith("shard_round") for task in stream.data)
+    rounds = sum(str(task["key"]).startswith("shard_rounds") for task in stream.data)
     return made[0].trips, rounds, len(made[0].workers), model
 
 

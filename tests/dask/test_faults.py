@@ -19,7 +19,7 @@ from confboost import BoostClassifier
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
-from confboost.dask import DaskBoostClassifier  # noqa: E402
+from confboost.dask import DaskBoostClassifier, shards  # noqa: E402
 from tests.dask.test_dask import _assert_same_model, _cluster, _dask, _data  # noqa: E402
 
 #: The most seconds a fit that meets a fault may take to finish or fail.
@@ -82,10 +82,12 @@ def test_a_worker_killed_in_the_middle_of_a_tree():
 
 
 @pytest.mark.slow
-def test_a_cluster_that_loses_every_worker_fails_clearly_within_a_minute():
+def test_a_cluster_that_loses_every_worker_fails_clearly_within_a_minute(monkeypatch):
     """Every worker leaves after round 3: no result comes within ``timeout``, the shards
     cannot be rebuilt, and after ``max_retries`` the fit raises a ``RuntimeError`` naming
-    the round, well within a minute (LightGBM-Dask hangs here)."""
+    the round, well within a minute (LightGBM-Dask hangs here). A trip a round
+    (``TRIP_SECONDS`` 0), so that round 4 is the one that waits."""
+    monkeypatch.setattr(shards, "TRIP_SECONDS", 0.0)
     X, y = _data("binary")
     with _cluster(2) as cluster, distributed.Client(cluster) as client:
         Xd, yd, _ = _dask(X, y)

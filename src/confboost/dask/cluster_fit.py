@@ -58,6 +58,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from confboost.dask.cluster_checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
 from confboost.dask.cluster_label_trees import label_tree_blocks, label_tree_recipes
+from confboost.dask.collective import LearnerCalls
 from confboost.dask.cut import ClusterCut
 from confboost.dask.partitions import (
     bin_sample,
@@ -158,6 +159,7 @@ class RunPlace:
     n_positive: int
     reducer: ClusterReducer
     recorder: RecordingReducer = None  # the reducer the scheme and learner take
+    learner: object = None  # its ``collective.CollectiveLearner``
     shards: Shards = None
     header: Dataset = None  # the run's Dataset of no rows (``_dataset``)
     classes: np.ndarray = None
@@ -512,15 +514,16 @@ class ClusterFit(Fit):
             make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),
                          n_terms=int(p.product_terms))
         self._build_shards()
-        return self.placed.reducer.learner(RoundSpec(
+        self.placed.learner = self.placed.reducer.learner(RoundSpec(
             name, self.mode, smoothing, self._alpha_method(), self.known["learning_rate_"],
             {"n_terms": int(p.product_terms), "trim": float(p.trim),
              **self.probe._tree_params(self.known["max_leaves_"])},
             cut=p.scheme == "mr" and self.placed.multilabel))
+        return self.placed.learner
 
     def _run_callbacks(self, weight):
         return [ClusterCover(self.placed.reducer), RoundCount(self.placed.shards),
-                RoundBlocks(self.placed.recorder)]
+                RoundBlocks(self.placed.recorder), LearnerCalls(self.placed.learner)]
 
 
 def _take_piece(X, y, weight, codes, rows):

@@ -2,7 +2,7 @@
 
 The local ``LabelTreesLearner`` grows tree l with the tree learner on label l's masses
 alone (paper §7.1: under AdaBoost.MH, Z_t = Σ_l Z_t^l and each share depends on tree l
-only). On every worker of a round (``collective.shard_round``) it runs as it is, with the
+only). On every worker of a round (``collective.run_round``) it runs as it is, with the
 collective's tree learner (``collective.CollectiveTreeLearner``) in place of its own: each
 label's node histograms, node sizes, categorical and term masses and leaf statistics are
 allreduced as a shared tree's are, so every worker grows the same k trees, one after the

@@ -1,10 +1,11 @@
 """The collective of a distributed fit: the same round on every worker, its sums allreduced.
 
 XGBoost trains on many machines through one ``collective`` (an allreduce at each sum), and
-LightGBM's Dask layer runs the same training function on every worker. Here a round is one
-task per worker that holds rows (``shard_round``): the engine's own weak learner runs on the
-worker's shard, then the scheme's ``choose_alpha`` and ``update`` (Figure 1's loop body),
-with a ``CollectiveReducer`` as their reducer:
+LightGBM's Dask layer runs the same training function on every worker. Here a round runs
+on every worker that holds rows (``run_round``; a task of several rounds, ``shard_rounds``):
+the engine's own weak learner runs on the worker's shard, then the scheme's
+``choose_alpha`` and ``update`` (Figure 1's loop body), with a ``CollectiveReducer`` as
+their reducer:
 
 - ``sum``: the function of the shard's own rows, allreduced over the fit's workers;
 - ``rows``: the function of the shard's rows, kept here (and how to make it again on any
@@ -28,6 +29,9 @@ then runs the same ``choose_alpha`` and ``update`` and reads each of its sums fr
 (``shards.ClusterReducer``), so the client's α, Z_t and loss are the workers'. What a round
 did is recorded as a ``Recorded`` round: after a lost worker the rebuilt shards replay it
 (``shard_replay``) without a collective: the blocks from the recipe, the sums from the log.
+A trip's rounds stop early only where the client's loop would (``exhausted``); the client
+takes them one by one and may stop before their end (``CollectiveLearner.finish``,
+``LearnerCalls``).
 
 The link between the ranks (TCP sockets, ``Link.allreduce``) is ``dask/link.py``.
 """
@@ -39,6 +43,7 @@ from distributed import get_worker, secede
 
 from confboost.dask.link import join, listen
 from confboost.dask.text import term_splits, term_votes
+from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.learners.base import PartitionFit
 from confboost.engine.learners.grower import LocalRows, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
@@ -363,21 +368,36 @@ def shard_listen(shard, timeout):
     return address
 
 
-def shard_round(shard, rank, size, addresses, token, spec, round_index, timeout):
-    """One round on this rank's shard, as a task (``run_round``).
+def shard_rounds(shard, rank, size, addresses, token, spec, round_index, count, timeout):
+    """Rounds ``round_index`` on of this rank's shard, as one task (``run_round`` each):
+    ``count`` of them, fewer when one leaves no edge (``exhausted``: the client's loop
+    stops there too); rank 0 returns their ``Recorded``s, the others None.
 
     The task leaves the worker's thread pool first (``distributed.secede``): it waits on
     the other ranks' tasks, which must be able to start even on workers of one thread, or
     under another fit's rounds."""
     secede()
-    return run_round(shard, rank, size, addresses, token, spec, round_index, timeout)
+    recorded = []
+    for index in range(round_index, round_index + count):
+        each, z = run_round(shard, rank, size, addresses, token, spec, index, timeout)
+        recorded.append(each)
+        if exhausted(z):
+            break
+    return recorded if rank == 0 else None
+
+
+def exhausted(z):
+    """Whether a round of normaliser ``z`` leaves no edge: ``BoostingRun.run``'s rule for
+    ending the loop (Z_t = 1 to within 1e-12, or 0), which every rank reads from the same
+    allreduced sums."""
+    return abs(1.0 - z) <= 1e-12 or z == 0.0
 
 
 def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
     """One round on this rank's shard (module docstring), joining the collective of
     ``token`` on its first (``addresses``: each rank's ``shard_listen`` address, None for
-    a rank without children); rank 0 returns the round's ``Recorded``, the others None. A
-    failure closes the shard's sockets (its peers' reads then fail too)."""
+    a rank without children): (the round's ``Recorded`` on rank 0, None on the others;
+    its Z_t). A failure closes the shard's sockets (its peers' reads then fail too)."""
     if shard.rounds != round_index:
         raise RuntimeError(f"shard at round {shard.rounds} asked for round {round_index} "
                            "(recomputed after a lost worker)")
@@ -392,14 +412,14 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
         with numba_threads(_worker_threads()):
             fit = learner.fit(shard.dataset, scheme.learner_weights, scheme.labels)
             scheme.reducer = reducer
-            spec.finish(scheme, fit)
+            z = spec.finish(scheme, fit)
         covers = _round_covers(shard.link, fit, shard.sample_weight, shard.unit_weight)
     except BaseException:
         shard.close()
         raise
     shard.rounds += 1
     if rank != 0:
-        return None
+        return None, z
     blocks = (learner.blocks_recipe() if isinstance(learner, _Collective)
               else reducer.recipe(fit.train_blocks))
     patterns = reducer.recipe(fit.train_patterns)
@@ -407,7 +427,7 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
         if recipe is not None:
             recipe.cover = cover
     return Recorded(PartitionFit(fit.hypothesis, blocks, fit.weight_pos, fit.weight_neg,
-                                 fit.criterion, patterns), reducer.log)
+                                 fit.criterion, patterns), reducer.log), z
 
 
 def _round_covers(link, fit, sample_weight, unit):
@@ -452,9 +472,9 @@ def shard_replay(shard, recorded, spec):
 
 
 class CollectiveLearner:
-    """The client's weak learner of a distributed fit: each ``fit`` is a round on the
-    shards (``Shards.round``: one trip), whose log the client's scheme reads its sums from
-    (the run's ``ClusterReducer``).
+    """The client's weak learner of a distributed fit: each ``fit`` is the next round run
+    on the shards (``Shards.round``: a trip carries several, ``shards.batch_size``), whose
+    log the client's scheme reads its sums from (the run's ``ClusterReducer``).
 
     Parameters
     ----------
@@ -462,14 +482,54 @@ class CollectiveLearner:
     reducer : ClusterReducer
         The client scheme's reducer.
     spec : round_learner.RoundSpec
+
+    Attributes
+    ----------
+    run : BoostingRun or None
+        The run being boosted and the rounds it asks for in all (``end``), told by
+        ``plan``: the rounds left bound a trip's; None outside a run's call (a trip of one
+        round).
+    end : int or None
     """
 
     def __init__(self, shards, reducer, spec):
         self.shards, self.reducer, self.spec = shards, reducer, spec
+        self.run = self.end = None
+
+    def plan(self, run, end):
+        """A call of ``run`` boosting to ``end`` rounds in all begins."""
+        self.run, self.end = run, end
+
+    def finish(self):
+        """The call ends: the rounds the shards ran past the client's last are dropped
+        (``Shards.drop_ahead``)."""
+        self.run = self.end = None
+        self.shards.drop_ahead()
 
     def fit(self, dataset, weights, labels):
         """The round's ``PartitionFit`` (its blocks a recipe on the shards); the scheme's
         ``choose_alpha`` and ``update`` that follow read the round's log."""
-        recorded = self.shards.round(self.spec)
+        left = None if self.run is None else self.end - len(self.run.hypotheses)
+        recorded = self.shards.round(self.spec, left)
         self.reducer.log = list(recorded.log)
         return recorded.fit
+
+
+class LearnerCalls(TrainingCallback):
+    """Tells a run's ``CollectiveLearner`` when each call of the run begins (the rounds it
+    asks for) and ends (the rounds the shards ran past it dropped).
+
+    Parameters
+    ----------
+    learner : CollectiveLearner
+    """
+
+    def __init__(self, learner):
+        self.learner = learner
+
+    def before_training(self, env):
+        self.learner.plan(env.run, env.end_round)
+        return False
+
+    def after_training(self, env):
+        self.learner.finish()

@@ -1,4 +1,4 @@
-"""What every worker runs in a round of the collective (``collective.shard_round``): the
+"""What every worker runs in a round of the collective (``collective.shard_rounds``): the
 round's parameters and rest (``RoundSpec``) and its weak learner (``round_learner``).
 
 The learner is the engine's learner (``engine.learners.make_learner``) with the round's
@@ -94,8 +94,9 @@ class RoundSpec:
     def finish(self, scheme, fit):
         """The rest of Figure 1's round after the learner (``BoostingRun.run``'s own
         ``boosting.round_step``): α, then the scheme's update (and MR's multi-label cut,
-        ``cut``)."""
-        round_step(scheme, fit, self.alpha_method, self.mode, self.smoothing,
-                   self.learning_rate)
+        ``cut``); returns the update's Z_t."""
+        z = round_step(scheme, fit, self.alpha_method, self.mode, self.smoothing,
+                       self.learning_rate)[2]
         if self.cut:
             cluster_threshold(scheme.reducer, scheme)
+        return z

@@ -6,12 +6,16 @@ vocabularies (a ``Dataset``), and the local scheme (``MHScheme``, ``MOScheme``,
 ``MRScheme``) over them, normalised by the whole set's weight so that every shard's D, loss
 and Z_t are its share of the whole set's.
 
-A round is one task per shard (``collective.shard_round``): the engine's learner and the
-scheme's update on the worker, their sums allreduced between the fit's workers
-(``dask/collective.py``). The shard keeps its state across rounds (the task changes it in
-place, on its worker); a round is recorded (``collective.Recorded``) so that after a
-failure (a lost worker, ``timeout``) ``Shards.attempt`` rebuilds the shards from the input
-partitions and replays the rounds (``collective.shard_replay``) before trying again.
+A trip runs several rounds, one task per shard (``collective.shard_rounds``): each round
+the engine's learner and the scheme's update on the worker, their sums allreduced between
+the fit's workers (``dask/collective.py``); the client's loop takes the rounds one by one
+from the trip's results (``Shards.round``), as many a trip as ``batch_size`` says. The
+shard keeps its state across rounds (the task changes it in place, on its worker); a round
+the client took is recorded (``collective.Recorded``) so that after a failure (a lost
+worker, ``timeout``) ``Shards.attempt`` rebuilds the shards from the input partitions and
+replays the rounds (``collective.shard_replay``) before trying again; rounds the shards ran
+past the client's last (its loop stopped inside a trip) are dropped with the shards, which
+the next step rebuilds to the client's round (``Shards.drop_ahead``).
 
 ``ClusterReducer`` is the client scheme's ``engine/reduction.Reducer``: the client's
 scheme of no rows runs the same ``choose_alpha`` and ``update`` as the workers' and reads
@@ -21,8 +25,10 @@ resumed checkpoint's), one reduction over the shards after the rounds.
 """
 
 import dataclasses
+import math
 import time
 import uuid
+from collections import deque
 
 import numpy as np
 from dask import delayed
@@ -35,7 +41,7 @@ from confboost.dask.collective import (
     resolved,
     shard_listen,
     shard_replay,
-    shard_round,
+    shard_rounds,
 )
 from confboost.dask.link import children
 from confboost.engine.schemes.mh import MHScheme
@@ -61,7 +67,7 @@ class Shard:
         Steps applied so far: rounds, and a resumed checkpoint's changes
         (``shard_change``).
     link, server, token, reducer, learner
-        The collective's state on this worker (``collective.shard_round``), None before
+        The collective's state on this worker (``collective.run_round``), None before
         the first round.
     """
 
@@ -297,6 +303,24 @@ def _first_error(futures, timeout):
                 future.result()
 
 
+#: The seconds of rounds a trip should carry (``batch_size``): a trip's own cost (the
+#: scheduler, the tasks' start, the results' way back: ~10 ms on a quiet machine, several
+#: times that on a loaded one) is then about 1% of it, and a loop that stops inside a trip
+#: wastes at most this long on the workers.
+TRIP_SECONDS = 1.0
+#: The most rounds a trip carries: what the workers may run past a stop is bounded.
+MAX_ROUNDS_A_TRIP = 16
+
+
+def batch_size(round_seconds, left):
+    """The rounds of the next trip: enough that it carries ``TRIP_SECONDS`` of rounds at the
+    last trip's pace (``round_seconds`` a round), at most ``MAX_ROUNDS_A_TRIP`` and the
+    rounds ``left``; one for the run's first trip (no pace yet) or an unknown ``left``."""
+    if round_seconds is None or left is None:
+        return 1
+    return max(1, min(left, MAX_ROUNDS_A_TRIP, math.ceil(TRIP_SECONDS / round_seconds)))
+
+
 class Shards:
     """The client's handles on the shards, with what it takes to rebuild them.
 
@@ -306,7 +330,8 @@ class Shards:
     build : callable
         ``build()`` -> list of shard futures, from the input partitions.
     timeout : float
-        Seconds one step's results may take, and a socket of the collective may wait.
+        Seconds one step's results may take (a trip's: as many times as its rounds), and a
+        socket of the collective may wait.
     max_retries : int
     """
 
@@ -318,6 +343,8 @@ class Shards:
         self.steps = []  # (function, args) of every round, to replay after a rebuild
         self.rounds_done = 0  # kept by the fit's ``RoundCount``: a failure names its round
         self.trips = 0  # round trips waited for
+        self.ahead = deque()  # the last trip's rounds the client has not taken yet
+        self.round_seconds = None  # the last trip's wall time over its rounds
         self.futures = None
         self.workers = self.addresses = self.token = None  # the collective's rendezvous
         self.attempt(lambda: None)
@@ -327,29 +354,53 @@ class Shards:
         threads), summed (``total``); under ``attempt``."""
         return self.attempt(lambda: self.total(self.each(function, self.futures, *args)))
 
-    def round(self, spec):
-        """One round on every shard (``collective.shard_round``, a task per shard on its
-        worker): one trip; returns rank 0's ``Recorded`` and records it for a replay."""
+    def round(self, spec, left=None):
+        """The next round on every shard (``collective.shard_rounds``): from the rounds the
+        last trip brought, else from a new trip of ``batch_size(.., left)`` rounds (a task
+        per shard on its worker); returns rank 0's ``Recorded`` and records it for a
+        replay.
 
-        def step():
-            size = len(self.futures)
-            futures = [self.client.submit(shard_round, future, rank, size, self.addresses,
-                                          self.token, spec, len(self.steps), self.timeout,
-                                          workers=[worker], allow_other_workers=True,
-                                          pure=False)
-                       for rank, (future, worker) in enumerate(zip(self.futures, self.workers,
-                                                                   strict=True))]
-            self.trips += 1
-            try:
-                _first_error(futures, self.timeout)
-                recorded = futures[0].result()
-            except Exception:
-                self.client.cancel(futures)
-                raise
-            self.steps.append((shard_replay, (recorded, spec)))
-            return recorded
+        Parameters
+        ----------
+        spec : round_learner.RoundSpec
+        left : int or None
+            The rounds the client's loop will ask for at most, this one included (None:
+            unknown, a trip of one round).
+        """
+        if not self.ahead:
+            self.ahead = deque(self.attempt(lambda: self._trip(spec, batch_size(
+                self.round_seconds, left))))
+        recorded = self.ahead.popleft()
+        self.steps.append((shard_replay, (recorded, spec)))
+        return recorded
 
-        return self.attempt(step)
+    def _trip(self, spec, count):
+        """``count`` rounds on every shard in one trip (fewer when one leaves no edge):
+        rank 0's ``Recorded`` of each; their wall time noted (``round_seconds``)."""
+        size, start = len(self.futures), time.perf_counter()
+        futures = [self.client.submit(shard_rounds, future, rank, size, self.addresses,
+                                      self.token, spec, len(self.steps), count, self.timeout,
+                                      workers=[worker], allow_other_workers=True, pure=False)
+                   for rank, (future, worker) in enumerate(zip(self.futures, self.workers,
+                                                               strict=True))]
+        self.trips += 1
+        try:
+            _first_error(futures, self.timeout * count)
+            recorded = futures[0].result()
+        except Exception:
+            self.client.cancel(futures)
+            raise
+        self.round_seconds = (time.perf_counter() - start) / len(recorded)
+        return recorded
+
+    def drop_ahead(self):
+        """Drop the rounds the shards ran past the client's last (its loop stopped inside a
+        trip: early stopping, a callback): the shards are let go, and the next step
+        rebuilds them at the client's round (``attempt``: the recorded rounds replayed)."""
+        if self.ahead:
+            self.ahead.clear()
+            self.client.cancel(self.futures)
+            self.futures = None
 
     def change(self, function, *args):
         """``shard_change(shard, function, args)`` on every shard, recorded for a replay like
