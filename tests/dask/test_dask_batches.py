@@ -103,7 +103,7 @@ def test_early_stopping_inside_a_trip_gives_the_local_model(client, made):
 
 def test_no_edge_left_ends_the_trip_where_the_local_loop_ends(client, made):
     """Rows with no edge left after a few rounds (Z_t = 1): the workers end their trip of 16
-    at the round where the local loop stops (``collective.exhausted``), so nothing runs
+    at the round where the local loop stops (``boosting.no_edge``), so nothing runs
     ahead and nothing is dropped; the model is the local one (to rounding: where no split
     has an edge, the shards' sums may tie another threshold, as with a trip a round)."""
     X = np.zeros((200, 3))

@@ -29,8 +29,8 @@ then runs the same ``choose_alpha`` and ``update`` and reads each of its sums fr
 (``shards.ClusterReducer``), so the client's α, Z_t and loss are the workers'. What a round
 did is recorded as a ``Recorded`` round: after a lost worker the rebuilt shards replay it
 (``shard_replay``) without a collective: the blocks from the recipe, the sums from the log.
-A trip's rounds stop early only where the client's loop would (``exhausted``); the client
-takes them one by one and may stop before their end (``CollectiveLearner.finish``,
+A trip's rounds stop early only where the client's loop would (``boosting.no_edge``); the
+client takes them one by one and may stop before their end (``CollectiveLearner.finish``,
 ``LearnerCalls``).
 
 The link between the ranks (TCP sockets, ``Link.allreduce``) is ``dask/link.py``.
@@ -43,6 +43,7 @@ from distributed import get_worker, secede
 
 from confboost.dask.link import join, listen
 from confboost.dask.text import term_splits, term_votes
+from confboost.engine.boosting import no_edge
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.learners.base import PartitionFit
 from confboost.engine.learners.grower import LocalRows, grow_tree
@@ -370,8 +371,8 @@ def shard_listen(shard, timeout):
 
 def shard_rounds(shard, rank, size, addresses, token, spec, round_index, count, timeout):
     """Rounds ``round_index`` on of this rank's shard, as one task (``run_round`` each):
-    ``count`` of them, fewer when one leaves no edge (``exhausted``: the client's loop
-    stops there too); rank 0 returns their ``Recorded``s, the others None.
+    ``count`` of them, fewer when one leaves no edge (``boosting.no_edge``: the
+    client's loop stops there too); rank 0 returns their ``Recorded``s, the others None.
 
     The task leaves the worker's thread pool first (``distributed.secede``): it waits on
     the other ranks' tasks, which must be able to start even on workers of one thread, or
@@ -381,16 +382,9 @@ def shard_rounds(shard, rank, size, addresses, token, spec, round_index, count, 
     for index in range(round_index, round_index + count):
         each, z = run_round(shard, rank, size, addresses, token, spec, index, timeout)
         recorded.append(each)
-        if exhausted(z):
+        if no_edge(z):  # the client's loop ends there too (the same allreduced sums)
             break
     return recorded if rank == 0 else None
-
-
-def exhausted(z):
-    """Whether a round of normaliser ``z`` leaves no edge: ``BoostingRun.run``'s rule for
-    ending the loop (Z_t = 1 to within 1e-12, or 0), which every rank reads from the same
-    allreduced sums."""
-    return abs(1.0 - z) <= 1e-12 or z == 0.0
 
 
 def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):

@@ -192,7 +192,7 @@ class BoostingRun:
             for key in HISTORY_KEYS:
                 self.records[key].append(record[key])
             record["fit"] = fit  # for callbacks that follow the model (not kept in the history)
-            self.exhausted = abs(1.0 - z) <= 1e-12 or z == 0.0
+            self.exhausted = no_edge(z)
             done = callbacks.after_iteration(self._env(round_index, begin, n_rounds, record))
         release = getattr(self.learner, "release_work", None)
         if release is not None:  # the arrays a learner kept across rounds: not held between
@@ -219,7 +219,7 @@ class BoostingRun:
         self.records = {key: list(records[key]) for key in HISTORY_KEYS}
         self.product_z = float(product_z)
         z = self.records["z"][-1] if self.records["z"] else 0.5
-        self.exhausted = abs(1.0 - z) <= 1e-12 or z == 0.0
+        self.exhausted = no_edge(z)
 
     def model(self, n_rounds=None):
         """The model of the first ``n_rounds`` rounds (all run when None): a
@@ -237,6 +237,13 @@ class BoostingRun:
     def history(self):
         """The history keys, each an ndarray of shape (n_rounds_done,)."""
         return {key: np.asarray(values) for key, values in self.records.items()}
+
+
+def no_edge(z):
+    """Whether a round of normaliser ``z`` leaves no edge (module docstring): Z_t = 1 to
+    within 1e-12, or 0 (the weights then do not change, or none is left); the loop ends
+    there."""
+    return abs(1.0 - z) <= 1e-12 or z == 0.0
 
 
 def round_step(scheme, fit, alpha_method, mode, smoothing, learning_rate=1.0):
