@@ -27,8 +27,9 @@ shape of ``COLD_SHAPES`` (satimage's, a binary set's, letter's, and fashion-mnis
 label over a few rounds: what a user's first fit after ``pip install`` compiles), and lists
 each kernel numba compiled: its build (parallel or serial), its specialisations, and their
 compile CPU seconds with everything compiled inside them (helpers, numba's own overloads),
-from numba's compile events. With ``--compiled``, ``confboost compile`` fills each empty
-cache first (its seconds are listed), and the fits show what it left to compile.
+from numba's compile events. With ``--compiled``, ``confboost compile`` fills a cache first
+(its seconds are listed), each fit starts from a copy of it, and shows what it left to
+compile.
 
 ``python benchmarks/bench_startup.py [--cold] [--before SRC] [--peers] [--cold-trees
 [--compiled]]``:
@@ -302,18 +303,25 @@ def cold_trees(sources=(SRC,), shapes=tuple(COLD_SHAPES), compiled=False):
     """``cold_tree_fit`` of each shape in a fresh process on a new, empty numba cache, the
     source trees alternating; a list (one per source) of dicts by shape, and ``load`` (the
     one-minute load average at the end). With ``compiled``, ``confboost compile`` first
-    fills the cache, in a fresh process of its own: its (wall, CPU) seconds are
-    ``compile``, and the fits show what it left to compile."""
+    fills a cache per source, in a fresh process of its own (its (wall, CPU) seconds are
+    ``compile``), and each fit starts from a copy of it: the fits show what it left to
+    compile."""
     results = [{} for _ in sources]
-    for shape in shapes:
-        for src, result in zip(sources, results, strict=True):
-            with tempfile.TemporaryDirectory() as cache:
-                env = {"PYTHONPATH": str(src), "NUMBA_CACHE_DIR": cache}
-                if compiled:
-                    command = [sys.executable, "-m", "confboost.cli", "compile"]
-                    result.setdefault("compile", []).append(
-                        _timed(command, src=src, env=env)[1:])
-                result[shape] = common.fresh("bench_startup", "cold_tree_fit", shape, env=env)
+    with tempfile.TemporaryDirectory() as folder:
+        compiled_caches = []
+        for i, (src, result) in enumerate(zip(sources, results, strict=True)):
+            compiled_caches.append(Path(folder) / str(i))
+            if compiled:
+                command = [sys.executable, "-m", "confboost.cli", "compile"]
+                result["compile"] = _timed(command, src=src, env={
+                    "NUMBA_CACHE_DIR": str(compiled_caches[-1])})[1:]
+        for shape in shapes:
+            for src, result, filled in zip(sources, results, compiled_caches, strict=True):
+                with tempfile.TemporaryDirectory() as cache:
+                    if compiled:
+                        shutil.copytree(filled, cache, dirs_exist_ok=True)
+                    result[shape] = common.fresh("bench_startup", "cold_tree_fit", shape, env={
+                        "PYTHONPATH": str(src), "NUMBA_CACHE_DIR": cache})
     for result in results:
         result["load"] = os.getloadavg()[0]
     return results
@@ -349,8 +357,9 @@ def cold_trees_table(results, names):
                              f"{total:.2f} |")
     for name, result in zip(names, results, strict=True):
         if "compile" in result:
-            runs = ", ".join(f"{wall:.0f} / {cpu:.0f}" for wall, cpu in result["compile"])
-            lines += ["", f"{name}: `confboost compile` before each fit, wall / CPU (s): {runs}."]
+            wall, cpu = result["compile"]
+            lines += ["", f"{name}: `confboost compile` first, {wall:.0f} s wall, {cpu:.0f} s "
+                          "CPU."]
     loads = ", ".join(f"{result['load']:.1f}" for result in results)
     return lines + ["", f"Load average at the end of each column's last run: {loads}."]
 
