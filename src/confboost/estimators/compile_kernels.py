@@ -18,14 +18,18 @@ import time
 import numpy as np
 
 #: The fits ``compile_kernels`` runs: (name, examples, features, classes, estimator
-#: parameters). The trees of k labels (``weak_learner="auto"`` above 2,500 examples), the
-#: binary trees (one label), a tree per label (more than 2,000 features × labels,
-#: ``training.params.default_learner``) and a long stump fit (a small set's rounds, once
-#: the NumPy twins' cells are spent); float32 and float64 features (binning's two types).
+#: parameters). The trees of k labels (``weak_learner="auto"`` above 2,500 examples), and of
+#: many labels on few features (``learners/tree.py``'s label-mass histograms; a weight
+#: update over ``threads.SERIAL_CELLS`` cells), the binary trees (one label), a tree per
+#: label (more than 2,000 features × labels, ``training.params.default_learner``; more
+#: cells than the binning's NumPy twin takes, ``lazy_numba.TWIN_CELLS``) and a long stump
+#: fit (a small set's rounds, once the twins' cells are spent); float32 and float64
+#: features (binning's two types).
 FITS = (
     ("trees", 3000, 12, 6, {"n_estimators": 4}),
+    ("trees of many labels", 3000, 12, 26, {"n_estimators": 3}),
     ("binary trees", 3000, 12, 2, {"n_estimators": 4}),
-    ("a tree per label", 3000, 210, 10, {"n_estimators": 2}),
+    ("a tree per label", 3000, 400, 10, {"n_estimators": 2}),
     ("stumps", 2000, 40, 3, {"n_estimators": 20}),
 )
 
