@@ -21,9 +21,21 @@ exit walks every object the imports made), and the snippet again with NumPy and
 scikit-learn imported before its clock starts (a notebook that has used scikit-learn); and,
 as their floor, a fresh process that imports NumPy and ``sklearn.base`` and fits nothing.
 
-``python benchmarks/bench_startup.py [--cold] [--before SRC] [--peers]``: ``--before`` runs
-the same processes on another source tree (another checkout's ``src``, with its own numba
-cache), alternating with this checkout's, and prints both columns and their ratio.
+``--cold-trees`` (``cold_trees()``) fits ``BoostClassifier()``'s default trees on an empty
+numba cache (``NUMBA_CACHE_DIR``, a new temporary folder per process), one fresh process per
+shape of ``COLD_SHAPES`` (satimage's, a binary set's, letter's, and fashion-mnist's tree per
+label over a few rounds: what a user's first fit after ``pip install`` compiles), and lists
+each kernel numba compiled: its build (parallel or serial), its specialisations, and their
+compile CPU seconds with everything compiled inside them (helpers, numba's own overloads),
+from numba's compile events. With ``--compiled``, ``confboost compile`` fills a cache first
+(its seconds are listed), each fit starts from a copy of it, and shows what it left to
+compile.
+
+``python benchmarks/bench_startup.py [--cold] [--before SRC] [--peers] [--cold-trees
+[--compiled]]``:
+``--before`` runs the same processes on another source tree (another checkout's ``src``,
+with its own numba cache), alternating with this checkout's, and prints both columns and
+their ratio.
 """
 
 import gzip
@@ -81,17 +93,30 @@ IMPORT = "import time; t = time.perf_counter(); import confboost; print(time.per
 
 SRC = common.ROOT / "src"
 
+#: ``--cold-trees``' fits: ``make_classification``'s arguments and ``BoostClassifier``'s
+#: (its defaults otherwise), each the shape of a set the benchmarks fit. binary: 100k cells,
+#: so one thread (``threads.SMALL_WORK``) and the kernels' serial builds.
+COLD_SHAPES = {
+    "satimage": ({"n_samples": 4435, "n_features": 36, "n_informative": 12, "n_classes": 6},
+                 {}),
+    "binary": ({"n_samples": 5000, "n_features": 20, "n_informative": 8, "n_classes": 2}, {}),
+    "letter": ({"n_samples": 16000, "n_features": 16, "n_informative": 12, "n_classes": 26},
+               {}),
+    "fashion": ({"n_samples": 3000, "n_features": 784, "n_informative": 40, "n_classes": 10},
+                {"n_estimators": 3}),
+}
+
 
 def _env(src=SRC):
     return {"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"}
 
 
-def _timed(command, cwd=None, memory=False, src=SRC):
+def _timed(command, cwd=None, memory=False, src=SRC, env=None):
     """(stdout, wall seconds, CPU seconds) of one child process, and its peak resident MB
-    when ``memory``."""
+    when ``memory``; ``env`` adds variables to the child's environment."""
     with tempfile.TemporaryFile("w+") as out:
         start = time.perf_counter()
-        child = subprocess.Popen(command, env=_env(src), cwd=cwd, stdout=out,
+        child = subprocess.Popen(command, env={**_env(src), **(env or {})}, cwd=cwd, stdout=out,
                                  stderr=subprocess.DEVNULL, text=True)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
@@ -236,6 +261,109 @@ def peers(libraries=tuple(LIBRARIES)):
     return {**result, "load": os.getloadavg()[0]}
 
 
+def cold_tree_fit(shape):
+    """In a child whose numba cache is empty: ``COLD_SHAPES[shape]``'s default fit. Returns a
+    dict: ``wall`` and ``cpu`` (the fit's seconds), ``learner`` (``weak_learner_``) and
+    ``compiles``, [kernel, parallel, signature, CPU s with what compiled inside it] for each
+    specialisation numba compiled at the top level (the fit's own calls)."""
+    from sklearn.datasets import make_classification
+
+    from confboost import BoostClassifier
+    from confboost.utils.lazy_numba import on_load
+
+    compiles, stack = [], []
+
+    def listen(numba):
+        from numba.core import event
+
+        class Compiles(event.Listener):
+            def on_start(self, ev):
+                stack.append(time.process_time())
+
+            def on_end(self, ev):
+                began = stack.pop()
+                if not stack:
+                    dispatcher = ev.data["dispatcher"]
+                    compiles.append([dispatcher.py_func.__qualname__,
+                                     bool(dispatcher.targetoptions.get("parallel")),
+                                     str(ev.data.get("args")), time.process_time() - began])
+
+        event.register("numba:compile", Compiles())
+
+    on_load(listen)
+    data, params = COLD_SHAPES[shape]
+    X, y = make_classification(**data, random_state=0)
+    wall, cpu = time.perf_counter(), time.process_time()
+    fitted = BoostClassifier(**params).fit(X, y)
+    return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
+            "learner": fitted.weak_learner_, "compiles": compiles}
+
+
+def cold_trees(sources=(SRC,), shapes=tuple(COLD_SHAPES), compiled=False):
+    """``cold_tree_fit`` of each shape in a fresh process on a new, empty numba cache, the
+    source trees alternating; a list (one per source) of dicts by shape, and ``load`` (the
+    one-minute load average at the end). With ``compiled``, ``confboost compile`` first
+    fills a cache per source, in a fresh process of its own (its (wall, CPU) seconds are
+    ``compile``), and each fit starts from a copy of it: the fits show what it left to
+    compile."""
+    results = [{} for _ in sources]
+    with tempfile.TemporaryDirectory() as folder:
+        compiled_caches = []
+        for i, (src, result) in enumerate(zip(sources, results, strict=True)):
+            compiled_caches.append(Path(folder) / str(i))
+            if compiled:
+                command = [sys.executable, "-m", "confboost.cli", "compile"]
+                result["compile"] = _timed(command, src=src, env={
+                    "NUMBA_CACHE_DIR": str(compiled_caches[-1])})[1:]
+        for shape in shapes:
+            for src, result, filled in zip(sources, results, compiled_caches, strict=True):
+                with tempfile.TemporaryDirectory() as cache:
+                    if compiled:
+                        shutil.copytree(filled, cache, dirs_exist_ok=True)
+                    result[shape] = common.fresh("bench_startup", "cold_tree_fit", shape, env={
+                        "PYTHONPATH": str(src), "NUMBA_CACHE_DIR": cache})
+    for result in results:
+        result["load"] = os.getloadavg()[0]
+    return results
+
+
+def cold_trees_table(results, names):
+    """Markdown lines for ``cold_trees()``'s results: per shape, the fit's CPU and wall
+    seconds and its compile CPU seconds per source, then per source and shape each kernel's
+    build, specialisations and compile CPU seconds."""
+    shapes = [shape for shape in results[0] if shape not in ("load", "compile")]
+    lines = ["| shape | learner | " + " | ".join(
+        f"{name}: fit CPU / wall (s) | {name}: compile CPU (s)" for name in names) + " |",
+        "|---|---|" + "---|---|" * len(names)]
+    for shape in shapes:
+        cells = []
+        for result in results:
+            fit = result[shape]
+            cells += [f"{fit['cpu']:.1f} / {fit['wall']:.1f}",
+                      f"{sum(c[3] for c in fit['compiles']):.1f}"]
+        lines.append(f"| {shape} | {results[0][shape]['learner']} | " + " | ".join(cells)
+                     + " |")
+    for name, result in zip(names, results, strict=True):
+        for shape in shapes:
+            kernels = {}
+            for kernel, parallel, _, seconds in result[shape]["compiles"]:
+                count, total = kernels.get((kernel, parallel), (0, 0.0))
+                kernels[kernel, parallel] = (count + 1, total + seconds)
+            lines += ["", f"{name}, {shape}:", "",
+                      "| kernel | build | specialisations | compile CPU (s) |", "|---|---|---|---|"]
+            for (kernel, parallel), (count, total) in sorted(kernels.items(),
+                                                             key=lambda item: -item[1][1]):
+                lines.append(f"| {kernel} | {'parallel' if parallel else 'serial'} | {count} | "
+                             f"{total:.2f} |")
+    for name, result in zip(names, results, strict=True):
+        if "compile" in result:
+            wall, cpu = result["compile"]
+            lines += ["", f"{name}: `confboost compile` first, {wall:.0f} s wall, {cpu:.0f} s "
+                          "CPU."]
+    loads = ", ".join(f"{result['load']:.1f}" for result in results)
+    return lines + ["", f"Load average at the end of each column's last run: {loads}."]
+
+
 def peers_table(result):
     """Markdown lines for ``peers()``'s result."""
     lines = ["| library | fresh process wall (s) | fresh process CPU (s) | imports + fits in "
@@ -296,6 +424,12 @@ if __name__ == "__main__":
     parser.add_argument("--peers", action="store_true",
                         help="only the first fits of confboost, LightGBM, XGBoost and "
                              "HistGradientBoosting, each in its own process")
+    parser.add_argument("--cold-trees", action="store_true",
+                        help="only the default tree fits on an empty numba cache, and what "
+                             "each kernel's compilation cost")
+    parser.add_argument("--compiled", action="store_true",
+                        help="with --cold-trees: run `confboost compile` into each empty "
+                             "cache before the fit")
     args = parser.parse_args()
     if args.peers:
         print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
@@ -303,5 +437,8 @@ if __name__ == "__main__":
         sys.exit(0)
     sources = ((Path(args.before).resolve(), SRC) if args.before else (SRC,))
     print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
-    print("\n".join(table(measure(sources, args.cold),
-                          ["before", "after"] if args.before else ["this checkout"])))
+    names = ["before", "after"] if args.before else ["this checkout"]
+    if args.cold_trees:
+        print("\n".join(cold_trees_table(cold_trees(sources, compiled=args.compiled), names)))
+        sys.exit(0)
+    print("\n".join(table(measure(sources, args.cold), names)))

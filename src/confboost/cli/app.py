@@ -1,7 +1,8 @@
 """The ``confboost`` command line, thin over the library.
 
 Commands: ``demo`` (the main job of ``make run``); ``reproduce`` (the paper's §10
-experiments, written as a report); ``show`` (a model's rounds as rules); ``train``,
+experiments, written as a report); ``show`` (a model's rounds as rules); ``compile`` (the
+kernels the default fits run, into numba's cache, ahead of the first fit); ``train``,
 ``test``, ``classify``, ``export-shyp``, ``import-shyp`` (BoosTexter / icsiboost files,
 ``cli_boostexter.py``). Every command has
 ``--help``; bad arguments or files end with exit status 2 and a one-line message.
@@ -70,6 +71,17 @@ def _show(arguments):
     return 0
 
 
+def _compile(arguments):
+    from confboost.estimators.compile_kernels import compile_kernels
+
+    def progress(name, n_jobs, seconds):
+        threads = "one thread" if n_jobs == 1 else "all threads"
+        print(f"{name}, {threads}: {seconds:.1f} s", flush=True)
+
+    print(f"compiled the default fits' kernels in {compile_kernels(progress):.1f} s")
+    return 0
+
+
 class _OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr and exit status 2."""
 
@@ -129,6 +141,15 @@ def build_parser():
     show.add_argument("--top", type=positive_int, metavar="N",
                       help="only the N rounds of least Z_t, largest bound decrease first")
     show.set_defaults(handler=_show)
+
+    compile_kernels = commands.add_parser(
+        "compile", help="compile the kernels the default fits run, ahead of the first fit",
+        description="Fit the default estimator on small synthetic sets of each shape a "
+                    "default fit grows, on one thread and on all, so that numba's cache "
+                    "(beside the installed package, or NUMBA_CACHE_DIR) holds their kernels: "
+                    "a later first fit loads them instead of compiling. Run it once after "
+                    "an install (a container image, a CI job).")
+    compile_kernels.set_defaults(handler=_compile)
 
     from confboost.cli.boostexter_commands import add_commands
     from confboost.engine.schemes import SCHEMES

@@ -389,9 +389,12 @@ def _gather_labels(rows, weights, sign_index, node_weights, node_signs, first, s
 
     Not inlined into ``build_node_histogram`` (``_gather`` is): its row slices, inlined
     into the parallel loop, took a satimage round from 3.4 to 10 ms (one thread)."""
-    for p in range(first, stop):
-        node_weights[p, :] = weights[rows[p]]
-        node_signs[p, :] = sign_index[rows[p]]
+    for p in range(first, stop):  # by element: an array copied into a slice compiles numba's
+        # shape-error message, 1-3 s of CPU on an empty cache
+        row = rows[p]
+        for l in range(node_weights.shape[1]):
+            node_weights[p, l] = weights[row, l]
+            node_signs[p, l] = sign_index[row, l]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

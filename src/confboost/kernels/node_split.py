@@ -431,9 +431,9 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
                 pos[c] = running_pos
                 neg[c] = running_neg
             left_pos[l], left_neg[l] = running_pos, running_neg
-        if one_block:
-            all_pos[:] = left_pos
-            all_neg[:] = left_neg
+        if one_block:  # by element: an array copied into a slice compiles numba's error text
+            for l in range(k):
+                all_pos[l], all_neg[l] = left_pos[l], left_neg[l]
             node_score, missing_mass, value_mass, least_mass = _node_terms(
                 feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
         with_missing = missing_mass > 0.0
