@@ -12,7 +12,7 @@ from sklearn.datasets import load_digits
 
 from confboost import BoostClassifier
 from confboost.data.dataset import Dataset, LabelSigns
-from confboost.engine.learners import HYPOTHESIS_TYPES
+from confboost.engine.learners import HYPOTHESIS_TYPES, label_trees
 from confboost.engine.learners.base import label_masses
 from confboost.engine.learners.label_trees import (
     LabelTreesHypothesis,
@@ -100,6 +100,23 @@ def test_trees_grown_at_once_are_the_serial_trees(rng, k, leaves):
             assert numba.get_num_threads() == 2
         _assert_same_fit(got, want)
     assert len(concurrent._more_trees) == 1 and not serial._more_trees
+
+
+def test_trees_grown_in_order_past_the_histogram_memory(rng, monkeypatch):
+    """Where two trees' histograms at once would pass the grower's memory limit, the trees
+    grow one after the other (the same trees)."""
+    _two_threads()
+    X, signs, weights = random_problem(rng, n_samples=500, n_features=6, k=4, distinct=40)
+    dataset, labels = Dataset.from_array(X, 255), LabelSigns.from_signs(signs)
+    with numba_threads(1):
+        want = LabelTreesLearner(REAL, SMOOTHING, max_leaves=8).fit(dataset, weights, labels)
+    n_hist_bins = int(dataset.n_bins.max()) + 1
+    monkeypatch.setattr(label_trees, "HISTOGRAM_MEMORY", 8 * 6 * n_hist_bins * 2 * 8)
+    learner = LabelTreesLearner(REAL, SMOOTHING, max_leaves=8)
+    with numba_threads(2):
+        got = learner.fit(dataset, weights, labels)
+    _assert_same_fit(got, want)
+    assert not learner._more_trees
 
 
 def test_trees_grown_at_once_on_a_mixed_table(rng):

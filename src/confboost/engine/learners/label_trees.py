@@ -29,6 +29,7 @@ import numpy as np
 
 from confboost.data.dataset import LabelSigns
 from confboost.engine.learners.base import PartitionFit, PartitionHypothesis
+from confboost.engine.learners.grower import HISTOGRAM_MEMORY
 from confboost.engine.learners.tree import TreeLearner
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
 from confboost.utils.dtypes import WEIGHT_DTYPE
@@ -38,6 +39,7 @@ from confboost.utils.untrusted import fail, prefixed, read_list, require
 #: Blocks of a pair: every tree's leaves, numbered label after label, fit in uint16.
 LABEL_BLOCK_DTYPE = np.uint16
 MAX_LABEL_BLOCKS = int(np.iinfo(LABEL_BLOCK_DTYPE).max) + 1
+WEIGHT_BYTES = np.dtype(WEIGHT_DTYPE).itemsize
 
 
 def _label_name(classes, label):
@@ -194,22 +196,29 @@ class LabelTreesLearner:
         T > 1 kernel threads (``threads.kernel_threads``) min(T, k) Python threads grow
         them at once, each taking the next label not yet taken and growing its tree with
         its own ``TreeLearner`` (histograms and work arrays) and T // min(T, k) kernel
-        threads (every kernel on the way releases the GIL). A tree depends only on its
-        column and signs, and the kernels give the same bits on any thread count, so the
+        threads (every kernel on the way releases the GIL); fewer where the trees'
+        histograms at once would pass ``grower.HISTOGRAM_MEMORY``. A tree depends only on
+        its column and signs, and the kernels give the same bits on any thread count, so the
         trees are those of one thread growing them in order. Threads share the cores
         better whole trees at a time than each kernel call split in two: on 784 features
         a tree's many short parallel regions each end at a barrier.
         """
-        n_threads = min(len(columns), kernel_threads()) if self.concurrent_trees else 1
-        if n_threads == 1:
-            return [self._tree.fit(dataset, column, label_signs)
-                    for column, label_signs in zip(columns, signs, strict=True)]
         tree = self._tree
+        n_threads = 1
+        if self.concurrent_trees:
+            codes, n_hist_bins = tree.compacted(dataset)
+            # a tree keeps about max_leaves node histograms (the grower: HISTOGRAM_MEMORY
+            # at most); the trees grown at once keep no more than that limit in all
+            tree_bytes = self.max_leaves * codes.shape[0] * n_hist_bins * 2 * WEIGHT_BYTES
+            n_threads = min(len(columns), kernel_threads(),
+                            max(1, HISTOGRAM_MEMORY // max(tree_bytes, 1)))
+        if n_threads == 1:
+            return [tree.fit(dataset, column, label_signs)
+                    for column, label_signs in zip(columns, signs, strict=True)]
         while len(self._more_trees) < n_threads - 1:
             self._more_trees.append(TreeLearner(tree.mode, tree.smoothing, tree.max_leaves,
                                                 tree.max_depth, tree.min_leaf_weight))
         learners = [tree, *self._more_trees[:n_threads - 1]]
-        tree.compacted(dataset)
         for learner in learners[1:]:
             learner.compacted(dataset, tree)
         share = kernel_threads() // n_threads
