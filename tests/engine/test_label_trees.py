@@ -12,7 +12,7 @@ from sklearn.datasets import load_digits
 
 from confboost import BoostClassifier
 from confboost.data.dataset import Dataset, LabelSigns
-from confboost.engine.learners import HYPOTHESIS_TYPES
+from confboost.engine.learners import HYPOTHESIS_TYPES, label_trees
 from confboost.engine.learners.base import label_masses
 from confboost.engine.learners.label_trees import (
     LabelTreesHypothesis,
@@ -23,7 +23,9 @@ from confboost.engine.schemes.mh import MHScheme
 from confboost.estimators import load
 from confboost.kernels.criterion_numpy import REAL
 from confboost.kernels.label_update import apply_label_partition, apply_label_partition_naive
+from confboost.utils.threads import numba_threads
 from tests.conftest import random_problem
+from tests.helpers import mixed_frame, table_fit_parts
 
 SMOOTHING = 1e-6
 
@@ -58,6 +60,77 @@ def test_apply_label_partition_equals_naive(rng, loss_kind, one_column):
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(fast[0], naive[0], rtol=1e-12)
     np.testing.assert_allclose(fast[1], naive[1], rtol=1e-12)
+
+
+def _assert_same_fit(got, want):
+    """Two ``PartitionFit``s of a tree per label equal to the bit."""
+    for tree, other in zip(got.hypothesis.trees, want.hypothesis.trees, strict=True):
+        np.testing.assert_array_equal(tree.column, other.column)
+        np.testing.assert_array_equal(tree.threshold, other.threshold)
+        np.testing.assert_array_equal(tree.values, other.values)
+    for name in ("train_blocks", "weight_pos", "weight_neg"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert got.criterion == want.criterion
+
+
+def _two_threads():
+    numba = pytest.importorskip("numba")
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread")
+    return numba
+
+
+@pytest.mark.parametrize(("k", "leaves"), [(10, 16), (10, 28), (3, 8)])
+def test_trees_grown_at_once_are_the_serial_trees(rng, k, leaves):
+    """On two kernel threads the round's trees grow on two threads at once, each on its
+    own tree learner; trees, blocks, statistics and Z are those grown one after the other
+    on one thread, round after round, and the caller's thread count is restored."""
+    numba = _two_threads()
+    X, signs, _ = random_problem(rng, n_samples=1500, n_features=12, k=k, distinct=40)
+    dataset, labels = Dataset.from_array(X, 255), LabelSigns.from_signs(signs)
+    serial = LabelTreesLearner(REAL, SMOOTHING, max_leaves=leaves)
+    concurrent = LabelTreesLearner(REAL, SMOOTHING, max_leaves=leaves)
+    for _ in range(3):
+        weights = rng.random(signs.shape)
+        weights /= weights.sum()
+        with numba_threads(1):
+            want = serial.fit(dataset, weights, labels)
+        with numba_threads(2):
+            got = concurrent.fit(dataset, weights, labels)
+            assert numba.get_num_threads() == 2
+        _assert_same_fit(got, want)
+    assert len(concurrent._more_trees) == 1 and not serial._more_trees
+
+
+def test_trees_grown_in_order_past_the_histogram_memory(rng, monkeypatch):
+    """Where two trees' histograms at once would pass the grower's memory limit, the trees
+    grow one after the other (the same trees)."""
+    _two_threads()
+    X, signs, weights = random_problem(rng, n_samples=500, n_features=6, k=4, distinct=40)
+    dataset, labels = Dataset.from_array(X, 255), LabelSigns.from_signs(signs)
+    with numba_threads(1):
+        want = LabelTreesLearner(REAL, SMOOTHING, max_leaves=8).fit(dataset, weights, labels)
+    n_hist_bins = int(dataset.n_bins.max()) + 1
+    monkeypatch.setattr(label_trees, "HISTOGRAM_MEMORY", 8 * 6 * n_hist_bins * 2 * 8)
+    learner = LabelTreesLearner(REAL, SMOOTHING, max_leaves=8)
+    with numba_threads(2):
+        got = learner.fit(dataset, weights, labels)
+    _assert_same_fit(got, want)
+    assert not learner._more_trees
+
+
+def test_trees_grown_at_once_on_a_mixed_table(rng):
+    """Numeric, categorical and text columns: the same trees at once as in order."""
+    _two_threads()
+    frame, Y = mixed_frame(rng, n=300)
+    _, dataset, _, labels, weights = table_fit_parts(frame, Y, rng)
+    with numba_threads(1):
+        want = LabelTreesLearner(REAL, SMOOTHING, max_leaves=6).fit(dataset, weights, labels)
+    learner = LabelTreesLearner(REAL, SMOOTHING, max_leaves=6)
+    with numba_threads(2):
+        got = learner.fit(dataset, weights, labels)
+    _assert_same_fit(got, want)
+    assert learner._more_trees
 
 
 @pytest.mark.parametrize(("distinct", "leaves"), [(7, 5), (200, 16)])

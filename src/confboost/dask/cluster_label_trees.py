@@ -51,6 +51,8 @@ class CollectiveLabelTreesLearner(_Collective, LabelTreesLearner):
         ``LabelTreesLearner``'s.
     """
 
+    concurrent_trees = False  # every worker allreduces each tree's sums in the same order
+
     def __init__(self, link, mode, smoothing, max_leaves=8, max_depth=None,
                  min_leaf_weight=0.0):
         LabelTreesLearner.__init__(self, mode, smoothing, max_leaves, max_depth,

@@ -308,6 +308,30 @@ def numba_threads(n_jobs, work=None):
         numba.set_num_threads(previous)
 
 
+def kernel_threads():
+    """The threads this thread's kernel calls get now: numba's count for this thread, or 1
+    while numba is not loaded (a fit that has run no kernel yet stays on one)."""
+    return load_numba().get_num_threads() if numba_loaded() else 1
+
+
+@contextmanager
+def threads_here(count):
+    """Run this thread's kernel calls inside the block on ``count`` threads (the serial
+    builds on one), and restore its count after: numba's count is per thread, so a thread
+    of a pool that shares a call's threads sets its own share."""
+    numba = load_numba()
+    previous = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        if count == 1:
+            with serial_kernels():
+                yield
+        else:
+            yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 @contextmanager
 def serial_below(cells, limit=SERIAL_CELLS):
     """Run the kernel calls inside the block on one thread when ``cells < limit``.

@@ -22,18 +22,24 @@ per label (0 off the block's own label), and ``blocks(X)`` gives a block per exa
 label, shape (n, k) (the MH update's kernel for it: ``kernels/label_update.py``).
 """
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from confboost.data.dataset import LabelSigns
 from confboost.engine.learners.base import PartitionFit, PartitionHypothesis
+from confboost.engine.learners.grower import HISTOGRAM_MEMORY
 from confboost.engine.learners.tree import TreeLearner
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
 from confboost.utils.dtypes import WEIGHT_DTYPE
+from confboost.utils.threads import kernel_threads, threads_here
 from confboost.utils.untrusted import fail, prefixed, read_list, require
 
 #: Blocks of a pair: every tree's leaves, numbered label after label, fit in uint16.
 LABEL_BLOCK_DTYPE = np.uint16
 MAX_LABEL_BLOCKS = int(np.iinfo(LABEL_BLOCK_DTYPE).max) + 1
+WEIGHT_BYTES = np.dtype(WEIGHT_DTYPE).itemsize
 
 
 def _label_name(classes, label):
@@ -164,16 +170,77 @@ class LabelTreesLearner:
         to 1 over all labels).
     """
 
+    #: Whether a round's trees may grow on several threads at once (``_grow_trees``); a
+    #: subclass whose tree learner takes its sums from other processes, in the order the
+    #: trees are grown, keeps them one after the other.
+    concurrent_trees = True
+
     def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
         self.max_leaves = max_leaves
-        # one learner for every label's tree: the trees are grown one after the other, so
-        # they share its histograms and work arrays
+        # the learner of the trees grown one after the other (they share its histograms and
+        # work arrays), and the first of the learners of ``_grow_trees``' threads
         self._tree = TreeLearner(mode, smoothing, max_leaves, max_depth, min_leaf_weight)
+        self._more_trees = []  # the other threads' learners, kept across rounds
         self._signs = None  # (the labels, each label's LabelSigns)
 
     def release_work(self):
         """Drop the arrays kept across rounds (as ``TreeLearner.release_work``)."""
-        self._tree.release_work()
+        for learner in [self._tree, *self._more_trees]:
+            learner.release_work()
+
+    def _grow_trees(self, dataset, columns, signs):
+        """Tree l on weight column ``columns[l]``, shape (n_samples, 1), and signs
+        ``signs[l]``: the ``PartitionFit`` of each, in label order.
+
+        The trees of a round are independent given its weights (Z_t = Σ_l Z_t^l), so with
+        T > 1 kernel threads (``threads.kernel_threads``) min(T, k) Python threads grow
+        them at once, each taking the next label not yet taken and growing its tree with
+        its own ``TreeLearner`` (histograms and work arrays) and T // min(T, k) kernel
+        threads (every kernel on the way releases the GIL); fewer where the trees'
+        histograms at once would pass ``grower.HISTOGRAM_MEMORY``. A tree depends only on
+        its column and signs, and the kernels give the same bits on any thread count, so the
+        trees are those of one thread growing them in order. Threads share the cores
+        better whole trees at a time than each kernel call split in two: on 784 features
+        a tree's many short parallel regions each end at a barrier.
+        """
+        tree = self._tree
+        n_threads = 1
+        if self.concurrent_trees:
+            codes, n_hist_bins = tree.compacted(dataset)
+            # a tree keeps about max_leaves node histograms (the grower: HISTOGRAM_MEMORY
+            # at most); the trees grown at once keep no more than that limit in all
+            tree_bytes = self.max_leaves * codes.shape[0] * n_hist_bins * 2 * WEIGHT_BYTES
+            n_threads = min(len(columns), kernel_threads(),
+                            max(1, HISTOGRAM_MEMORY // max(tree_bytes, 1)))
+        if n_threads == 1:
+            return [tree.fit(dataset, column, label_signs)
+                    for column, label_signs in zip(columns, signs, strict=True)]
+        while len(self._more_trees) < n_threads - 1:
+            self._more_trees.append(TreeLearner(tree.mode, tree.smoothing, tree.max_leaves,
+                                                tree.max_depth, tree.min_leaf_weight))
+        learners = [tree, *self._more_trees[:n_threads - 1]]
+        for learner in learners[1:]:
+            learner.compacted(dataset, tree)
+        share = kernel_threads() // n_threads
+        fits = [None] * len(columns)
+        next_label = iter(range(len(columns)))
+        lock = threading.Lock()
+
+        def grow(learner):
+            with threads_here(share):
+                while True:
+                    with lock:
+                        label = next(next_label, None)
+                    if label is None:
+                        return
+                    fits[label] = learner.fit(dataset, columns[label], signs[label])
+
+        with ThreadPoolExecutor(n_threads - 1) as pool:
+            others = [pool.submit(grow, learner) for learner in learners[1:]]
+            grow(learners[0])
+            for other in others:
+                other.result()
+        return fits
 
     def _label_signs(self, labels):
         """Each label's signs as a one-column ``LabelSigns``, kept while ``labels`` is."""
@@ -202,8 +269,8 @@ class LabelTreesLearner:
                              f"of max_leaves={self.max_leaves} leaves exceed "
                              f"{MAX_LABEL_BLOCKS} leaves in all; lower max_leaves")
         weights = np.asarray(weights, dtype=WEIGHT_DTYPE)
-        fits = [self._tree.fit(dataset, np.ascontiguousarray(weights[:, [label]]), signs)
-                for label, signs in enumerate(self._label_signs(labels))]
+        fits = self._grow_trees(dataset, [np.ascontiguousarray(weights[:, [label]])
+                                          for label in range(k)], self._label_signs(labels))
         hypothesis = LabelTreesHypothesis([fit.hypothesis for fit in fits])
         train_blocks = np.empty((n_samples, k), dtype=LABEL_BLOCK_DTYPE)
         weight_pos = np.zeros_like(hypothesis.values)

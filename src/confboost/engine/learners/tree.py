@@ -234,15 +234,24 @@ class TreeLearner:
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
         pos, neg = label_masses(weights, labels, self._work)
         splits = NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight)
-        if self._compact is None or self._compact[0] is not dataset:
-            self._compact = (dataset, *compact_codes(dataset))
-        _, codes, n_hist_bins = self._compact
+        codes, n_hist_bins = self.compacted(dataset)
         tree = self._grow(dataset, label_histograms(dataset, weights, labels, pos, neg, codes,
                                                     self._work),
                           weights.shape[1], splits, n_hist_bins=n_hist_bins)
         values, fit = self._leaf_fit(tree, pos, neg)
         return fit(TreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
                                   tree.right, values))
+
+    def compacted(self, dataset, source=None):
+        """``compact_codes(dataset)``, (codes, n_hist_bins), kept while ``dataset`` is the
+        learner's; ``source``, another ``TreeLearner`` that holds them, lends its copy (the
+        learners of a round's trees per label share one)."""
+        if source is not None and source._compact is not None \
+                and source._compact[0] is dataset:
+            self._compact = source._compact
+        if self._compact is None or self._compact[0] is not dataset:
+            self._compact = (dataset, *compact_codes(dataset))
+        return self._compact[1:]
 
     def leaf_values(self, weight_pos, weight_neg, total):
         """The leaf values from the leaves' W+ and W-, shape (n_leaves, c) each, and the
