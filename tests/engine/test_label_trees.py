@@ -23,7 +23,7 @@ from confboost.engine.schemes.mh import MHScheme
 from confboost.estimators import load
 from confboost.kernels.criterion_numpy import REAL
 from confboost.kernels.label_update import apply_label_partition, apply_label_partition_naive
-from confboost.utils.threads import numba_threads
+from confboost.utils.threads import concurrent_calls_safe, numba_threads
 from tests.conftest import random_problem
 from tests.helpers import mixed_frame, table_fit_parts
 
@@ -112,6 +112,23 @@ def test_trees_grown_in_order_past_the_histogram_memory(rng, monkeypatch):
         want = LabelTreesLearner(REAL, SMOOTHING, max_leaves=8).fit(dataset, weights, labels)
     n_hist_bins = int(dataset.n_bins.max()) + 1
     monkeypatch.setattr(label_trees, "HISTOGRAM_MEMORY", 8 * 6 * n_hist_bins * 2 * 8)
+    learner = LabelTreesLearner(REAL, SMOOTHING, max_leaves=8)
+    with numba_threads(2):
+        got = learner.fit(dataset, weights, labels)
+    _assert_same_fit(got, want)
+    assert not learner._more_trees
+
+
+def test_trees_grown_in_order_on_a_layer_that_is_not_thread_safe(rng, monkeypatch):
+    """numba's ``workqueue`` layer aborts the process on parallel regions started from two
+    threads at once: under it the trees grow one after the other (the same trees)."""
+    numba = _two_threads()
+    X, signs, weights = random_problem(rng, n_samples=500, n_features=6, k=4, distinct=40)
+    dataset, labels = Dataset.from_array(X, 255), LabelSigns.from_signs(signs)
+    with numba_threads(2):
+        want = LabelTreesLearner(REAL, SMOOTHING, max_leaves=8).fit(dataset, weights, labels)
+    monkeypatch.setattr(numba, "threading_layer", lambda: "workqueue")
+    assert not concurrent_calls_safe()
     learner = LabelTreesLearner(REAL, SMOOTHING, max_leaves=8)
     with numba_threads(2):
         got = learner.fit(dataset, weights, labels)

@@ -314,6 +314,24 @@ def kernel_threads():
     return load_numba().get_num_threads() if numba_loaded() else 1
 
 
+#: numba's threading layers that may run parallel regions from several threads at once
+#: (numba's documentation: TBB and OpenMP; its ``workqueue`` layer aborts the process).
+CONCURRENT_LAYERS = ("tbb", "omp")
+
+
+def concurrent_calls_safe():
+    """Whether kernels may be called from several threads at once here: numba is loaded and
+    the threading layer it started (by the first parallel kernel) is one of
+    ``CONCURRENT_LAYERS``. False before any parallel kernel has run (the layer is not
+    known yet)."""
+    if not numba_loaded():
+        return False
+    try:
+        return load_numba().threading_layer() in CONCURRENT_LAYERS
+    except ValueError:  # no parallel kernel has started a layer yet
+        return False
+
+
 @contextmanager
 def threads_here(count):
     """Run this thread's kernel calls inside the block on ``count`` threads (the serial

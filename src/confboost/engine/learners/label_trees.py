@@ -33,7 +33,7 @@ from confboost.engine.learners.grower import HISTOGRAM_MEMORY
 from confboost.engine.learners.tree import TreeLearner
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
 from confboost.utils.dtypes import WEIGHT_DTYPE
-from confboost.utils.threads import kernel_threads, threads_here
+from confboost.utils.threads import concurrent_calls_safe, kernel_threads, threads_here
 from confboost.utils.untrusted import fail, prefixed, read_list, require
 
 #: Blocks of a pair: every tree's leaves, numbered label after label, fit in uint16.
@@ -197,15 +197,17 @@ class LabelTreesLearner:
         them at once, each taking the next label not yet taken and growing its tree with
         its own ``TreeLearner`` (histograms and work arrays) and T // min(T, k) kernel
         threads (every kernel on the way releases the GIL); fewer where the trees'
-        histograms at once would pass ``grower.HISTOGRAM_MEMORY``. A tree depends only on
-        its column and signs, and the kernels give the same bits on any thread count, so the
-        trees are those of one thread growing them in order. Threads share the cores
-        better whole trees at a time than each kernel call split in two: on 784 features
-        a tree's many short parallel regions each end at a barrier.
+        histograms at once would pass ``grower.HISTOGRAM_MEMORY``, and one after the other
+        where numba's threading layer cannot take calls from several threads
+        (``threads.concurrent_calls_safe``: not started yet, or ``workqueue``). A tree
+        depends only on its column and signs, and the kernels give the same bits on any
+        thread count, so the trees are those of one thread growing them in order. Threads
+        share the cores better whole trees at a time than each kernel call split in two: on
+        784 features a tree's many short parallel regions each end at a barrier.
         """
         tree = self._tree
         n_threads = 1
-        if self.concurrent_trees:
+        if self.concurrent_trees and kernel_threads() > 1 and concurrent_calls_safe():
             codes, n_hist_bins = tree.compacted(dataset)
             # a tree keeps about max_leaves node histograms (the grower: HISTOGRAM_MEMORY
             # at most); the trees grown at once keep no more than that limit in all
