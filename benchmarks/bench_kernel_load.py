@@ -138,7 +138,18 @@ def compiles():
     from numba.core import event
 
     imported = time.process_time() - start
-    records, stack = [], []
+    found = listen_compiles(event)
+    began = time.process_time()
+    _fits()
+    records = [(kernel, parallel, cpu) for kernel, parallel, _, cpu in found]
+    return records, imported, time.process_time() - began
+
+
+def listen_compiles(event):
+    """Register a listener of numba's compile events (``event``: ``numba.core.event``);
+    returns the list it appends [kernel, parallel, signature, CPU s] to for each kernel
+    compiled at the top level (what compiles inside one counted in its CPU s)."""
+    found, stack = [], []
 
     class Compiles(event.Listener):
         def on_start(self, ev):
@@ -148,14 +159,12 @@ def compiles():
             began = stack.pop()
             if not stack:
                 dispatcher = ev.data["dispatcher"]
-                records.append((dispatcher.py_func.__qualname__,
-                                bool(dispatcher.targetoptions.get("parallel")),
-                                time.process_time() - began))
+                found.append([dispatcher.py_func.__qualname__,
+                              bool(dispatcher.targetoptions.get("parallel")),
+                              str(ev.data.get("args")), time.process_time() - began])
 
     event.register("numba:compile", Compiles())
-    began = time.process_time()
-    _fits()
-    return records, imported, time.process_time() - began
+    return found
 
 
 def run_cold():

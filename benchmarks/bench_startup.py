@@ -271,24 +271,14 @@ def cold_tree_fit(shape):
     from confboost import BoostClassifier
     from confboost.utils.lazy_numba import on_load
 
-    compiles, stack = [], []
+    import bench_kernel_load
+
+    listened = []  # the listener's list, once numba loads
 
     def listen(numba):
         from numba.core import event
 
-        class Compiles(event.Listener):
-            def on_start(self, ev):
-                stack.append(time.process_time())
-
-            def on_end(self, ev):
-                began = stack.pop()
-                if not stack:
-                    dispatcher = ev.data["dispatcher"]
-                    compiles.append([dispatcher.py_func.__qualname__,
-                                     bool(dispatcher.targetoptions.get("parallel")),
-                                     str(ev.data.get("args")), time.process_time() - began])
-
-        event.register("numba:compile", Compiles())
+        listened.append(bench_kernel_load.listen_compiles(event))
 
     on_load(listen)
     data, params = COLD_SHAPES[shape]
@@ -296,7 +286,8 @@ def cold_tree_fit(shape):
     wall, cpu = time.perf_counter(), time.process_time()
     fitted = BoostClassifier(**params).fit(X, y)
     return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
-            "learner": fitted.weak_learner_, "compiles": compiles}
+            "learner": fitted.weak_learner_,
+            "compiles": listened[0] if listened else []}
 
 
 def cold_trees(sources=(SRC,), shapes=tuple(COLD_SHAPES), compiled=False):

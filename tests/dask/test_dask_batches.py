@@ -15,9 +15,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 from confboost import BoostClassifier  # noqa: E402
-from confboost.dask import cluster_fit, shards  # noqa: E402
+from confboost.dask import shards  # noqa: E402
 from confboost.dask.dask_classifier import DaskBoostClassifier  # noqa: E402
 from tests.dask.test_dask import _assert_same_model, _cluster, _dask, _data  # noqa: E402
+from tests.dask.test_dask_trips import shards_made  # noqa: E402
 from tests.dask.test_faults import LIMIT, _kill_at_partition, _within  # noqa: E402
 
 TREES = {"weak_learner": "tree", "max_leaves": 4, "min_leaf_weight": 0.02}
@@ -33,16 +34,7 @@ def client():
 def made(monkeypatch):
     """Trips of ``MAX_ROUNDS_A_TRIP`` rounds after the first (whatever a round takes): the
     list every ``Shards`` a fit makes from now on is appended to."""
-    made = []
-    monkeypatch.setattr(shards, "TRIP_SECONDS", 1e9)
-
-    class Counted(cluster_fit.Shards):
-        def __init__(self, *args):
-            made.append(self)
-            super().__init__(*args)
-
-    monkeypatch.setattr(cluster_fit, "Shards", Counted)
-    return made
+    return shards_made(monkeypatch, trip_seconds=1e9)
 
 
 def test_batch_size_rule():

@@ -21,12 +21,13 @@ def client():
         yield client
 
 
-def shards_made(monkeypatch):
+def shards_made(monkeypatch, trip_seconds=0.0):
     """The list every ``Shards`` a fit makes from now on is appended to (their ``trips``:
-    the client's waits), each trip carrying one round (``shards.TRIP_SECONDS`` 0: the
-    counts below are a round's; ``test_dask_batches.py`` counts trips of several)."""
+    the client's waits), a trip carrying ``trip_seconds`` of rounds (``shards.TRIP_SECONDS``;
+    0, one round: the counts below are a round's; ``test_dask_batches.py`` counts trips of
+    several)."""
     made = []
-    monkeypatch.setattr(shards, "TRIP_SECONDS", 0.0)
+    monkeypatch.setattr(shards, "TRIP_SECONDS", trip_seconds)
 
     class Counted(cluster_fit.Shards):
         def __init__(self, *args):
