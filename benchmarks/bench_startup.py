@@ -266,12 +266,11 @@ def cold_tree_fit(shape):
     dict: ``wall`` and ``cpu`` (the fit's seconds), ``learner`` (``weak_learner_``) and
     ``compiles``, [kernel, parallel, signature, CPU s with what compiled inside it] for each
     specialisation numba compiled at the top level (the fit's own calls)."""
+    import bench_kernel_load
     from sklearn.datasets import make_classification
 
     from confboost import BoostClassifier
     from confboost.utils.lazy_numba import on_load
-
-    import bench_kernel_load
 
     listened = []  # the listener's list, once numba loads
 
