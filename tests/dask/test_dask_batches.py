@@ -96,11 +96,12 @@ def test_early_stopping_inside_a_trip_gives_the_local_model(client, made):
 def test_no_edge_left_ends_the_trip_where_the_local_loop_ends(client, made):
     """Rows with no edge left after a few rounds (Z_t = 1): the workers end their trip of 16
     at the round where the local loop stops (``boosting.no_edge``), so nothing runs
-    ahead and nothing is dropped; the model is the local one (to rounding: where no split
-    has an edge, the shards' sums may tie another threshold, as with a trip a round)."""
+    ahead and nothing is dropped; the model is the local one. The two halves of x0 have
+    different class ratios: with equal ratios the split and one block tie exactly in
+    the criterion, and the order of the shards' sums breaks the tie either way."""
     X = np.zeros((200, 3))
     X[:100, 0] = 1.0
-    y = (np.random.default_rng(0).random(200) > 0.5).astype(int)
+    y = (np.random.default_rng(0).random(200) > np.where(X[:, 0] > 0, 0.5, 0.7)).astype(int)
     theirs = BoostClassifier(50, calibration=None).fit(X, y)
     assert 2 < theirs.n_estimators_ < 17  # it stops inside the second trip
     mine = DaskBoostClassifier(50, client=client, calibration=None).fit(
