@@ -18,7 +18,9 @@ the round trips the client waited for after the first round's end, over the roun
 the first.
 ``BENCH_DASK_WORKERS`` (default "1,2") picks the clusters. Run alone: ``python
 benchmarks/bench_dask.py``; against another source tree (before/after),
-``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers inherit it).
+``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers inherit it); with
+Dask's worker profiler off (it samples a task's stack every 10 ms, on by default),
+``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` (the workers inherit it too).
 """
 
 import os
