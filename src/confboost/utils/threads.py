@@ -321,9 +321,9 @@ CONCURRENT_LAYERS = ("tbb", "omp")
 
 def concurrent_calls_safe():
     """Whether kernels may be called from several threads at once here: numba is loaded and
-    the threading layer it started (by the first parallel kernel) is one of
-    ``CONCURRENT_LAYERS``. False before any parallel kernel has run (the layer is not
-    known yet)."""
+    the threading layer it started (its first parallel kernel or thread-count call starts
+    one: ``kernel_threads`` does) is one of ``CONCURRENT_LAYERS``. False before that (the
+    layer is not known yet)."""
     if not numba_loaded():
         return False
     try:
