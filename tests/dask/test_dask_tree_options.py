@@ -188,12 +188,14 @@ def client():
 
 
 def _counted_fit(client, monkeypatch, n_estimators, X, y, **params):
-    """(the client's waits, the model) of a fit on one set of shards."""
+    """(the client's waits for rounds, the model) of a fit on one set of shards: its waits
+    less the set-up's (the shards' placement, and rank 0's listening socket where the
+    partitions landed on more than one worker)."""
     made = shards_made(monkeypatch)
     model = DaskBoostClassifier(n_estimators=n_estimators, client=client, calibration=None,
                                 **params).fit(X, y)
     assert len(made) == 1
-    return made[0].trips, model
+    return made[0].trips - 1 - (len(made[0].workers) > 1), model
 
 
 def _assert_same(mine, theirs, atol=1e-9):
@@ -210,10 +212,8 @@ def test_a_tree_per_label_gives_the_local_model_in_one_trip_a_round(client, monk
     X, y = _data("multiclass")
     Xd, yd, _ = _dask(X, y)
     params = {"weak_learner": "label_trees", "max_leaves": 4}
-    trips = {}
-    for rounds in (1, 3):
-        trips[rounds], mine = _counted_fit(client, monkeypatch, rounds, Xd, yd, **params)
-    assert trips[3] - trips[1] == 2  # a round of four trees: one trip
+    trips, mine = _counted_fit(client, monkeypatch, 3, Xd, yd, **params)
+    assert trips == 3  # a round of four trees: one trip
     theirs = BoostClassifier(n_estimators=3, calibration=None, **params).fit(X, y)
     assert mine.weak_learner_ == "label_trees" and mine.learning_rate_ == 0.5
     _assert_same(mine, theirs)
