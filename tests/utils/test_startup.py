@@ -205,3 +205,28 @@ print(loaded, lazy_numba.numba_loaded(),
       all(np.array_equal(a, b) for a, b in zip(twins, kernels, strict=True)))
 """
     assert _python(code, tmp_path) == "False True True"
+
+
+def test_a_small_numeric_fit_imports_no_more_than_scikit_learns_base(tmp_path):
+    # scikit-learn's estimator base brings SciPy and pandas with it (``sklearn.utils.fixes``):
+    # the first fits, a prediction and probabilities add none of their modules, and none of
+    # numba, Dask, matplotlib, scikit-learn's model selection and metrics, or confboost's
+    # commands, Dask layer, plots and data sets
+    code = """
+import sys
+import numpy as np
+import sklearn.base
+def heavy():
+    return {m for m in sys.modules if m.split(".")[0] in ("scipy", "pandas", "pyarrow")}
+floor = heavy()
+from confboost import BoostClassifier
+X = np.random.default_rng(0).normal(size=(500, 5))
+y = (X[:, 0] > 0).astype(int)
+BoostClassifier(5).fit(X, y).predict_proba(X)
+BoostClassifier(5).fit(X, y + (X[:, 1] > 0)).predict(X)
+never = ("numba", "llvmlite", "dask", "distributed", "matplotlib", "sklearn.model_selection",
+         "sklearn.metrics", "statistics", "confboost.cli", "confboost.dask", "confboost.plot",
+         "confboost.datasets", "confboost.experiments")
+print(sorted(heavy() - floor), [name for name in never if name in sys.modules])
+"""
+    assert _python(code, tmp_path) == "[] []"

@@ -40,7 +40,7 @@ import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
-from statistics import fmean
+from math import fsum
 
 from confboost.utils.lazy_numba import (
     cancel_on_load,
@@ -242,12 +242,12 @@ class ThreadTuner:
         more, fewer = self._pair
         if any(len(times) < self.PROBE_ROUNDS for times in self._times.values()):
             return
-        slower = fmean(self._times[more]) >= fmean(self._times[fewer])
+        slower = _mean(self._times[more]) >= _mean(self._times[fewer])
         if not slower and any(sum(times) < self.PROBE_SECONDS
                               for times in self._times.values()):
             return  # more threads look faster: make sure over PROBE_SECONDS each
-        if not slower and (fmean(self._times[more])
-                           < self.MORE_THREADS_GAIN * fmean(self._times[fewer])):
+        if not slower and (_mean(self._times[more])
+                           < self.MORE_THREADS_GAIN * _mean(self._times[fewer])):
             chosen = more
         elif fewer > 1:
             self._start_probe(fewer)
@@ -267,6 +267,12 @@ class ThreadTuner:
         if count != self.threads:
             self._set_threads(count)
             self.threads = count
+
+
+def _mean(times):
+    """The mean of a non-empty list of seconds, as ``statistics.fmean`` takes it (``fsum``
+    over the count), without importing ``statistics`` (and ``fractions``) at start-up."""
+    return fsum(times) / len(times)
 
 
 @contextmanager
