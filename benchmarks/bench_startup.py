@@ -11,7 +11,11 @@ The satimage files are icsiboost's (``GOLDEN/satimage``, gunzipped into a tempor
 checkout); without them that row is left out. The command fits a ``Booster``: it imports
 no scikit-learn. "In process" is the snippet's own clock, from its first import to its
 last fit; the whole process adds the interpreter's start and its exit (the exit walks every
-object numba made unless something froze them, ``cli.app.command_line``).
+object numba made unless something froze them, ``cli.app.command_line``). A second table
+splits the warm snippet into its stages (``STAGES``: NumPy's import, ``sklearn.base``'s, then
+confboost's own import, fits and prediction), wall and CPU, from fresh processes that
+alternate with the others: the first two stages are the floor of any scikit-learn
+estimator's first fit.
 
 ``--peers`` (``peers()``) runs the same two fits through LightGBM's and XGBoost's
 scikit-learn estimators and scikit-learn's ``HistGradientBoostingClassifier``, each library
@@ -90,6 +94,33 @@ def snippet(library="confboost", notebook=False):
 SNIPPET = snippet()
 IMPORT = "import time; t = time.perf_counter(); import confboost; print(time.perf_counter() - t)"
 
+#: The warm snippet's stages, in order: NumPy's import and scikit-learn's estimator base (the
+#: floor: every scikit-learn estimator's import pays them, ``FLOOR``), confboost's own import
+#: on top of them, then the snippet's fits and prediction.
+STAGES = ("import numpy", "import sklearn.base", "from confboost import BoostClassifier",
+          "first fit (binary)", "predict", "second fit (3 classes)")
+#: The snippet (``SNIPPET``'s imports and fits) with a clock between its stages: prints each
+#: stage's wall and CPU milliseconds, "wall,cpu" a stage.
+STAGED = """import time
+T, C = time.perf_counter, time.process_time
+marks = [(T(), C())]
+import numpy as np
+marks.append((T(), C()))
+import sklearn.base
+marks.append((T(), C()))
+from confboost import BoostClassifier
+marks.append((T(), C()))
+X = np.random.default_rng(0).normal(size=(500, 5)); y = (X[:, 0] > 0).astype(int)
+c = BoostClassifier(5).fit(X, y)
+marks.append((T(), C()))
+c.predict(X)
+marks.append((T(), C()))
+BoostClassifier(5).fit(X, y + (X[:, 1] > 0))
+marks.append((T(), C()))
+print(" ".join(f"{(b[0] - a[0]) * 1e3:.3f},{(b[1] - a[1]) * 1e3:.3f}"
+               for a, b in zip(marks, marks[1:])))
+"""
+
 
 SRC = common.ROOT / "src"
 
@@ -132,6 +163,13 @@ def _fresh(code=SNIPPET, src=SRC):
     """(the snippet's own wall seconds, the process's wall and CPU seconds)."""
     out, wall, cpu = _timed([sys.executable, "-c", code], src=src)
     return float(out.split()[0]), wall, cpu
+
+
+def _stages(src=SRC):
+    """One fresh process's ``STAGED`` snippet: a (wall, CPU) pair of milliseconds per stage
+    of ``STAGES``."""
+    out = _timed([sys.executable, "-c", STAGED], src=src)[0]
+    return [tuple(float(v) for v in stage.split(",")) for stage in out.split()]
 
 
 def clear_cache(src=SRC):
@@ -179,7 +217,8 @@ def measure(sources=(SRC,), cold=True, rounds=100):
     ``import``; ``train_satimage_100`` (wall, CPU) of ``confboost train -S satimage -n
     rounds`` and ``classify_40`` (wall, CPU, peak MB) of ``confboost classify`` on 40 lines
     with its model, None without the satimage files; ``load`` (one-minute load average at
-    the end).
+    the end); ``stages``, a list per process of ``STAGED``'s (wall, CPU) milliseconds per
+    stage of ``STAGES``.
     """
     results = [{} for _ in sources]
     if cold:
@@ -191,15 +230,19 @@ def measure(sources=(SRC,), cold=True, rounds=100):
         _fresh(src=src)
     runs = [[] for _ in sources]
     imports = [[] for _ in sources]
+    staged = [[] for _ in sources]
     for _ in range(common.REPEATS):
         for i, src in enumerate(sources):
             runs[i].append(_fresh(src=src))
             imports[i].append(_fresh(IMPORT, src=src))
+            staged[i].append(_stages(src))
     for result, timed, imported in zip(results, runs, imports, strict=True):
         result["warm_in_process"] = _median([r[0] for r in timed])
         result["warm_process"] = _median([r[1] for r in timed])
         result["warm_cpu"] = _median([r[2] for r in timed])
         result["import"] = _median([r[0] for r in imported])
+    for result, stages in zip(results, staged, strict=True):
+        result["stages"] = stages
     with tempfile.TemporaryDirectory() as folder:
         found = _satimage(folder)
         train, classify = _commands(rounds)
@@ -375,6 +418,27 @@ def run(cold=True):
     return measure((SRC,), cold)[0]
 
 
+def stages_table(results, names):
+    """Markdown lines: the warm snippet's stages (``STAGES``), a row each, and their sum; per
+    source (``names``), the median and the range of its processes' wall and CPU
+    milliseconds."""
+    header = ["stage"] + [f"{name} {kind} (ms)" for name in names for kind in ("wall", "CPU")]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows = [(stage, lambda run, i=i: run[i]) for i, stage in enumerate(STAGES)]
+    rows.append(("all (the snippet in process)",
+                 lambda run: tuple(sum(stage[j] for stage in run) for j in range(2))))
+    for label, pick in rows:
+        cells = []
+        for result in results:
+            for j in range(2):
+                values = sorted(pick(run)[j] for run in result["stages"])
+                cells.append(f"{_median(values):.1f} [{values[0]:.1f}-{values[-1]:.1f}]")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines + ["", "Medians [ranges] of REPEATS fresh processes, alternating with the "
+                        "other figures' (`STAGED`). The first two rows are the floor every "
+                        "scikit-learn estimator's first fit pays."]
+
+
 def table(results, names):
     """Markdown lines: a row per figure, a column per source (``names``), and the ratio of
     the last to the first when there are two."""
@@ -431,4 +495,7 @@ if __name__ == "__main__":
     if args.cold_trees:
         print("\n".join(cold_trees_table(cold_trees(sources, compiled=args.compiled), names)))
         sys.exit(0)
-    print("\n".join(table(measure(sources, args.cold), names)))
+    measured = measure(sources, args.cold)
+    print("\n".join(table(measured, names)))
+    print()
+    print("\n".join(stages_table(measured, names)))
