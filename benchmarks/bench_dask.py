@@ -16,7 +16,19 @@ share of a distributed round not spent in the local engine's work, 1 - local s/r
 distributed s/round (scheduling, the allreduces, moving the rounds' results); "trips/round"
 the round trips the client waited for after the first round's end, over the rounds after
 the first.
-``BENCH_DASK_WORKERS`` (default "1,2") picks the clusters. Run alone: ``python
+
+Both fits bin alike in every run (``binned``): the data is the codes of one ``BinMapper``
+(seed 0) fitted on the generated X, so every feature has at most 255 distinct values,
+which both fits' bins keep exact (the local fit's 200,000-row subsample and the Dask fit's
+sample of the partitions alike). The two fits grow the same trees (the rows' bins are the
+generated data's under those bins), so the local round and the Dask round do the same work,
+run after run ("max abs Δf": the largest difference of the two models' decision functions on
+the test rows; the fits' sums are added in other orders, so ~1e-15, not 0). Without it,
+the local fit's bins came from another random sample each fit, and its trees, and its
+time a round, moved with them.
+
+``BENCH_DASK_WORKERS`` (default "1,2") picks the clusters, ``BENCH_DASK_LEARNERS``
+(default "stumps,trees") the weak learners. Run alone: ``python
 benchmarks/bench_dask.py``; against another source tree (before/after),
 ``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers inherit it); with
 Dask's worker profiler off (it samples a task's stack every 10 ms, on by default),
@@ -49,14 +61,31 @@ def _per_round(fit):
             (trips_by_then[-1] - trips_by_then[0]) / after_first)
 
 
-#: The weak learners timed, by row name.
-LEARNERS = {"stumps": {"weak_learner": "stump"},
-            "trees of 8 leaves": {"weak_learner": "tree", "max_leaves": 8}}
+#: The weak learners timed, by row name (``BENCH_DASK_LEARNERS``: "stumps", "trees" or
+#: both, the default).
+LEARNERS = {name: params for name, params in (
+    ("stumps", {"weak_learner": "stump"}),
+    ("trees of 8 leaves", {"weak_learner": "tree", "max_leaves": 8}))
+    if name.split()[0] in os.environ.get("BENCH_DASK_LEARNERS", "stumps,trees").split(",")}
+
+
+def binned(X, Xt):
+    """X and Xt (float32) as their codes under a ``BinMapper`` (seed 0) fitted on X
+    (module docstring)."""
+    import numpy as np
+
+    from confboost.data.bin_mapper import BinMapper
+
+    mapper = BinMapper(random_state=0).fit(X)
+    return tuple(np.ascontiguousarray(mapper.transform(A).T, dtype=np.float32)
+                 for A in (X, Xt))
 
 
 def run():
-    """{row name: (s/round, whole fit s, test accuracy, overhead share)}."""
+    """{row name: (s/round, whole fit s, test accuracy, overhead share, trips/round,
+    max abs Δf against the local model)}."""
     X, y, Xt, yt = common.synthetic(ROWS)
+    X, Xt = binned(X, Xt)
     rows = {}
     for learner, params in LEARNERS.items():
         for name, row in _run(X, y, Xt, yt, params).items():
@@ -91,11 +120,13 @@ def _run(X, y, Xt, yt, params):
 
     def local_fit(rounds, callbacks=None):
         return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, calibration=None,
-                               **params).fit(X, y, callbacks=callbacks)  # one run, as Dask's
+                               random_state=0, **params).fit(
+            X, y, callbacks=callbacks)  # one run, as Dask's
 
     local_fit(2)  # compile
     local_round, local_whole, local_model, _ = _per_round(local_fit)
-    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0, 0.0)}
+    local_f = local_model.decision_function(Xt)
+    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0, 0.0, 0.0)}
     for n_workers in WORKERS:
         threads = max(1, common.THREADS // n_workers)
         with LocalCluster(n_workers=n_workers, threads_per_worker=threads, processes=True,
@@ -104,20 +135,21 @@ def _run(X, y, Xt, yt, params):
 
             def fit(rounds, callbacks=None, Xd=Xd, yd=yd, client=client):
                 return DaskBoostClassifier(n_estimators=rounds, client=client,
-                                           calibration=None, **params).fit(
+                                           calibration=None, random_state=0, **params).fit(
                     Xd, yd, callbacks=callbacks)
 
             fit(2)  # compile on the workers
             seconds, whole, model, trips = _per_round(fit)
+            model = model.to_local()
             rows[f"{n_workers} worker(s) x {threads} thread(s)"] = (
-                seconds, whole, model.to_local().score(Xt, yt), 1.0 - local_round / seconds,
-                trips)
+                seconds, whole, model.score(Xt, yt), 1.0 - local_round / seconds, trips,
+                float(abs(model.decision_function(Xt) - local_f).max()))
     return rows
 
 
 if __name__ == "__main__":
     print(f"| {ROWS:,} x 50 binary, {ROUNDS} rounds | s/round | whole fit (s) | "
-          "test acc | overhead share | trips/round |\n|---|---|---|---|---|---|")
-    for name, (seconds, whole, accuracy, overhead, trips) in run().items():
+          "test acc | overhead share | trips/round | max abs Δf |\n|---|---|---|---|---|---|---|")
+    for name, (seconds, whole, accuracy, overhead, trips, delta) in run().items():
         print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} | "
-              f"{trips:.1f} |")
+              f"{trips:.1f} | {delta:.1e} |")
