@@ -15,7 +15,11 @@ difference of two fits' wall times, which is noise below about 30 rounds. "overh
 share of a distributed round not spent in the local engine's work, 1 - local s/round /
 distributed s/round (scheduling, the allreduces, moving the rounds' results); "trips/round"
 the round trips the client waited for after the first round's end, over the rounds after
-the first.
+the first. "CPU s/round" is the CPU (user + system) of every process of the fit (the
+client's, which runs a process ``LocalCluster``'s scheduler and nannies, and the workers')
+over the same rounds, "CPU share" 1 - local CPU s/round / distributed CPU s/round: on a
+loaded machine, where the wall time a round waits for a core moves by tens of percent,
+the CPU a round takes moves less.
 
 Both fits bin alike in every run (``binned``): the data is the codes of one ``BinMapper``
 (seed 0) fitted on the generated X, so every feature has at most 255 distinct values,
@@ -46,19 +50,38 @@ ROUNDS = int(os.environ.get("BENCH_DASK_ROUNDS", "20"))
 WORKERS = [int(n) for n in os.environ.get("BENCH_DASK_WORKERS", "1,2").split(",")]
 
 
+def _cpu_seconds():
+    """CPU seconds (user + system) of this process and its children (a process
+    ``LocalCluster``'s workers; its scheduler and nannies run here) so far."""
+    import psutil
+
+    here = psutil.Process()
+    total = 0.0
+    for process in [here, *here.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def _per_round(fit):
-    """(seconds per round, whole fit of ROUNDS rounds, the model, trips per round): ``fit``
-    called with the rounds and a callback that notes each round's end."""
+    """(seconds per round, whole fit of ROUNDS rounds, the model, trips per round, CPU
+    seconds per round): ``fit`` called with the rounds and a callback that notes each
+    round's end, the client's round trips and the CPU of every process of the fit by then
+    (``_cpu_seconds``: under load, CPU says more than wall)."""
     trips = common.counted_trips()
-    callback = bench_dask_scale.RoundEnds(trips)
+    callback = bench_dask_scale.RoundEnds(lambda: (trips(), _cpu_seconds()))
     bench_dask_scale.round_ends(clear=True)
     start = time.perf_counter()
     model = fit(ROUNDS, [callback])
     whole = time.perf_counter() - start
-    ends, trips_by_then = bench_dask_scale.round_ends(), bench_dask_scale.ROUND_TRIPS
+    ends, by_then = bench_dask_scale.round_ends(), bench_dask_scale.ROUND_TRIPS
     after_first = len(ends) - 1
     return ((ends[-1] - ends[0]) / after_first, whole, model,
-            (trips_by_then[-1] - trips_by_then[0]) / after_first)
+            (by_then[-1][0] - by_then[0][0]) / after_first,
+            (by_then[-1][1] - by_then[0][1]) / after_first)
 
 
 #: The weak learners timed, by row name (``BENCH_DASK_LEARNERS``: "stumps", "trees" or
@@ -83,7 +106,7 @@ def binned(X, Xt):
 
 def run():
     """{row name: (s/round, whole fit s, test accuracy, overhead share, trips/round,
-    max abs Δf against the local model)}."""
+    max abs Δf against the local model, CPU s/round, CPU overhead share)}."""
     X, y, Xt, yt = common.synthetic(ROWS)
     X, Xt = binned(X, Xt)
     rows = {}
@@ -124,9 +147,10 @@ def _run(X, y, Xt, yt, params):
             X, y, callbacks=callbacks)  # one run, as Dask's
 
     local_fit(2)  # compile
-    local_round, local_whole, local_model, _ = _per_round(local_fit)
+    local_round, local_whole, local_model, _, local_cpu = _per_round(local_fit)
     local_f = local_model.decision_function(Xt)
-    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0, 0.0, 0.0)}
+    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0, 0.0, 0.0,
+                      local_cpu, 0.0)}
     for n_workers in WORKERS:
         threads = max(1, common.THREADS // n_workers)
         with LocalCluster(n_workers=n_workers, threads_per_worker=threads, processes=True,
@@ -139,17 +163,20 @@ def _run(X, y, Xt, yt, params):
                     Xd, yd, callbacks=callbacks)
 
             fit(2)  # compile on the workers
-            seconds, whole, model, trips = _per_round(fit)
+            seconds, whole, model, trips, cpu = _per_round(fit)
             model = model.to_local()
             rows[f"{n_workers} worker(s) x {threads} thread(s)"] = (
                 seconds, whole, model.score(Xt, yt), 1.0 - local_round / seconds, trips,
-                float(abs(model.decision_function(Xt) - local_f).max()))
+                float(abs(model.decision_function(Xt) - local_f).max()), cpu,
+                1.0 - local_cpu / cpu)
     return rows
 
 
 if __name__ == "__main__":
     print(f"| {ROWS:,} x 50 binary, {ROUNDS} rounds | s/round | whole fit (s) | "
-          "test acc | overhead share | trips/round | max abs Δf |\n|---|---|---|---|---|---|---|")
-    for name, (seconds, whole, accuracy, overhead, trips, delta) in run().items():
+          "test acc | overhead share | trips/round | max abs Δf | CPU s/round | CPU share |"
+          "\n|---|---|---|---|---|---|---|---|---|")
+    for name, (seconds, whole, accuracy, overhead, trips, delta, cpu, cpu_share) in \
+            run().items():
         print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} | "
-              f"{trips:.1f} | {delta:.1e} |")
+              f"{trips:.1f} | {delta:.1e} | {cpu:.3f} | {cpu_share:.0%} |")
