@@ -18,8 +18,9 @@ pairwise order and sent back down from rank 0, ``link.Link.allreduce``), so ever
 makes the identical choice at each split and grows the identical tree; one rank returns
 it. The tree learners take their sums in the grower's row sets (``CollectiveRows``: a
 node's histogram and row count), the splitter's categorical and term masses
-(``CollectiveNodeSplits``; a term's, ``text.term_splits``) and the leaf statistics: the
-local ``TreeLearner`` and ``HammingTreeLearner`` with those few methods over the link. On
+(``CollectiveNodeSplits``; a term's, ``text.term_splits``) and the leaf statistics (with
+the round's cover, ``_Collective.leaf_values``): the local ``TreeLearner`` and
+``HammingTreeLearner`` with those few methods over the link. On
 one rank every allreduce is the identity, so a collective of one worker is the local fit,
 bit for bit.
 
@@ -145,8 +146,8 @@ class CollectiveRows(LocalRows):
     the ranks (the grower sees the whole set's nodes), its rows this shard's.
 
     The count of a tree's last split (its ``max_leaves - 1``-th) is not summed: ``grow_tree``
-    stops at that split, its children leaves it neither searches nor picks a histogram
-    for, so their sizes are never read, and the round saves an allreduce.
+    stops at that split, and its children are leaves that it neither searches nor picks one
+    of by size, so their sizes are never read; the round saves an allreduce.
 
     Parameters
     ----------
