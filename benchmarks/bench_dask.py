@@ -15,8 +15,24 @@ difference of two fits' wall times, which is noise below about 30 rounds. "overh
 share of a distributed round not spent in the local engine's work, 1 - local s/round /
 distributed s/round (scheduling, the allreduces, moving the rounds' results); "trips/round"
 the round trips the client waited for after the first round's end, over the rounds after
-the first.
-``BENCH_DASK_WORKERS`` (default "1,2") picks the clusters. Run alone: ``python
+the first. "CPU s/round" is the CPU (user + system) of every process of the fit (the
+client's, which runs a process ``LocalCluster``'s scheduler and nannies, and the workers')
+over the same rounds, "CPU share" 1 - local CPU s/round / distributed CPU s/round: on a
+loaded machine, where the wall time a round waits for a core moves by tens of percent,
+the CPU a round takes moves less.
+
+Both fits bin alike in every run (``binned``): the data is the codes of one ``BinMapper``
+(seed 0) fitted on the generated X, so every feature has at most 255 distinct values,
+which both fits' bins keep exact (the local fit's 200,000-row subsample and the Dask fit's
+sample of the partitions alike). The two fits grow the same trees (the rows' bins are the
+generated data's under those bins), so the local round and the Dask round do the same work,
+run after run ("max abs Δf": the largest difference of the two models' decision functions on
+the test rows; the fits' sums are added in other orders, so ~1e-15, not 0). Without it,
+the local fit's bins came from another random sample each fit, and its trees, and its
+time a round, moved with them.
+
+``BENCH_DASK_WORKERS`` (default "1,2") picks the clusters, ``BENCH_DASK_LEARNERS``
+(default "stumps,trees") the weak learners. Run alone: ``python
 benchmarks/bench_dask.py``; against another source tree (before/after),
 ``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers inherit it); with
 Dask's worker profiler off (it samples a task's stack every 10 ms, on by default),
@@ -34,29 +50,65 @@ ROUNDS = int(os.environ.get("BENCH_DASK_ROUNDS", "20"))
 WORKERS = [int(n) for n in os.environ.get("BENCH_DASK_WORKERS", "1,2").split(",")]
 
 
+def _cpu_seconds():
+    """CPU seconds (user + system) of this process and its children (a process
+    ``LocalCluster``'s workers; its scheduler and nannies run here) so far."""
+    import psutil
+
+    here = psutil.Process()
+    total = 0.0
+    for process in [here, *here.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def _per_round(fit):
-    """(seconds per round, whole fit of ROUNDS rounds, the model, trips per round): ``fit``
-    called with the rounds and a callback that notes each round's end."""
+    """(seconds per round, whole fit of ROUNDS rounds, the model, trips per round, CPU
+    seconds per round): ``fit`` called with the rounds and a callback that notes each
+    round's end, the client's round trips and the CPU of every process of the fit by then
+    (``_cpu_seconds``: under load, CPU says more than wall)."""
     trips = common.counted_trips()
-    callback = bench_dask_scale.RoundEnds(trips)
+    callback = bench_dask_scale.RoundEnds(lambda: (trips(), _cpu_seconds()))
     bench_dask_scale.round_ends(clear=True)
     start = time.perf_counter()
     model = fit(ROUNDS, [callback])
     whole = time.perf_counter() - start
-    ends, trips_by_then = bench_dask_scale.round_ends(), bench_dask_scale.ROUND_TRIPS
+    ends, by_then = bench_dask_scale.round_ends(), bench_dask_scale.ROUND_TRIPS
     after_first = len(ends) - 1
     return ((ends[-1] - ends[0]) / after_first, whole, model,
-            (trips_by_then[-1] - trips_by_then[0]) / after_first)
+            (by_then[-1][0] - by_then[0][0]) / after_first,
+            (by_then[-1][1] - by_then[0][1]) / after_first)
 
 
-#: The weak learners timed, by row name.
-LEARNERS = {"stumps": {"weak_learner": "stump"},
-            "trees of 8 leaves": {"weak_learner": "tree", "max_leaves": 8}}
+#: The weak learners timed, by row name (``BENCH_DASK_LEARNERS``: "stumps", "trees" or
+#: both, the default).
+LEARNERS = {name: params for name, params in (
+    ("stumps", {"weak_learner": "stump"}),
+    ("trees of 8 leaves", {"weak_learner": "tree", "max_leaves": 8}))
+    if name.split()[0] in os.environ.get("BENCH_DASK_LEARNERS", "stumps,trees").split(",")}
+
+
+def binned(X, Xt):
+    """X and Xt (float32) as their codes under a ``BinMapper`` (seed 0) fitted on X
+    (module docstring)."""
+    import numpy as np
+
+    from confboost.data.bin_mapper import BinMapper
+
+    mapper = BinMapper(random_state=0).fit(X)
+    return tuple(np.ascontiguousarray(mapper.transform(A).T, dtype=np.float32)
+                 for A in (X, Xt))
 
 
 def run():
-    """{row name: (s/round, whole fit s, test accuracy, overhead share)}."""
+    """{row name: (s/round, whole fit s, test accuracy, overhead share, trips/round,
+    max abs Δf against the local model, CPU s/round, CPU overhead share)}."""
     X, y, Xt, yt = common.synthetic(ROWS)
+    X, Xt = binned(X, Xt)
     rows = {}
     for learner, params in LEARNERS.items():
         for name, row in _run(X, y, Xt, yt, params).items():
@@ -91,11 +143,14 @@ def _run(X, y, Xt, yt, params):
 
     def local_fit(rounds, callbacks=None):
         return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, calibration=None,
-                               **params).fit(X, y, callbacks=callbacks)  # one run, as Dask's
+                               random_state=0, **params).fit(
+            X, y, callbacks=callbacks)  # one run, as Dask's
 
     local_fit(2)  # compile
-    local_round, local_whole, local_model, _ = _per_round(local_fit)
-    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0, 0.0)}
+    local_round, local_whole, local_model, _, local_cpu = _per_round(local_fit)
+    local_f = local_model.decision_function(Xt)
+    rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0, 0.0, 0.0,
+                      local_cpu, 0.0)}
     for n_workers in WORKERS:
         threads = max(1, common.THREADS // n_workers)
         with LocalCluster(n_workers=n_workers, threads_per_worker=threads, processes=True,
@@ -104,20 +159,24 @@ def _run(X, y, Xt, yt, params):
 
             def fit(rounds, callbacks=None, Xd=Xd, yd=yd, client=client):
                 return DaskBoostClassifier(n_estimators=rounds, client=client,
-                                           calibration=None, **params).fit(
+                                           calibration=None, random_state=0, **params).fit(
                     Xd, yd, callbacks=callbacks)
 
             fit(2)  # compile on the workers
-            seconds, whole, model, trips = _per_round(fit)
+            seconds, whole, model, trips, cpu = _per_round(fit)
+            model = model.to_local()
             rows[f"{n_workers} worker(s) x {threads} thread(s)"] = (
-                seconds, whole, model.to_local().score(Xt, yt), 1.0 - local_round / seconds,
-                trips)
+                seconds, whole, model.score(Xt, yt), 1.0 - local_round / seconds, trips,
+                float(abs(model.decision_function(Xt) - local_f).max()), cpu,
+                1.0 - local_cpu / cpu)
     return rows
 
 
 if __name__ == "__main__":
     print(f"| {ROWS:,} x 50 binary, {ROUNDS} rounds | s/round | whole fit (s) | "
-          "test acc | overhead share | trips/round |\n|---|---|---|---|---|---|")
-    for name, (seconds, whole, accuracy, overhead, trips) in run().items():
+          "test acc | overhead share | trips/round | max abs Δf | CPU s/round | CPU share |"
+          "\n|---|---|---|---|---|---|---|---|---|")
+    for name, (seconds, whole, accuracy, overhead, trips, delta, cpu, cpu_share) in \
+            run().items():
         print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} | "
-              f"{trips:.1f} |")
+              f"{trips:.1f} | {delta:.1e} | {cpu:.3f} | {cpu_share:.0%} |")

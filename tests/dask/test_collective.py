@@ -77,6 +77,26 @@ def test_every_rank_gets_the_pairwise_sum_bit_for_bit(size):
         link.close()
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8])
+def test_allreduce_into_sums_in_place_bit_for_bit(size):
+    """``allreduce_into`` (a node's histogram, in place): every rank's array becomes the
+    oracle's pairwise sum, to the bit, and is the array it passed; a second call on the same
+    links goes on in step."""
+    rng = np.random.default_rng(size)
+    parts = [rng.normal(size=(7, 5, 1, 2)) * 10.0 ** rng.integers(-8, 9, size=(7, 5, 1, 2))
+             for _ in range(size)]
+    expected = _pairwise_oracle(parts)
+    arrays = [part.copy() for part in parts]
+    links = _links(size)
+    results = _each(links, lambda link: link.allreduce_into(arrays[link.rank]))
+    for rank, result in enumerate(results):
+        assert result is arrays[rank] and result.shape == (7, 5, 1, 2)
+        assert result.tobytes() == expected.tobytes()
+    assert _each(links, lambda link: link.allreduce(1.0)) == [float(size)] * size
+    for link in links:
+        link.close()
+
+
 def test_allreduce_keeps_the_values_structure_on_every_rank():
     rng = np.random.default_rng(0)
     links = _links(5)

@@ -17,7 +17,7 @@ from sklearn.datasets import make_classification
 pytest.importorskip("distributed")
 from confboost.dask.cluster_fit import ClusterCover  # noqa: E402
 from confboost.dask.collective import run_round, shard_listen  # noqa: E402
-from confboost.dask.link import children  # noqa: E402
+from confboost.dask.link import Link, children  # noqa: E402
 from confboost.dask.round_learner import RoundSpec  # noqa: E402
 from confboost.dask.shards import ClusterReducer, Shard, _add  # noqa: E402
 from confboost.data.columns import FrameEncoder  # noqa: E402
@@ -173,3 +173,23 @@ def test_three_shards_over_the_collective_give_the_local_model(learner, scheme):
         np.testing.assert_allclose(mine.cover, theirs.cover, rtol=1e-12)
     for key, values in local_run.history.items():
         np.testing.assert_allclose(shard_run.history[key], values, rtol=atol, atol=1e-12)
+
+
+def test_a_tree_round_takes_two_allreduces_a_split_but_the_last(monkeypatch):
+    """Three ranks growing trees of 6 leaves: a round's allreduces are the root's
+    histogram, each split's smaller child's histogram and row count but the last split's
+    when the tree is full (its children are leaves, neither searched nor picked by size),
+    the leaves' statistics with the round's cover, and Z_t (the rows' total once); the
+    model is the local one (``test_three_shards_over_the_collective_give_the_local_model``)."""
+    calls = []
+    for name in ("allreduce", "allreduce_into"):
+        method = getattr(Link, name)
+        monkeypatch.setattr(Link, name, lambda self, value, method=method: (
+            calls.append(self.rank), method(self, value))[1])
+    local_run, shard_run = _runs("tree", "mh", "real", 3)
+    splits = [hypothesis.left.size for hypothesis in shard_run.hypotheses]
+    assert [h.left.size for h in local_run.hypotheses] == splits
+    full = [n_splits + 1 == TREE["max_leaves"] for n_splits in splits]
+    assert any(full)
+    assert calls.count(0) == 1 + sum(3 + 2 * (n_splits - last)
+                                     for n_splits, last in zip(splits, full, strict=True))

@@ -18,8 +18,9 @@ pairwise order and sent back down from rank 0, ``link.Link.allreduce``), so ever
 makes the identical choice at each split and grows the identical tree; one rank returns
 it. The tree learners take their sums in the grower's row sets (``CollectiveRows``: a
 node's histogram and row count), the splitter's categorical and term masses
-(``CollectiveNodeSplits``; a term's, ``text.term_splits``) and the leaf statistics: the
-local ``TreeLearner`` and ``HammingTreeLearner`` with those few methods over the link. On
+(``CollectiveNodeSplits``; a term's, ``text.term_splits``) and the leaf statistics (with
+the round's cover, ``_Collective.leaf_values``): the local ``TreeLearner`` and
+``HammingTreeLearner`` with those few methods over the link. On
 one rank every allreduce is the identity, so a collective of one worker is the local fit,
 bit for bit.
 
@@ -144,27 +145,40 @@ class CollectiveRows(LocalRows):
     """``LocalRows`` of one rank: a node's histogram and its row count are the sums over
     the ranks (the grower sees the whole set's nodes), its rows this shard's.
 
+    The count of a tree's last split (its ``max_leaves - 1``-th) is not summed: ``grow_tree``
+    stops at that split, and its children are leaves that it neither searches nor picks one
+    of by size, so their sizes are never read; the round saves an allreduce.
+
     Parameters
     ----------
     link : Link
     n_total : int or None
         The rows over every rank, when a tree before this one summed them (the shard's
         rows do not change); None: summed here (one allreduce).
+    max_leaves : int
+        The tree's ``max_leaves``.
     *args
         ``LocalRows``'.
     """
 
-    def __init__(self, link, n_total, dataset, fill_histogram, other_splits=None, work=None):
+    def __init__(self, link, n_total, max_leaves, dataset, fill_histogram, other_splits=None,
+                 work=None):
         super().__init__(dataset, fill_histogram, other_splits, work)
         self.link = link
         self.n_samples = int(link.allreduce(self.n_samples)) if n_total is None else n_total
+        self.splits_left = max_leaves - 1
 
     def fill(self, node, hist):
         super().fill(node, hist)
-        hist[...] = self.link.allreduce(hist)
+        if hist.flags.c_contiguous and hist.dtype == np.float64:
+            self.link.allreduce_into(hist)
+        else:
+            hist[...] = self.link.allreduce(hist)
 
     def partition(self, node, split, left, right):
-        return int(self.link.allreduce(super().partition(node, split, left, right)))
+        n_left = super().partition(node, split, left, right)
+        self.splits_left -= 1
+        return n_left if self.splits_left == 0 else int(self.link.allreduce(n_left))
 
 
 class CollectiveNodeSplits(NodeSplits):
@@ -196,18 +210,28 @@ class _Collective:
         (``tree_code_blocks``).
     n_total : int or None
         The rows over every rank, summed by the first tree (``CollectiveRows``).
+    cover_weight : tuple or None
+        (sample_weight, unit) of the shard's rows (``Shard``'s) where the round's cover
+        rides with the leaves' statistics (``run_round`` sets it on a shared or Hamming
+        tree, whose blocks are its leaves; not on a tree per label's trees); None: it does
+        not.
+    cover : ndarray of shape (n_leaves,) or None
+        The last tree's cover over every rank (``block_cover``) where ``cover_weight`` is
+        set.
     """
 
     link = None
     grown = None
     n_total = None
+    cover_weight = None
+    cover = None
 
     def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
               n_hist_bins=N_HIST_BINS):
         numeric = dataset if dataset.has_numeric else None
         if numeric is None and not splits:
             return super()._grow(dataset, fill_histogram, n_columns, splits)  # its error
-        row_sets = CollectiveRows(self.link, self.n_total, numeric,
+        row_sets = CollectiveRows(self.link, self.n_total, self.max_leaves, numeric,
                                   fill_histogram if numeric is not None else None,
                                   CollectiveNodeSplits(self.link, splits) if splits else None,
                                   self._work)
@@ -219,9 +243,15 @@ class _Collective:
 
     def leaf_values(self, weight_pos, weight_neg, total):
         """The local rule on the leaves' W+ and W- summed over the ranks (in place: they
-        are the round's block statistics) and the whole set's mass (one allreduce)."""
-        weight_pos[...], weight_neg[...], total = self.link.allreduce(
-            (weight_pos, weight_neg, float(total)))
+        are the round's block statistics) and the whole set's mass, with the tree's cover
+        where ``cover_weight`` is set (one allreduce: the cover needs only the tree's
+        blocks, and saves ``_round_covers`` its own)."""
+        parts = [weight_pos, weight_neg, float(total)]
+        if self.cover_weight is not None:
+            parts.append(block_cover_of(self.grown.train_blocks, *self.cover_weight,
+                                        self.grown.n_leaves))
+        weight_pos[...], weight_neg[...], total, *cover = self.link.allreduce(parts)
+        self.cover = cover[0] if cover else None
         return super().leaf_values(weight_pos, weight_neg, total)
 
     def blocks_recipe(self):
@@ -256,8 +286,8 @@ class CollectiveHammingTreeLearner(_Collective, HammingTreeLearner):
 
     def fit(self, dataset, weights, labels):
         fit = super().fit(dataset, weights, labels)
-        fit.weight_pos[...] = self.link.allreduce(fit.weight_pos)
-        fit.weight_neg[...] = self.link.allreduce(fit.weight_neg)
+        fit.weight_pos[...], fit.weight_neg[...] = self.link.allreduce(
+            (fit.weight_pos, fit.weight_neg))
         return fit
 
     def _vote(self, label_hist, n_bins):
@@ -401,13 +431,16 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
             shard.server, shard.token = None, token
             shard.reducer = CollectiveReducer(shard.link)
             shard.learner = spec.make_learner(shard.link, shard.dataset, shard.reducer)
+            if type(shard.learner) in TREES.values():  # its blocks are its leaves
+                shard.learner.cover_weight = (shard.sample_weight, shard.unit_weight)
         reducer, learner, scheme = shard.reducer, shard.learner, shard.scheme
         reducer.log, reducer.recipes = [], {}
         with numba_threads(_worker_threads()):
             fit = learner.fit(shard.dataset, scheme.learner_weights, scheme.labels)
             scheme.reducer = reducer
             z = spec.finish(scheme, fit)
-        covers = _round_covers(shard.link, fit, shard.sample_weight, shard.unit_weight)
+        covers = ((learner.cover, None) if getattr(learner, "cover", None) is not None
+                  else _round_covers(shard.link, fit, shard.sample_weight, shard.unit_weight))
     except BaseException:
         shard.close()
         raise
@@ -424,24 +457,41 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
                                  fit.criterion, patterns), reducer.log), z
 
 
+def block_cover_of(blocks, sample_weight, unit, n_blocks):
+    """This shard's Σ sample weight per block, shape (n_blocks,), float64.
+
+    Parameters
+    ----------
+    blocks : ndarray of shape (n_rows,) or (n_rows, k), uint8
+        The block of each row (of each row and label: a tree per label, as
+        ``record_cover``).
+    sample_weight : ndarray of shape (n_rows,)
+    unit : bool
+        Every sample weight is 1: the blocks' rows counted (``record_cover``'s kernel:
+        ``np.bincount``'s sums).
+    n_blocks : int
+    """
+    if blocks.ndim == 2:
+        return np.bincount(blocks.ravel(), weights=np.repeat(sample_weight, blocks.shape[1]),
+                           minlength=n_blocks)
+    if prefer_twin(block_cover, blocks.size):
+        return block_cover_naive(blocks, sample_weight, n_blocks)
+    cover = np.empty(n_blocks, dtype=np.float64)
+    block_cover(blocks, sample_weight, unit, cover)
+    return cover
+
+
 def _round_covers(link, fit, sample_weight, unit):
     """The training cover of the round's hypothesis (Σ sample weight per block; a tree per
     label's, tree after tree) and of a product's sign patterns (None for the other kinds),
     allreduced in one buffer: taken
     here, where the round's blocks are, rather than made again from a recipe after the
-    run (``shards.shard_covers``, the same sums). ``unit``: every sample weight is 1, the
-    blocks' cover counted (``record_cover``'s kernel: ``np.bincount``'s sums)."""
+    run (``shards.shard_covers``, the same sums); a shared or Hamming tree's rode with its
+    leaves' statistics (``_Collective.leaf_values``) and is not taken here."""
     n_patterns = (0 if fit.train_patterns is None
                   else 1 << len(fit.hypothesis.test_columns()))
-    blocks, n_blocks = fit.train_blocks, fit.hypothesis.values.shape[0]
-    if blocks.ndim == 2:  # a block per row and label (a tree per label), as ``record_cover``
-        cover = np.bincount(blocks.ravel(), weights=np.repeat(sample_weight, blocks.shape[1]),
-                            minlength=n_blocks)
-    elif prefer_twin(block_cover, blocks.size):
-        cover = block_cover_naive(blocks, sample_weight, n_blocks)
-    else:
-        cover = np.empty(n_blocks, dtype=np.float64)
-        block_cover(blocks, sample_weight, unit, cover)
+    cover = block_cover_of(fit.train_blocks, sample_weight, unit,
+                           fit.hypothesis.values.shape[0])
     parts = [cover,
              np.zeros(0) if fit.train_patterns is None else
              np.bincount(fit.train_patterns, weights=sample_weight, minlength=n_patterns)]

@@ -95,6 +95,31 @@ class Link:
             raise
         return _rebuilt(value, total, [0])
 
+    def allreduce_into(self, array):
+        """``allreduce`` of a C-contiguous float64 ``array``, summed into it in place and
+        returned: the same sums in the same order, sent from and received into the array
+        itself (no copy of it, no new array a call: a node's histogram is 200 kB)."""
+        if self.size == 1:
+            return array
+        if self.closed:
+            raise ConnectionError(f"rank {self.rank}'s link of the collective is closed")
+        flat = array.reshape(-1)
+        try:
+            if self.down:
+                part = np.empty_like(flat)
+                for child in self.down:  # nearest first: the pairwise order
+                    _receive_into(child, part)
+                    flat += part
+            if self.up is not None:
+                _send(self.up, flat)
+                _receive_into(self.up, flat)
+            for child in reversed(self.down):  # the largest subtree first
+                _send(child, flat)
+        except BaseException:
+            self.close()
+            raise
+        return array
+
     def close(self):
         """Close the sockets (the neighbours' reads then end)."""
         for peer in [self.up, *self.down]:
@@ -130,14 +155,19 @@ def _send(peer, array):
 
 
 def _receive(peer, size):
-    """``size`` float64 numbers from ``peer`` (a framing error if it sent another size;
-    ``ConnectionError`` at the end of the stream: the peer is gone)."""
+    """``size`` float64 numbers from ``peer`` (``_receive_into`` a new array)."""
+    return _receive_into(peer, np.empty(size, dtype=np.float64))
+
+
+def _receive_into(peer, out):
+    """``out.size`` float64 numbers from ``peer`` into ``out`` (contiguous), returned (a
+    framing error if it sent another size; ``ConnectionError`` at the end of the stream:
+    the peer is gone)."""
     header = _exactly(peer, bytearray(_HEADER.size))
     (nbytes,) = _HEADER.unpack(header)
-    if nbytes != size * 8:
+    if nbytes != out.nbytes:
         raise RuntimeError(f"collective out of step: a peer sent {nbytes} bytes where "
-                           f"{size * 8} were expected")
-    out = np.empty(size, dtype=np.float64)
+                           f"{out.nbytes} were expected")
     _exactly(peer, memoryview(out).cast("B"))
     return out
 
