@@ -226,8 +226,9 @@ def _range_histograms(codes, first_feature, stop_feature, rows, every_row, node_
     """
     for first in range(first_feature, stop_feature, FEATURE_GROUP):
         count = min(FEATURE_GROUP, stop_feature - first)
-        _group_histograms(codes, first, count, rows, every_row, node_weights, node_signs, 0,
-                          min(row_chunk, n_rows), flat, ahead)
+        # np.intp(0), not 0: a literal argument compiles the helper a second time
+        _group_histograms(codes, first, count, rows, every_row, node_weights, node_signs,
+                          np.intp(0), min(row_chunk, n_rows), flat, ahead)
         for chunk in range(1, n_chunks):
             start = chunk * row_chunk
             _group_histograms(codes, first, count, rows, every_row, node_weights, node_signs,
@@ -505,7 +506,9 @@ def build_node_histogram(codes, rows, every_row, weights, sign_index, hist, row_
         node_weights = gather_weights[:n_rows]
         node_signs = gather_signs[:n_rows]
         if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
-            _gather_labels(rows, weights, sign_index, node_weights, node_signs, 0, n_rows)
+            # np.intp(0), not 0: a literal argument compiles the helper a second time
+            _gather_labels(rows, weights, sign_index, node_weights, node_signs, np.intp(0),
+                           n_rows)
         else:
             for chunk in prange(n_chunks):
                 _gather_labels(rows, weights, sign_index, node_weights, node_signs,
