@@ -83,14 +83,23 @@ def _group_histograms(codes, first, count, rows, every_row, node_weights, node_s
         codes_2, codes_3 = codes[first + 2], codes[first + 3]
         hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
         hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
+        if every_row:  # a loop of its own: LLVM kept the flag's test in the one loop (1.1x)
+            for p in range(np.uintp(start), np.uintp(stop)):
+                weight = node_weights[p]
+                sign = np.uintp(node_signs[p])
+                hist_0[(np.uintp(codes_0[p]) << one) | sign] += weight
+                hist_1[(np.uintp(codes_1[p]) << one) | sign] += weight
+                hist_2[(np.uintp(codes_2[p]) << one) | sign] += weight
+                hist_3[(np.uintp(codes_3[p]) << one) | sign] += weight
+            return
         for p in range(np.uintp(start), np.uintp(stop)):
-            if not every_row and ahead:
+            if ahead:
                 later = np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)])
                 prefetch.read(codes_0, later)
                 prefetch.read(codes_1, later)
                 prefetch.read(codes_2, later)
                 prefetch.read(codes_3, later)
-            row = p if every_row else np.uintp(rows[p])
+            row = np.uintp(rows[p])
             weight = node_weights[p]
             sign = np.uintp(node_signs[p])
             hist_0[(np.uintp(codes_0[row]) << one) | sign] += weight
