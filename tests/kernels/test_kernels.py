@@ -289,7 +289,11 @@ def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n
     rows a block) and any features a task, and the naive twin to rounding."""
     from confboost.data.dataset import LabelSigns
     from confboost.engine.learners.base import label_masses
-    from confboost.kernels.histogram import build_histogram_masses, build_histogram_rows
+    from confboost.kernels.histogram import (
+        build_histogram_masses,
+        build_histogram_rows,
+        node_rows,
+    )
 
     X, signs, weights = random_problem(rng, n_samples=n_samples, n_features=5, k=k,
                                        distinct=6)
@@ -301,7 +305,7 @@ def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n
     expected, hist = np.empty((2, 5, N_HIST_BINS, k, 2))
     build_histogram(codes, weights, labels.sign_index, expected)
     for rows in (every_row, None):  # None: every row, without the lookup
-        build_histogram_masses(codes, rows, masses, hist, 2)
+        build_histogram_masses(codes, *node_rows(rows), masses, hist, 2)
         np.testing.assert_array_equal(hist, expected)
     np.testing.assert_allclose(hist, build_histogram_naive(codes, weights, labels.sign_index),
                                rtol=1e-12, atol=1e-15)
@@ -310,13 +314,13 @@ def test_histogram_from_row_masses_is_the_sign_indexed_one_bit_for_bit(rng, k, n
         rows = rows.astype(np.intp)
         build_histogram_rows(codes, rows, weights[rows], labels.sign_index[rows], expected)
         for group in (1, 3, 8):
-            build_histogram_masses(codes, rows, masses, hist, group)
+            build_histogram_masses(codes, *node_rows(rows), masses, hist, group)
             np.testing.assert_array_equal(hist, expected)
     compact = np.where(codes == MISSING_BIN, n_bins.max(), codes).astype(np.uint8)
     n_hist_bins = int(n_bins.max()) + 1
     expected, hist = np.empty((2, 5, n_hist_bins, k, 2))
     build_histogram_rows(compact, rows, weights[rows], labels.sign_index[rows], expected)
-    build_histogram_masses(compact, rows, masses, hist, 1)
+    build_histogram_masses(compact, *node_rows(rows), masses, hist, 1)
     np.testing.assert_array_equal(hist, expected)
 
 
@@ -505,7 +509,7 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
     twin's histogram to the bit on 1 and 2 threads; a memory bound merges chunks alike. Six
     features: a task's group of four and a group of two."""
     from confboost.kernels import node_histogram
-    from confboost.kernels.histogram import build_histogram_rows
+    from confboost.kernels.histogram import build_histogram_rows, node_rows
     from confboost.kernels.node_histogram import (
         build_node_histogram,
         build_node_histogram_naive,
@@ -520,7 +524,7 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
         for row_chunk in (1 << 16, 97):
             expected = build_node_histogram_naive(codes, rows, weights, sign_index,
                                                   n_hist_bins, row_chunk)
-            build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk,
+            build_node_histogram(codes, *node_rows(rows), weights, sign_index, hist, row_chunk,
                                  *_dirty_work(weights, hist, row_chunk))
             np.testing.assert_array_equal(hist, expected)
         if not compact:  # 256 bins only
@@ -528,7 +532,7 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
                 build_histogram(codes, weights, sign_index, expected)
             else:
                 build_histogram_rows(codes, rows, weights[rows], sign_index[rows], expected)
-            build_node_histogram(codes, rows, weights, sign_index, hist, 1 << 16,
+            build_node_histogram(codes, *node_rows(rows), weights, sign_index, hist, 1 << 16,
                                  *_dirty_work(weights, hist, 1 << 16))
             np.testing.assert_array_equal(hist, expected)
     np.testing.assert_allclose(

@@ -19,6 +19,7 @@ parent's for the larger.
 import numpy as np
 
 from confboost.kernels import prefetch
+from confboost.kernels.histogram import node_rows
 from confboost.kernels.prefetch import ROWS_AHEAD
 from confboost.utils.dtypes import WEIGHT_DTYPE
 from confboost.utils.lazy_numba import load_numba, njit, prange
@@ -63,14 +64,16 @@ SPARSE_NODE = 16
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _group_histograms(codes, first, count, rows, node_weights, node_signs, start, stop,
-                      chunk_flat, ahead):
+def _group_histograms(codes, first, count, rows, every_row, node_weights, node_signs, start,
+                      stop, chunk_flat, ahead):
     """The histograms of features ``first:first + count`` (``count`` of 1 to
-    ``FEATURE_GROUP``) over positions ``start:stop`` of a node, in ``chunk_flat[feature]``,
+    ``FEATURE_GROUP``) over positions ``start:stop`` of a node (with ``every_row``, the
+    examples themselves: ``rows`` is not read), in ``chunk_flat[feature]``,
     each cell summed from 0.0 in row order. Four features take one loop, fewer one loop
     each. Indices are unsigned: a signed one costs a negative-index test per access (2x
     the loop's time). With ``rows`` and ``ahead``, the features' codes of the row
-    ``ROWS_AHEAD`` ahead are asked for (a hint: the sums are the same)."""
+    ``ROWS_AHEAD`` ahead are asked for (a hint: the sums are the same). ``every_row`` is a
+    value, not a type, so one compiled kernel serves the root and the nodes below it."""
     one = np.uintp(1)
     last = np.uintp(stop - 1)
     for feature in range(first, first + count):
@@ -80,14 +83,23 @@ def _group_histograms(codes, first, count, rows, node_weights, node_signs, start
         codes_2, codes_3 = codes[first + 2], codes[first + 3]
         hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
         hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
+        if every_row:  # a loop of its own: LLVM kept the flag's test in the one loop (1.1x)
+            for p in range(np.uintp(start), np.uintp(stop)):
+                weight = node_weights[p]
+                sign = np.uintp(node_signs[p])
+                hist_0[(np.uintp(codes_0[p]) << one) | sign] += weight
+                hist_1[(np.uintp(codes_1[p]) << one) | sign] += weight
+                hist_2[(np.uintp(codes_2[p]) << one) | sign] += weight
+                hist_3[(np.uintp(codes_3[p]) << one) | sign] += weight
+            return
         for p in range(np.uintp(start), np.uintp(stop)):
-            if rows is not None and ahead:
+            if ahead:
                 later = np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)])
                 prefetch.read(codes_0, later)
                 prefetch.read(codes_1, later)
                 prefetch.read(codes_2, later)
                 prefetch.read(codes_3, later)
-            row = p if rows is None else np.uintp(rows[p])
+            row = np.uintp(rows[p])
             weight = node_weights[p]
             sign = np.uintp(node_signs[p])
             hist_0[(np.uintp(codes_0[row]) << one) | sign] += weight
@@ -99,17 +111,17 @@ def _group_histograms(codes, first, count, rows, node_weights, node_signs, start
         feature_codes = codes[feature]
         feature_hist = chunk_flat[feature]
         for p in range(np.uintp(start), np.uintp(stop)):
-            if rows is not None and ahead:
+            if not every_row and ahead:
                 prefetch.read(feature_codes,
                               np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)]))
-            row = p if rows is None else np.uintp(rows[p])
+            row = p if every_row else np.uintp(rows[p])
             feature_hist[(np.uintp(feature_codes[row]) << one) | np.uintp(node_signs[p])] += (
                 node_weights[p])
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
-def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
-                          gather_signs, chunk_hists, n_workers):
+def node_histogram_binary(codes, rows, every_row, weights, sign_index, hist, row_chunk,
+                          gather_weights, gather_signs, chunk_hists, n_workers):
     """A tree node's histogram for one label column, parallel over features and rows.
 
     With ``FEATURES_PER_WORKER`` features a thread or more, the node is one parallel
@@ -131,8 +143,11 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
     Parameters
     ----------
     codes : ndarray of shape (n_features, n_samples), uint8
-    rows : ndarray of shape (n_rows,), intp, or None
-        The node's examples (any order); None: every example, in order.
+    rows : ndarray of shape (n_rows,), intp
+        The node's examples (any order); not read with ``every_row``.
+    every_row : bool
+        Every example, in order (``rows[p] = p`` without the lookup): a value, so that the
+        root and the nodes below it run one compiled kernel (``histogram.node_rows``).
     weights : ndarray of shape (n_samples,), float64, contiguous
         W of every example (not gathered).
     sign_index : ndarray of shape (n_samples,), uint8, contiguous
@@ -152,7 +167,7 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
         task fills a group of features over one chunk and a second region adds the chunks.
     """
     n_features = codes.shape[0]
-    n_rows = codes.shape[1] if rows is None else rows.shape[0]
+    n_rows = codes.shape[1] if every_row else rows.shape[0]
     cells = hist.shape[1] * 2
     flat = hist.reshape((n_features, cells))
     n_chunks = max(1, (n_rows + row_chunk - 1) // row_chunk)
@@ -163,7 +178,7 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
     own = by_range and n_workers * chunk_rows <= gather_weights.shape[0]
     node_weights = weights
     node_signs = sign_index
-    if rows is not None and not own:
+    if not every_row and not own:
         node_weights = gather_weights[:n_rows]
         node_signs = gather_signs[:n_rows]
         if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
@@ -180,14 +195,14 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
         for worker in prange(n_workers):
             first = n_features * worker // n_workers
             stop = n_features * (worker + 1) // n_workers
-            if rows is not None and own:
+            if not every_row and own:
                 _own_range_histograms(
                     codes, first, stop, rows, weights, sign_index,
                     gather_weights[worker * chunk_rows: (worker + 1) * chunk_rows], row_chunk,
                     n_chunks, flat, scratch, ahead)
             else:
-                _range_histograms(codes, first, stop, rows, node_weights, node_signs, n_rows,
-                                  row_chunk, n_chunks, flat, scratch, ahead)
+                _range_histograms(codes, first, stop, rows, every_row, node_weights,
+                                  node_signs, n_rows, row_chunk, n_chunks, flat, scratch, ahead)
         return
     if n_chunks == 1:
         partial = flat.reshape((1, n_features, cells))
@@ -199,8 +214,8 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
         chunk = task % n_chunks
         start = chunk * row_chunk
         _group_histograms(codes, first, min(FEATURE_GROUP, n_features - first), rows,
-                          node_weights, node_signs, start, min(start + row_chunk, n_rows),
-                          partial[chunk], ahead)
+                          every_row, node_weights, node_signs, start,
+                          min(start + row_chunk, n_rows), partial[chunk], ahead)
     if n_chunks > 1:
         for feature in prange(n_features):
             for cell in range(cells):
@@ -211,8 +226,8 @@ def node_histogram_binary(codes, rows, weights, sign_index, hist, row_chunk, gat
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _range_histograms(codes, first_feature, stop_feature, rows, node_weights, node_signs,
-                      n_rows, row_chunk, n_chunks, flat, chunk_flat, ahead):
+def _range_histograms(codes, first_feature, stop_feature, rows, every_row, node_weights,
+                      node_signs, n_rows, row_chunk, n_chunks, flat, chunk_flat, ahead):
     """``build_node_histogram_binary``'s histograms of features ``first_feature:stop_feature``
     into ``flat``, ``FEATURE_GROUP`` at a time: chunk 0 straight into ``flat``, each later
     chunk into ``chunk_flat`` (the same features' rows) and then added to ``flat``, so every
@@ -220,12 +235,13 @@ def _range_histograms(codes, first_feature, stop_feature, rows, node_weights, no
     """
     for first in range(first_feature, stop_feature, FEATURE_GROUP):
         count = min(FEATURE_GROUP, stop_feature - first)
-        _group_histograms(codes, first, count, rows, node_weights, node_signs, 0,
-                          min(row_chunk, n_rows), flat, ahead)
+        # np.intp(0), not 0: a literal argument compiles the helper a second time
+        _group_histograms(codes, first, count, rows, every_row, node_weights, node_signs,
+                          np.intp(0), min(row_chunk, n_rows), flat, ahead)
         for chunk in range(1, n_chunks):
             start = chunk * row_chunk
-            _group_histograms(codes, first, count, rows, node_weights, node_signs, start,
-                              min(start + row_chunk, n_rows), chunk_flat, ahead)
+            _group_histograms(codes, first, count, rows, every_row, node_weights, node_signs,
+                              start, min(start + row_chunk, n_rows), chunk_flat, ahead)
             _add_chunk(flat, chunk_flat, first, count)
 
 
@@ -299,22 +315,21 @@ def _own_range_histograms(codes, first_feature, stop_feature, rows, weights, sig
     ``own_weights`` first (signed, ``_gather_signed``; this thread's, ``row_chunk`` long,
     kept in L2 while its features take them); every cell is the same sum, ``(chunk 0 +
     chunk 1) + chunk 2 ...``."""
-    if rows is not None:
-        n_rows = rows.shape[0]
-        for chunk in range(n_chunks):
-            start = chunk * row_chunk
-            stop = min(start + row_chunk, n_rows)
-            chunk_rows = rows[start:stop]
-            _gather_signed(chunk_rows, weights, sign_index, own_weights, stop - start)
-            for first in range(first_feature, stop_feature, FEATURE_GROUP):
-                count = min(FEATURE_GROUP, stop_feature - first)
-                if chunk == 0:
-                    _signed_histograms(codes, first, count, chunk_rows, own_weights,
-                                       stop - start, flat, ahead)
-                    continue
-                _signed_histograms(codes, first, count, chunk_rows, own_weights, stop - start,
-                                   chunk_flat, ahead)
-                _add_chunk(flat, chunk_flat, first, count)
+    n_rows = rows.shape[0]
+    for chunk in range(n_chunks):
+        start = chunk * row_chunk
+        stop = min(start + row_chunk, n_rows)
+        chunk_rows = rows[start:stop]
+        _gather_signed(chunk_rows, weights, sign_index, own_weights, stop - start)
+        for first in range(first_feature, stop_feature, FEATURE_GROUP):
+            count = min(FEATURE_GROUP, stop_feature - first)
+            if chunk == 0:
+                _signed_histograms(codes, first, count, chunk_rows, own_weights,
+                                   stop - start, flat, ahead)
+                continue
+            _signed_histograms(codes, first, count, chunk_rows, own_weights, stop - start,
+                               chunk_flat, ahead)
+            _add_chunk(flat, chunk_flat, first, count)
 
 
 def _on_thread_count(kernel):
@@ -327,7 +342,7 @@ def _on_thread_count(kernel):
                                     gather_weights, gather_signs, chunk_hists):
         """A tree node's histogram for one label column (``node_histogram_binary`` on this
         thread's numba thread count, which sets only how the work is shared)."""
-        kernel(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
+        kernel(codes, *node_rows(rows), weights, sign_index, hist, row_chunk, gather_weights,
                gather_signs, chunk_hists, load_numba().get_num_threads())
 
     return build_node_histogram_binary
@@ -398,15 +413,16 @@ def _gather_labels(rows, weights, sign_index, node_weights, node_signs, first, s
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _feature_histogram(feature_codes, rows, node_weights, node_signs, start, stop,
+def _feature_histogram(feature_codes, rows, every_row, node_weights, node_signs, start, stop,
                        feature_hist):
     """One feature's histogram, flat ``(code * k + l) * 2 + sign``, over positions
-    ``start:stop`` of a node, each cell summed from 0.0 in row order."""
+    ``start:stop`` of a node (with ``every_row``, the examples themselves), each cell summed
+    from 0.0 in row order."""
     k = node_weights.shape[1]
     width = np.uintp(2 * k)
     feature_hist[:] = 0.0
     for p in range(np.uintp(start), np.uintp(stop)):
-        row = p if rows is None else np.uintp(rows[p])
+        row = p if every_row else np.uintp(rows[p])
         base = np.uintp(feature_codes[row]) * width
         weight_row = node_weights[p]
         sign_row = node_signs[p]
@@ -415,16 +431,16 @@ def _feature_histogram(feature_codes, rows, node_weights, node_signs, start, sto
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _label_group_histograms(codes, first, count, rows, node_weights, node_signs, start, stop,
-                            chunk_flat):
+def _label_group_histograms(codes, first, count, rows, every_row, node_weights, node_signs,
+                            start, stop, chunk_flat):
     """``_feature_histogram`` of features ``first:first + count`` into ``chunk_flat[feature]``
     (``count`` of 1 to ``FEATURE_GROUP``). Four features take one loop: an example's k
     weights and cell offsets ``2 l + sign`` are loaded once for four independent adds each;
     every cell still sums its rows in row order from 0.0."""
     if count < FEATURE_GROUP:
         for feature in range(first, first + count):
-            _feature_histogram(codes[feature], rows, node_weights, node_signs, start, stop,
-                               chunk_flat[feature])
+            _feature_histogram(codes[feature], rows, every_row, node_weights, node_signs,
+                               start, stop, chunk_flat[feature])
         return
     k = node_weights.shape[1]
     width = np.uintp(2 * k)
@@ -435,7 +451,7 @@ def _label_group_histograms(codes, first, count, rows, node_weights, node_signs,
     for feature in range(first, first + FEATURE_GROUP):
         chunk_flat[feature, :] = 0.0
     for p in range(np.uintp(start), np.uintp(stop)):
-        row = p if rows is None else np.uintp(rows[p])
+        row = p if every_row else np.uintp(rows[p])
         base_0 = np.uintp(codes_0[row]) * width
         base_1 = np.uintp(codes_1[row]) * width
         base_2 = np.uintp(codes_2[row]) * width
@@ -452,8 +468,8 @@ def _label_group_histograms(codes, first, count, rows, node_weights, node_signs,
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
-def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk, gather_weights,
-                         gather_signs, chunk_hists):
+def build_node_histogram(codes, rows, every_row, weights, sign_index, hist, row_chunk,
+                         gather_weights, gather_signs, chunk_hists):
     """A tree node's histogram for k label columns, parallel over features and rows.
 
     ``build_node_histogram_binary`` for 2-D weights and signs (the label trees below
@@ -469,8 +485,11 @@ def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk, gath
     Parameters
     ----------
     codes : ndarray of shape (n_features, n_samples), uint8
-    rows : ndarray of shape (n_rows,), intp, or None
-        The node's examples (any order); None: every example, in order.
+    rows : ndarray of shape (n_rows,), intp
+        The node's examples (any order); not read with ``every_row``.
+    every_row : bool
+        Every example, in order: a value, not a type (``histogram.node_rows``), so one
+        compiled kernel serves the root and the nodes below it.
     weights : ndarray of shape (n_samples, k), float64, C-contiguous
         W of every example (not gathered).
     sign_index : ndarray of shape (n_samples, k), uint8, C-contiguous
@@ -486,17 +505,19 @@ def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk, gath
     """
     n_features = codes.shape[0]
     k = weights.shape[1]
-    n_rows = codes.shape[1] if rows is None else rows.shape[0]
+    n_rows = codes.shape[1] if every_row else rows.shape[0]
     cells = hist.shape[1] * 2 * k
     flat = hist.reshape((n_features, cells))
     n_chunks, chunk_rows = node_chunks(n_rows, row_chunk, n_features * cells * 8)
     node_weights = weights
     node_signs = sign_index
-    if rows is not None:
+    if not every_row:
         node_weights = gather_weights[:n_rows]
         node_signs = gather_signs[:n_rows]
         if n_chunks == 1:  # no parallel region for a small node (each wakes the threads)
-            _gather_labels(rows, weights, sign_index, node_weights, node_signs, 0, n_rows)
+            # np.intp(0), not 0: a literal argument compiles the helper a second time
+            _gather_labels(rows, weights, sign_index, node_weights, node_signs, np.intp(0),
+                           n_rows)
         else:
             for chunk in prange(n_chunks):
                 _gather_labels(rows, weights, sign_index, node_weights, node_signs,
@@ -511,7 +532,7 @@ def build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk, gath
         chunk = task % n_chunks
         start = chunk * chunk_rows
         _label_group_histograms(codes, first, min(FEATURE_GROUP, n_features - first), rows,
-                                node_weights, node_signs, start,
+                                every_row, node_weights, node_signs, start,
                                 min(start + chunk_rows, n_rows), partial[chunk])
     if n_chunks > 1:
         for feature in prange(n_features):  # chunk by chunk: contiguous, the same sums

@@ -309,8 +309,9 @@ def partition_rows(column_codes, rows, start, stop, threshold_bin, missing_left,
         sides[code] = code_goes_left(np.uint8(code), threshold, missing_left)
     left_counts = np.empty(n_chunks, dtype=np.intp)
     if n_chunks == 1:  # no parallel region (each costs a wake-up of the threads)
-        _partition_chunk(column_codes, rows, start, 0, n_rows, sides, scratch, left_counts,
-                         in_order)
+        # np.intp(0), not 0: a literal argument compiles the helper a second time
+        _partition_chunk(column_codes, rows, start, np.intp(0), n_rows, sides, scratch,
+                         left_counts, in_order)
     else:
         for chunk in prange(n_chunks):
             _partition_chunk(column_codes, rows, start, chunk * PARTITION_CHUNK,

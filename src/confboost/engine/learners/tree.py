@@ -27,6 +27,7 @@ from confboost.kernels.histogram import (
     build_histogram_masses,
     interleaved_masses,
     mass_group,
+    node_rows,
 )
 from confboost.kernels.node_histogram import (
     ROW_CHUNK,
@@ -119,8 +120,8 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
         row_chunk = ROW_CHUNK if weights.shape[1] < MASS_MIN_LABELS else max(1, codes.shape[1])
 
         def fill_histogram(rows, hist):
-            build_node_histogram(codes, rows, weights, sign_index, hist, row_chunk,
-                                 *_node_work(work, weights, hist, row_chunk))
+            build_node_histogram(codes, *node_rows(rows), weights, sign_index, hist,
+                                 row_chunk, *_node_work(work, weights, hist, row_chunk))
 
         return fill_histogram
     masses = work.get("masses", (*pos.shape, 2))
@@ -128,7 +129,7 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
                        np.ascontiguousarray(labels.sign_index), masses)
 
     def fill_histogram(rows, hist):  # the thread count is the round's
-        build_histogram_masses(codes, rows, masses, hist,
+        build_histogram_masses(codes, *node_rows(rows), masses, hist,
                                mass_group(codes.shape[0], hist[0].nbytes))
 
     return fill_histogram

@@ -1,0 +1,67 @@
+"""A tree's kernels compile once per build on an empty numba cache: the root's node
+histogram takes the types a node's takes (``histogram.node_rows``), and no helper is called
+with a literal constant (numba would compile it once more for ``Literal[int](0)``)."""
+
+import numpy as np
+import pytest
+
+from confboost.kernels.histogram import EVERY_ROW, node_rows
+
+
+def _no_literal(dispatcher):
+    from numba.core import types
+
+    return not any(isinstance(t, types.Literal) for sig in dispatcher.signatures for t in sig)
+
+
+def test_node_rows_maps_none_to_every_row():
+    rows = np.arange(3, dtype=np.intp)
+    assert node_rows(None) == (EVERY_ROW, True)
+    assert node_rows(rows)[0] is rows and node_rows(rows)[1] is False
+    assert EVERY_ROW.dtype == np.intp and EVERY_ROW.shape == (0,)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_root_and_node_histograms_share_one_specialisation(rng, k):
+    """The root (``rows=None`` to the caller) and a node's rows reach each node histogram
+    kernel with the same argument types; the helpers they call hold no literal type."""
+    from numba.core import types
+
+    from confboost.kernels import node_histogram, tree_nodes
+    from confboost.kernels.histogram import build_histogram_masses, interleaved_masses
+    from confboost.kernels.node_histogram import (
+        ROW_CHUNK,
+        build_node_histogram,
+        build_node_histogram_binary,
+        node_histogram_work,
+    )
+    from confboost.kernels.tree_nodes import partition_rows
+
+    n_samples, n_features, n_hist_bins = 600, 17, 8  # 17: a feature range a thread
+    codes = rng.integers(0, n_hist_bins, size=(n_features, n_samples)).astype(np.uint8)
+    weights = rng.random((n_samples, k))
+    sign_index = (rng.random((n_samples, k)) < 0.5).astype(np.uint8)
+    hist = np.empty((n_features, n_hist_bins, k, 2))
+    node = np.flatnonzero(rng.random(n_samples) < 0.4).astype(np.intp)
+    for rows in (None, node):
+        if k == 1:
+            kernel = node_histogram.node_histogram_binary
+            w, s = weights[:, 0].copy(), sign_index[:, 0].copy()
+            build_node_histogram_binary(codes, rows, w, s, hist, ROW_CHUNK,
+                                        *node_histogram_work(w, hist.shape, ROW_CHUNK))
+        elif k == 3:
+            kernel = build_node_histogram
+            build_node_histogram(codes, *node_rows(rows), weights, sign_index, hist, ROW_CHUNK,
+                                 *node_histogram_work(weights, hist.shape, ROW_CHUNK))
+        else:
+            kernel = build_histogram_masses
+            masses = np.empty((n_samples, k, 2))
+            interleaved_masses(weights, sign_index, masses)
+            build_histogram_masses(codes, *node_rows(rows), masses, hist, 2)
+        assert all(isinstance(sig[1], types.Array) for sig in kernel.signatures)
+    order = np.arange(n_samples, dtype=np.intp)
+    partition_rows(codes[0], order, 0, n_samples, 3, True, np.empty((2, n_samples), np.intp),
+                   False)
+    for helper in (node_histogram._group_histograms, node_histogram._gather_labels,
+                   tree_nodes._partition_chunk):
+        assert _no_literal(helper)
