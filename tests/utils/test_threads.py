@@ -217,7 +217,7 @@ def test_probes_of_long_rounds_wait_period_rounds():
     from confboost.utils.threads import ThreadTuner
 
     rounds, _ = _tuner(lambda threads: 0.4 if threads == 2 else 0.7, threads=2)
-    used = rounds.run(110)
+    used = rounds.run(130)
     assert rounds.tuner.choices == [2, 2]
     assert used.count(1) == 2 * ThreadTuner.PROBE_ROUNDS
     ones = [index for index, count in enumerate(used) if count == 1]

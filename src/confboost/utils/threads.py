@@ -146,8 +146,9 @@ class ThreadTuner:
     quieter machine earns the threads back; but each probe is a coin toss on a busy machine,
     and rarer probes make the choice steadier and cheaper), and never sooner than
     ``PERIOD_ROUNDS`` rounds of the count settled on: a probe runs ``PROBE_ROUNDS`` rounds
-    on fewer threads, and where a round takes a large part of a second (a tree per class on
-    784 features) a period of seconds is a few rounds, and the probes' slower rounds were a
+    on fewer threads, at most about twice as long each, so probes cost at most about 3% of
+    the rounds; where a round takes a large part of a second (a tree per class on 784
+    features) a period of seconds is a few rounds, and the probes' slower rounds took a
     tenth of such a fit's time on 2 free cores. A round's time is the wall time
     between two calls in one run: the first call of a run (round index 0, or one that does
     not follow the previous call's) only starts the clock, since that round loads the
@@ -187,7 +188,7 @@ class ThreadTuner:
     MORE_THREADS_GAIN = 0.95
     FIRST_PERIOD = 1.0
     MAX_PERIOD = 60.0
-    PERIOD_ROUNDS = 50
+    PERIOD_ROUNDS = 100
 
     def __init__(self, threads, set_threads, adaptive=True, clock=time.perf_counter,
                  key=None, memory=None):
