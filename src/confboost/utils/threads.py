@@ -263,8 +263,9 @@ class ThreadTuner:
         self._pair = None
         self._period = (self.FIRST_PERIOD if self._period is None
                         else min(2 * self._period, self.MAX_PERIOD))
+        settled = self._times[chosen]
         self._probe_at = now + max(self._period,
-                                   self.PERIOD_ROUNDS * fmean(self._times[chosen]))
+                                   self.PERIOD_ROUNDS * sum(settled) / len(settled))
         self.choices.append(chosen)
         self._use(chosen)
         if self._key is not None:
