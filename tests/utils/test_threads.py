@@ -222,6 +222,11 @@ def test_probes_of_long_rounds_wait_period_rounds():
     assert used.count(1) == 2 * ThreadTuner.PROBE_ROUNDS
     ones = [index for index, count in enumerate(used) if count == 1]
     assert max(b - a for a, b in zip(ones, ones[1:], strict=False)) > ThreadTuner.PERIOD_ROUNDS
+    # settled on one thread (a busy machine), it probes on the period of seconds: a load
+    # that has passed gives the threads back within a few rounds
+    rounds, _ = _tuner(lambda threads: 0.7 if threads == 2 else 0.4, threads=2)
+    used = rounds.run(40)
+    assert rounds.tuner.choices[0] == 1 and len(rounds.tuner.choices) >= 3
 
 
 def test_tuner_ignores_the_first_round_of_a_run_and_stays_inert_when_told():
