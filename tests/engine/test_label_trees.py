@@ -234,6 +234,28 @@ def test_predict_save_and_pickle_round_trips(digits_model, tmp_path):
                                   scores)
 
 
+def test_a_float32_frame_is_converted_once_for_all_trees(digits_model, monkeypatch):
+    # every tree walks float64 values; a float32 X is converted once per model (and per
+    # round's blocks), not once per tree, and the blocks are those of the float64 X
+    from confboost.engine.learners.tree_hypothesis import TreeHypothesis
+
+    model, X = digits_model
+    expected = model.decision_function(X.astype(np.float64))
+    walked = []
+    original = TreeHypothesis.blocks
+    monkeypatch.setattr(TreeHypothesis, "blocks", lambda self, frame: (
+        walked.append(frame.numeric), original(self, frame))[1])
+    scores = model.decision_function(X.astype(np.float32))
+    np.testing.assert_array_equal(scores, expected)
+    assert len(walked) == 10 * len(model.model_.hypotheses)
+    assert all(each is walked[0] and each.dtype == np.float64 for each in walked)
+    hypothesis = model.model_.hypotheses[0]
+    walked.clear()
+    np.testing.assert_array_equal(hypothesis.blocks(X.astype(np.float32)),
+                                  hypothesis.blocks(X.astype(np.float64)))
+    assert all(each.dtype == np.float64 for each in walked)
+
+
 def test_explanations_sum_to_the_scores(digits_model):
     model, X = digits_model
     contributions = model.explain(X[:20])

@@ -210,6 +210,25 @@ def test_tuner_probes_again_and_follows_the_load():
     assert rounds.tuner.choices[-1] == 4 and rounds.tuner.threads == 4
 
 
+def test_probes_of_long_rounds_wait_period_rounds():
+    # rounds of 0.4 s (a tree per class on 784 features): FIRST_PERIOD's second would
+    # bring a probe every few rounds, each running PROBE_ROUNDS rounds on one thread; the
+    # next probe waits PERIOD_ROUNDS rounds of the count settled on
+    from confboost.utils.threads import ThreadTuner
+
+    rounds, _ = _tuner(lambda threads: 0.4 if threads == 2 else 0.7, threads=2)
+    used = rounds.run(130)
+    assert rounds.tuner.choices == [2, 2]
+    assert used.count(1) == 2 * ThreadTuner.PROBE_ROUNDS
+    ones = [index for index, count in enumerate(used) if count == 1]
+    assert max(b - a for a, b in zip(ones, ones[1:], strict=False)) > ThreadTuner.PERIOD_ROUNDS
+    # settled on one thread (a busy machine), it probes on the period of seconds: a load
+    # that has passed gives the threads back within a few rounds
+    rounds, _ = _tuner(lambda threads: 0.7 if threads == 2 else 0.4, threads=2)
+    used = rounds.run(40)
+    assert rounds.tuner.choices[0] == 1 and len(rounds.tuner.choices) >= 3
+
+
 def test_tuner_ignores_the_first_round_of_a_run_and_stays_inert_when_told():
     rounds, applied = _tuner(lambda threads: 1.0 / threads)
     rounds.run(1)

@@ -144,7 +144,14 @@ class ThreadTuner:
     noise. Settled, it probes again, from the ceiling, after ``FIRST_PERIOD`` seconds, and
     the period doubles at every probe up to ``MAX_PERIOD`` (the machine's load moves, and a
     quieter machine earns the threads back; but each probe is a coin toss on a busy machine,
-    and rarer probes make the choice steadier and cheaper). A round's time is the wall time
+    and rarer probes make the choice steadier and cheaper). Settled on the larger count, it
+    also waits at least ``PERIOD_ROUNDS`` rounds: a probe then runs ``PROBE_ROUNDS`` rounds
+    on fewer threads, at most about twice as long each, so probes cost at most about 3% of
+    the rounds (where a round takes a large part of a second, a tree per class on 784
+    features, a period of seconds is a few rounds, and the probes' slower rounds took a
+    tenth of such a fit's time on 2 free cores). Settled on the smaller, it keeps the
+    period of seconds: a probe costs little there, and a load that has passed gives the
+    threads back sooner. A round's time is the wall time
     between two calls in one run: the first call of a run (round index 0, or one that does
     not follow the previous call's) only starts the clock, since that round loads the
     kernels and builds the run.
@@ -183,6 +190,7 @@ class ThreadTuner:
     MORE_THREADS_GAIN = 0.95
     FIRST_PERIOD = 1.0
     MAX_PERIOD = 60.0
+    PERIOD_ROUNDS = 100
 
     def __init__(self, threads, set_threads, adaptive=True, clock=time.perf_counter,
                  key=None, memory=None):
@@ -257,7 +265,9 @@ class ThreadTuner:
         self._pair = None
         self._period = (self.FIRST_PERIOD if self._period is None
                         else min(2 * self._period, self.MAX_PERIOD))
-        self._probe_at = now + self._period
+        settled = self._times[chosen]
+        self._probe_at = now + (self._period if chosen != more else max(
+            self._period, self.PERIOD_ROUNDS * _mean(settled)))
         self.choices.append(chosen)
         self._use(chosen)
         if self._key is not None:

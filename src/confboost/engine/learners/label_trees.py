@@ -22,12 +22,14 @@ per label (0 off the block's own label), and ``blocks(X)`` gives a block per exa
 label, shape (n, k) (the MH update's kernel for it: ``kernels/label_update.py``).
 """
 
+import copy
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from confboost.data.dataset import LabelSigns
+from confboost.data.frame import as_frame
 from confboost.engine.learners.base import PartitionFit, PartitionHypothesis
 from confboost.engine.learners.grower import HISTOGRAM_MEMORY
 from confboost.engine.learners.tree import TreeLearner
@@ -44,6 +46,33 @@ WEIGHT_BYTES = np.dtype(WEIGHT_DTYPE).itemsize
 
 def _label_name(classes, label):
     return f"label {label}" if classes is None else str(classes[label])
+
+
+def _float64_frame(X):
+    """``X`` as a Frame whose numeric part is C-contiguous float64, converted once.
+
+    A tree's walk (``TreeHypothesis.blocks``) reads float64 values and converts any other
+    numeric part on every call: k trees a round, and every round of a model, would copy a
+    float32 matrix k × rounds times. The same values (float32 to float64 is exact), so the
+    same blocks.
+
+    Parameters
+    ----------
+    X : Frame, or ndarray of shape (n_samples, n_columns)
+
+    Returns
+    -------
+    Frame
+        ``X``'s Frame itself when its numeric part is already C-contiguous float64, else a
+        shallow copy with the numeric part converted.
+    """
+    frame = as_frame(X)
+    numeric = frame.numeric
+    if numeric.dtype == np.float64 and numeric.flags.c_contiguous:
+        return frame
+    converted = copy.copy(frame)
+    converted.numeric = np.ascontiguousarray(numeric, dtype=np.float64)
+    return converted
 
 
 class LabelTreesHypothesis(PartitionHypothesis):
@@ -99,6 +128,7 @@ class LabelTreesHypothesis(PartitionHypothesis):
 
     def blocks(self, X):
         """Block of each example and label, shape (n_samples, k), uint16."""
+        X = _float64_frame(X)
         out = None
         for label, tree in enumerate(self.trees):
             leaves = tree.blocks(X)
@@ -110,6 +140,13 @@ class LabelTreesHypothesis(PartitionHypothesis):
     def block_outputs(self, blocks):
         """h(x, l) of examples with blocks ``blocks``, shape (n_samples, k)."""
         return self.values[blocks, np.arange(self.values.shape[1])[None, :]]
+
+    @classmethod
+    def add_scores(cls, hypotheses, alphas, frame, scores):
+        """Add Σ α h(x, ·) of ``hypotheses`` to ``scores`` (n_samples, k), one hypothesis at
+        a time (``PartitionHypothesis.add_scores``) on the frame converted once
+        (``_float64_frame``)."""
+        super().add_scores(hypotheses, alphas, _float64_frame(frame), scores)
 
     def parts(self):
         """Tree l as a ``TreeHypothesis`` of k output columns (its values in column l, 0 in
