@@ -18,19 +18,12 @@ def test_one_thread_fills_every_feature_whose_histograms_fit():
         assert mass_group(16) == min(MASS_GROUP, 16 // 4)  # no size: the threads' rule
 
 
-def test_several_threads_take_a_share_each_where_it_fits():
-    """On several threads a task takes an equal share of the features when their
-    histograms fit ``MASS_GROUP_BYTES`` (one task a thread); else, or without a size, 4
-    tasks a thread of at most ``MASS_GROUP``."""
+def test_several_threads_keep_four_tasks_a_thread():
     with numba_threads(2):
         n_threads = load_numba().get_num_threads()
         if n_threads < 2:
             pytest.skip("one thread only on this machine")
-        letter_feature = 17 * 26 * 2 * 8
-        share = -(-16 // n_threads)
-        assert mass_group(16, letter_feature) == share  # letter: one task a thread
-        full_feature = N_HIST_BINS * 26 * 2 * 8
-        assert share * full_feature > MASS_GROUP_BYTES
-        assert mass_group(16, full_feature) == max(1, min(MASS_GROUP, 16 // (4 * n_threads)))
-        assert mass_group(16) == max(1, min(MASS_GROUP, 16 // (4 * n_threads)))
-        assert mass_group(400, letter_feature) == MASS_GROUP
+        for feature_bytes in (None, 17 * 26 * 2 * 8):
+            assert mass_group(16, feature_bytes) == max(1, min(MASS_GROUP,
+                                                               16 // (4 * n_threads)))
+            assert mass_group(400, feature_bytes) == MASS_GROUP

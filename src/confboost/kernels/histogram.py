@@ -182,16 +182,12 @@ MASS_GROUP_BYTES = MASS_GROUP * N_HIST_BINS * 2 * 24 * 8
 def mass_group(n_features, feature_bytes=None):
     """Features a task of ``build_histogram_masses`` fills.
 
-    A task reads the node's masses from memory once for its group of features, so the
-    fewer the tasks the less a node reads; a task's histograms are bounded by
-    ``MASS_GROUP_BYTES`` (with the masses' block, within L2). With ``feature_bytes`` and
-    an equal share of the features a thread (numba's current count; every feature on one
-    thread) within that bound, a task takes that share: one task a thread (letter, 16
-    features of 17 bins and 26 labels: on one thread one task, 0.85-0.9x the time of four
-    on the root and on a third of the rows; on two, two tasks of 8 where the rule below
-    made 8 of 2, each thread reading a node's masses once, not four times). Otherwise a
-    task takes as many features as fit on one thread, and on several ``MASS_GROUP`` or
-    fewer, at least 4 tasks a thread.
+    With several threads (numba's current count), ``MASS_GROUP``, fewer when that would
+    leave under 4 tasks a thread. On one thread no task waits for another, so a task takes
+    as many features as keep their histograms within ``MASS_GROUP_BYTES``: the node's masses
+    are then read from memory once per group, not once per 4 features (letter, 16 features
+    of 17 bins and 26 labels: one task, 0.85-0.9x the time of four on the root and on a
+    third of the rows).
 
     Parameters
     ----------
@@ -205,10 +201,8 @@ def mass_group(n_features, feature_bytes=None):
     group : int
     """
     n_threads = load_numba().get_num_threads()
-    if feature_bytes:
-        share = (n_features + n_threads - 1) // n_threads
-        if n_threads == 1 or share * feature_bytes <= MASS_GROUP_BYTES:
-            return max(1, min(share, MASS_GROUP_BYTES // feature_bytes))
+    if n_threads == 1 and feature_bytes:
+        return max(1, min(n_features, MASS_GROUP_BYTES // feature_bytes))
     return max(1, min(MASS_GROUP, n_features // (4 * n_threads)))
 
 
