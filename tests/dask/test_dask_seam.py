@@ -181,11 +181,10 @@ def test_a_tree_round_takes_two_allreduces_a_split_but_the_last(monkeypatch):
     when the tree is full (its children are leaves, neither searched nor picked by size),
     the leaves' statistics with the round's cover, and Z_t (the rows' total once); the
     model is the local one (``test_three_shards_over_the_collective_give_the_local_model``)."""
-    calls = []
-    for name in ("allreduce", "allreduce_into"):
-        method = getattr(Link, name)
-        monkeypatch.setattr(Link, name, lambda self, value, method=method: (
-            calls.append(self.rank), method(self, value))[1])
+    calls = []  # every allreduce sums its buffer through ``allreduce_into``
+    method = Link.allreduce_into
+    monkeypatch.setattr(Link, "allreduce_into", lambda self, value: (
+        calls.append(self.rank), method(self, value))[1])
     local_run, shard_run = _runs("tree", "mh", "real", 3)
     splits = [hypothesis.left.size for hypothesis in shard_run.hypotheses]
     assert [h.left.size for h in local_run.hypotheses] == splits

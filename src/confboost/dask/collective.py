@@ -50,7 +50,7 @@ from confboost.engine.learners.base import PartitionFit
 from confboost.engine.learners.grower import LocalRows, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
 from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner, _best_factorised
-from confboost.kernels.block_cover import block_cover, block_cover_naive
+from confboost.explain.contributions import block_cover_of
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.tree_nodes import (
     code_goes_left,
@@ -59,7 +59,6 @@ from confboost.kernels.tree_nodes import (
 )
 from confboost.kernels.value_masses import value_histogram
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_TERM, NODE_THRESHOLD
-from confboost.utils.lazy_numba import prefer_twin
 from confboost.utils.threads import numba_threads
 
 
@@ -455,30 +454,6 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
             recipe.cover = cover
     return Recorded(PartitionFit(fit.hypothesis, blocks, fit.weight_pos, fit.weight_neg,
                                  fit.criterion, patterns), reducer.log), z
-
-
-def block_cover_of(blocks, sample_weight, unit, n_blocks):
-    """This shard's Σ sample weight per block, shape (n_blocks,), float64.
-
-    Parameters
-    ----------
-    blocks : ndarray of shape (n_rows,) or (n_rows, k), uint8
-        The block of each row (of each row and label: a tree per label, as
-        ``record_cover``).
-    sample_weight : ndarray of shape (n_rows,)
-    unit : bool
-        Every sample weight is 1: the blocks' rows counted (``record_cover``'s kernel:
-        ``np.bincount``'s sums).
-    n_blocks : int
-    """
-    if blocks.ndim == 2:
-        return np.bincount(blocks.ravel(), weights=np.repeat(sample_weight, blocks.shape[1]),
-                           minlength=n_blocks)
-    if prefer_twin(block_cover, blocks.size):
-        return block_cover_naive(blocks, sample_weight, n_blocks)
-    cover = np.empty(n_blocks, dtype=np.float64)
-    block_cover(blocks, sample_weight, unit, cover)
-    return cover
 
 
 def _round_covers(link, fit, sample_weight, unit):

@@ -76,29 +76,17 @@ class Link:
         closed link raises ``ConnectionError`` rather than sum over fewer ranks."""
         if self.size == 1:
             return value
-        if self.closed:
-            raise ConnectionError(f"rank {self.rank}'s link of the collective is closed")
         leaves = []
         _leaves(value, leaves)
         total = (np.concatenate([np.ravel(np.asarray(leaf, dtype=np.float64))
                                  for leaf in leaves]) if leaves else np.zeros(0))
-        try:
-            for child in self.down:  # nearest first: the pairwise order
-                total += _receive(child, total.size)
-            if self.up is not None:
-                _send(self.up, total)
-                total = _receive(self.up, total.size)
-            for child in reversed(self.down):  # the largest subtree first
-                _send(child, total)
-        except BaseException:
-            self.close()
-            raise
-        return _rebuilt(value, total, [0])
+        return _rebuilt(value, self.allreduce_into(total), [0])
 
     def allreduce_into(self, array):
         """``allreduce`` of a C-contiguous float64 ``array``, summed into it in place and
-        returned: the same sums in the same order, sent from and received into the array
-        itself (no copy of it, no new array a call: a node's histogram is 200 kB)."""
+        returned: sent from and received into the array itself (no copy of it, no new
+        array a call: a node's histogram is 200 kB); ``allreduce`` sums its flattened
+        value here."""
         if self.size == 1:
             return array
         if self.closed:
@@ -152,11 +140,6 @@ def _rebuilt(value, flat, at):
 def _send(peer, array):
     peer.sendall(_HEADER.pack(array.nbytes))
     peer.sendall(memoryview(np.ascontiguousarray(array)).cast("B"))
-
-
-def _receive(peer, size):
-    """``size`` float64 numbers from ``peer`` (``_receive_into`` a new array)."""
-    return _receive_into(peer, np.empty(size, dtype=np.float64))
 
 
 def _receive_into(peer, out):

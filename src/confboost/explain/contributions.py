@@ -54,24 +54,37 @@ def record_cover(fit, sample_weight, unit=False):
         Every sample weight is 1 (the cover is then counted: the same numbers, sooner).
     """
     hypothesis = fit.hypothesis
-    n_blocks = hypothesis.values.shape[0]
-    if fit.train_blocks.ndim == 2:  # a block per example and label (a tree per label)
-        weight = np.ones_like(sample_weight) if unit else sample_weight
-        hypothesis.cover = np.bincount(
-            fit.train_blocks.ravel(), np.repeat(weight, fit.train_blocks.shape[1]),
-            minlength=n_blocks).astype(np.float64)
-    else:
-        cover = np.empty(n_blocks, dtype=np.float64)
-        if prefer_twin(block_cover, fit.train_blocks.size):  # the same sums, without numba
-            cover[:] = block_cover_naive(fit.train_blocks, sample_weight, n_blocks)
-        else:
-            block_cover(fit.train_blocks, sample_weight, unit, cover)
-        hypothesis.cover = cover
+    hypothesis.cover = block_cover_of(fit.train_blocks, sample_weight, unit,
+                                      hypothesis.values.shape[0])
     if fit.train_patterns is not None:
         patterns, inverse = np.unique(fit.train_patterns, return_inverse=True)
         masses = np.bincount(inverse, weights=sample_weight)
         keep = masses > 0
         hypothesis.pattern_cover = (patterns[keep].astype(np.int64), masses[keep])
+
+
+def block_cover_of(blocks, sample_weight, unit, n_blocks):
+    """Σ sample weight of the examples in each block, shape (n_blocks,), float64: a
+    hypothesis' training cover (``record_cover``), or one shard's part of it on Dask.
+
+    Parameters
+    ----------
+    blocks : ndarray of shape (n_samples,) or (n_samples, k), uint8 or uint16
+        The block of each example (of each example and label: a tree per label).
+    sample_weight : ndarray of shape (n_samples,), float64
+    unit : bool
+        Every sample weight is 1 (the blocks' examples are then counted: the same
+        numbers, sooner; ``kernels.block_cover.block_cover``).
+    n_blocks : int
+    """
+    if blocks.ndim == 2:  # a block per example and label (a tree per label)
+        return np.bincount(blocks.ravel(), weights=np.repeat(sample_weight, blocks.shape[1]),
+                           minlength=n_blocks).astype(np.float64)
+    if prefer_twin(block_cover, blocks.size):  # the same sums, without numba
+        return block_cover_naive(blocks, sample_weight, n_blocks)
+    cover = np.empty(n_blocks, dtype=np.float64)
+    block_cover(blocks, sample_weight, unit, cover)
+    return cover
 
 
 def _cover(hypothesis):
