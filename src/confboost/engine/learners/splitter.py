@@ -48,7 +48,7 @@ def numeric_split(hist, n_bins, gain, split_bin, choice):
     (float, (int, int, int, bool)) or None
         The gain and ``(NODE_THRESHOLD, feature, threshold_bin, missing_left)``.
     """
-    feature, missing_left, undecided = (int(value) for value in choice)
+    feature, missing_left, undecided = choice.tolist()
     if feature < 0:
         return None
     b = int(split_bin[feature])
