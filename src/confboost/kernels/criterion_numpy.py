@@ -85,7 +85,7 @@ def partition_z(weight_pos, weight_neg, abstaining, mode, total):
     mode : int
         Confidence mode code.
     total : float
-        Total weight mass.
+        Total weight mass (read by ``DISCRETE`` only).
 
     Returns
     -------
