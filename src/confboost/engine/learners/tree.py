@@ -101,10 +101,11 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None, 
     (default: arrays of this tree's own). ``masses``: the interleaved masses of ``weights``
     if the caller made them (``TreeLearner.fit``), else made here when needed.
 
-    From ``MASS_MIN_LABELS`` labels on (below ``GROUPED_MIN_FEATURES`` features), each
-    example's W+ and W- per label (``pos``, ``neg``: ``label_masses`` of ``weights``) are
-    laid out once in a histogram bin's cell order, shape (n, k, 2), in one pass from
-    ``weights`` and the sign index (``kernels/histogram.interleaved_masses``), and
+    From ``MASS_MIN_LABELS`` labels on (below ``GROUPED_MIN_FEATURES`` features,
+    ``mass_histograms``), each example's W+ and W- per label (``pos``, ``neg``) are laid
+    out once in a histogram bin's cell order, shape (n, k, 2), in one pass from ``weights``
+    and the sign index (``row_masses``; ``TreeLearner.fit`` makes them first, and its
+    ``pos`` and ``neg`` are views of them), and
     ``kernels/histogram.build_histogram_masses`` reads each node's rows from them; with
     fewer labels ``kernels/node_histogram.build_node_histogram`` gathers a node's weights and
     sign indices and fills the histogram parallel over groups of features and fixed row
