@@ -351,6 +351,23 @@ def test_block_masses_are_bincounts_bit_for_bit(rng, dtype):
     assert not found[0][6].any()
 
 
+def test_block_sums_are_bincounts_and_block_masses_of_interleaved_masses(rng):
+    """block_sums (one ordered pass) equals one np.bincount per column to the bit, and on
+    interleaved masses each side's columns are block_masses' of pos and neg."""
+    from confboost.kernels.weight_update import block_masses, block_sums, block_sums_naive
+
+    masses = rng.random((500, 5, 2)) ** 3
+    masses[rng.random((500, 5)) < 0.5, 0] = 0.0
+    blocks = rng.integers(0, 6, 500).astype(np.uint8)  # block 6 of 7 stays empty
+    found = block_sums(blocks, 7, masses.reshape(500, 10))
+    assert found.shape == (7, 10)
+    np.testing.assert_array_equal(found, block_sums_naive(blocks, 7, masses.reshape(500, 10)))
+    assert not found[6].any()
+    pos, neg = (np.ascontiguousarray(masses[..., side]) for side in (0, 1))
+    for side, want in enumerate(block_masses(blocks, 7, pos, neg)):
+        np.testing.assert_array_equal(found.reshape(7, 5, 2)[..., side], want)
+
+
 def _node_problem(rng, n_features, k, compact):
     """A node histogram's inputs: 1000 rows' codes (``compact``: the missing bin last, as
     ``learners/tree.compact_codes`` makes them), the histogram's bins, signs, weights and

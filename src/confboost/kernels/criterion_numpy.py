@@ -85,7 +85,7 @@ def partition_z(weight_pos, weight_neg, abstaining, mode, total):
     mode : int
         Confidence mode code.
     total : float
-        Total weight mass.
+        Total weight mass (read by ``DISCRETE`` only).
 
     Returns
     -------
@@ -93,16 +93,17 @@ def partition_z(weight_pos, weight_neg, abstaining, mode, total):
     """
     weight_pos = np.asarray(weight_pos, dtype=np.float64)
     weight_neg = np.asarray(weight_neg, dtype=np.float64)
-    n_blocks = weight_pos.shape[-2]
     if abstaining is None:
         mode = base_mode(mode)
-    if mode not in ABSTAINING_MODES:
-        abstaining = np.zeros(n_blocks, dtype=bool)
-    abstaining = np.asarray(abstaining, dtype=bool)
     axes = (-2, -1)
-    informative = ~abstaining
-    pos, neg = weight_pos[..., informative, :], weight_neg[..., informative, :]
-    abstained = (weight_pos[..., abstaining, :] + weight_neg[..., abstaining, :]).sum(axis=axes)
+    if mode in ABSTAINING_MODES:
+        abstaining = np.asarray(abstaining, dtype=bool)
+        informative = ~abstaining
+        pos, neg = weight_pos[..., informative, :], weight_neg[..., informative, :]
+        abstained = (weight_pos[..., abstaining, :]
+                     + weight_neg[..., abstaining, :]).sum(axis=axes)
+    else:  # every block: C-contiguous, as the copies of a mask would be (the same sums)
+        pos, neg = np.ascontiguousarray(weight_pos), np.ascontiguousarray(weight_neg)
     if mode == REAL:
         z = 2.0 * np.sqrt(pos * neg).sum(axis=axes)
     elif mode == DISCRETE:

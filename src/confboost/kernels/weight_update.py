@@ -8,7 +8,8 @@ For a partition hypothesis with value v[j, l] on block j, example i in block b_i
 ``apply_partition`` updates the scores and the weights and measures the training loss in
 one pass (the scheme divides the factors by the Z its block statistics predict, so no
 second pass renormalises); ``stump_blocks`` and ``stump_block_stats`` give a stump's blocks
-on the training codes; ``block_masses`` sums W+ and W- over any partition's blocks.
+on the training codes; ``block_masses`` sums W+ and W- over any partition's blocks
+(``block_sums`` the columns of one array).
 
 Every sum over the examples is taken in fixed chunks of ``REDUCTION_CHUNK`` rows, one
 parallel task per chunk, and the chunks' partial sums are added in chunk order: the result
@@ -130,6 +131,41 @@ def block_masses_naive(blocks, n_blocks, pos, neg):
     return tuple(np.stack([np.bincount(blocks, masses[:, l], minlength=n_blocks)
                            for l in range(masses.shape[1])], axis=1)
                  for masses in (pos, neg))
+
+
+@njit(cache=True, nogil=True)
+def block_sums(blocks, n_blocks, values):
+    """Σ of ``values`` over each block's examples, shape (n_blocks, c): ``block_masses``
+    for one array of any number of columns (a label tree's interleaved masses, each
+    example's W+ and W- of every label side by side: both sides in one pass).
+
+    One pass over the examples in order, each adding its row to its block's: every sum is
+    ``np.bincount``'s to the bit, and ``block_masses``' for a column of ``pos`` or ``neg``.
+
+    Parameters
+    ----------
+    blocks : ndarray of shape (n_samples,), integer
+        Block of each example, ``0 <= blocks[i] < n_blocks``.
+    n_blocks : int
+    values : ndarray of shape (n_samples, c), float64, C-contiguous
+
+    Returns
+    -------
+    sums : ndarray of shape (n_blocks, c), float64
+    """
+    c = values.shape[1]
+    sums = np.zeros((n_blocks, c), dtype=np.float64)
+    for i in range(blocks.shape[0]):
+        block = blocks[i]
+        for column in range(c):
+            sums[block, column] += values[i, column]
+    return sums
+
+
+def block_sums_naive(blocks, n_blocks, values):
+    """Twin of ``block_sums``: one ``np.bincount`` per column."""
+    return np.stack([np.bincount(blocks, values[:, column], minlength=n_blocks)
+                     for column in range(values.shape[1])], axis=1).reshape(n_blocks, -1)
 
 
 def stump_blocks_naive(column_codes, threshold_bin, missing_bin):

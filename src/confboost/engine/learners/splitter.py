@@ -48,7 +48,7 @@ def numeric_split(hist, n_bins, gain, split_bin, choice):
     (float, (int, int, int, bool)) or None
         The gain and ``(NODE_THRESHOLD, feature, threshold_bin, missing_left)``.
     """
-    feature, missing_left, undecided = (int(value) for value in choice)
+    feature, missing_left, undecided = choice.tolist()
     if feature < 0:
         return None
     b = int(split_bin[feature])
@@ -169,8 +169,7 @@ class NodeSplits:
     """
 
     def __init__(self, dataset, pos, neg, mode, min_leaf_weight):
-        self.categorical = [column for column in dataset.categorical if column.values]
-        self.text = [column for column in dataset.text if column.n_terms > 0]
+        self.categorical, self.text = self.columns(dataset)
         self.pos, self.neg = pos, neg
         self.mode = mode
         self.min_leaf_weight = min_leaf_weight
@@ -178,6 +177,13 @@ class NodeSplits:
         # a flag a row, for the term splits only
         self._in_node = np.zeros(dataset.n_samples, dtype=bool) if self.text else None
         self._present = np.zeros(dataset.n_samples, dtype=bool) if self.text else None
+
+    @staticmethod
+    def columns(dataset):
+        """The categorical columns of a value and the text columns of a term, the columns
+        a node may split on besides the numeric ones: (list, list)."""
+        return ([column for column in dataset.categorical if column.values],
+                [column for column in dataset.text if column.n_terms > 0])
 
     def __bool__(self):
         return bool(self.categorical or self.text)

@@ -20,7 +20,7 @@ from confboost.engine.learners.base import PartitionFit, label_masses, leaf_stat
 from confboost.engine.learners.grower import HistogramPool, LocalRows, WorkArrays, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
 from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
-from confboost.kernels.criterion_numpy import partition_z
+from confboost.kernels.criterion_numpy import base_mode, partition_z
 from confboost.kernels.histogram import (
     N_HIST_BINS,
     build_histogram,
@@ -38,7 +38,8 @@ from confboost.kernels.node_histogram import (
 from confboost.kernels.term_masses import term_block_weights
 from confboost.kernels.tree_nodes import best_factorized_splits, node_histogram
 from confboost.kernels.value_masses import value_histogram
-from confboost.utils.dtypes import MISSING_BIN, NODE_THRESHOLD, WEIGHT_DTYPE
+from confboost.kernels.weight_update import block_sums
+from confboost.utils.dtypes import DISCRETE, MISSING_BIN, NODE_THRESHOLD, WEIGHT_DTYPE
 
 
 def compact_codes(dataset):
@@ -86,16 +87,25 @@ MASS_MIN_LABELS = 8
 GROUPED_MIN_FEATURES = 64
 
 
-def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
+def mass_histograms(k, n_features):
+    """Whether ``label_histograms`` fills the node histograms of ``k`` label columns and
+    ``n_features`` features from each row's interleaved masses (``build_histogram_masses``;
+    its docstring says when)."""
+    return k >= MASS_MIN_LABELS and n_features < GROUPED_MIN_FEATURES
+
+
+def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None, masses=None):
     """The ``fill_histogram`` of a label tree on a ``Dataset``'s numeric part (``grow_tree``),
     from ``codes`` (``compact_codes``; default the dataset's). ``work`` (``WorkArrays``, the
     learner's) keeps the interleaved masses and the nodes' work space across rounds
-    (default: arrays of this tree's own).
+    (default: arrays of this tree's own). ``masses``: the interleaved masses of ``weights``
+    if the caller made them (``TreeLearner.fit``), else made here when needed.
 
-    From ``MASS_MIN_LABELS`` labels on (below ``GROUPED_MIN_FEATURES`` features), each
-    example's W+ and W- per label (``pos``, ``neg``: ``label_masses`` of ``weights``) are
-    laid out once in a histogram bin's cell order, shape (n, k, 2), in one pass from
-    ``weights`` and the sign index (``kernels/histogram.interleaved_masses``), and
+    From ``MASS_MIN_LABELS`` labels on (below ``GROUPED_MIN_FEATURES`` features,
+    ``mass_histograms``), each example's W+ and W- per label (``pos``, ``neg``) are laid
+    out once in a histogram bin's cell order, shape (n, k, 2), in one pass from ``weights``
+    and the sign index (``row_masses``; ``TreeLearner.fit`` makes them first, and its
+    ``pos`` and ``neg`` are views of them), and
     ``kernels/histogram.build_histogram_masses`` reads each node's rows from them; with
     fewer labels ``kernels/node_histogram.build_node_histogram`` gathers a node's weights and
     sign indices and fills the histogram parallel over groups of features and fixed row
@@ -115,7 +125,7 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
                                                                ROW_CHUNK))
 
         return fill_histogram
-    if weights.shape[1] < MASS_MIN_LABELS or codes.shape[0] >= GROUPED_MIN_FEATURES:
+    if not mass_histograms(weights.shape[1], codes.shape[0]):
         sign_index = np.ascontiguousarray(labels.sign_index)
         row_chunk = ROW_CHUNK if weights.shape[1] < MASS_MIN_LABELS else max(1, codes.shape[1])
 
@@ -124,15 +134,23 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None):
                                  row_chunk, *_node_work(work, weights, hist, row_chunk))
 
         return fill_histogram
-    masses = work.get("masses", (*pos.shape, 2))
-    interleaved_masses(np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE),
-                       np.ascontiguousarray(labels.sign_index), masses)
+    if masses is None:
+        masses = row_masses(weights, labels, work)
 
     def fill_histogram(rows, hist):  # the thread count is the round's
         build_histogram_masses(codes, *node_rows(rows), masses, hist,
                                mass_group(codes.shape[0], hist[0].nbytes))
 
     return fill_histogram
+
+
+def row_masses(weights, labels, work):
+    """Each example's W+ and W- per label interleaved, shape (n, k, 2)
+    (``kernels/histogram.interleaved_masses``), in ``work``'s array "masses"."""
+    masses = work.get("masses", (*weights.shape, 2))
+    interleaved_masses(np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE),
+                       np.ascontiguousarray(labels.sign_index), masses)
+    return masses
 
 
 def _node_work(work, weights, hist, row_chunk):
@@ -233,13 +251,21 @@ class TreeLearner:
         PartitionFit
         """
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        pos, neg = label_masses(weights, labels, self._work)
-        splits = NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight)
         codes, n_hist_bins = self.compacted(dataset)
+        masses = None
+        if mass_histograms(weights.shape[1], codes.shape[0]) \
+                and not any(NodeSplits.columns(dataset)):
+            # the node histograms' masses, made once: W+ and W- are views of them (the
+            # other column kinds' splits read contiguous ones)
+            masses = row_masses(weights, labels, self._work)
+            pos, neg = masses[..., 0], masses[..., 1]
+        else:
+            pos, neg = label_masses(weights, labels, self._work)
+        splits = NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight)
         tree = self._grow(dataset, label_histograms(dataset, weights, labels, pos, neg, codes,
-                                                    self._work),
+                                                    self._work, masses),
                           weights.shape[1], splits, n_hist_bins=n_hist_bins)
-        values, fit = self._leaf_fit(tree, pos, neg)
+        values, fit = self._leaf_fit(tree, pos, neg, masses)
         return fit(TreeHypothesis(*hypothesis_nodes(tree, dataset, splits), tree.left,
                                   tree.right, values))
 
@@ -256,19 +282,35 @@ class TreeLearner:
 
     def leaf_values(self, weight_pos, weight_neg, total):
         """The leaf values from the leaves' W+ and W-, shape (n_leaves, c) each, and the
-        tree's Z (``partition_z``; ``total``: the mass of all examples). The confidence rule
-        of §4.1 (``block_confidences``); a leaf never abstains."""
+        tree's Z (``partition_z``; ``total``: the mass of all examples, ``_mass``). The
+        confidence rule of §4.1 (``block_confidences``); a leaf never abstains."""
         values = block_confidences(weight_pos, weight_neg,
                                    np.zeros(weight_pos.shape[0], dtype=bool), self.mode,
                                    self.smoothing)
         return values, partition_z(weight_pos, weight_neg, None, self.mode, total)
 
-    def _leaf_fit(self, tree, pos, neg):
+    def _mass(self, pos, neg):
+        """The mass of all examples, ``leaf_values``' ``total``: only the Z of ±1
+        confidences reads it (``partition_z``), so under real ones it is not summed (0.0;
+        two passes over the examples' masses: 0.13-0.17 ms of a letter round)."""
+        if base_mode(self.mode) != DISCRETE:
+            return 0.0
+        return float(pos.sum() + neg.sum())
+
+    def _leaf_fit(self, tree, pos, neg, masses=None):
         """The leaf values, shape (n_leaves, k), and a function of the hypothesis giving its
-        ``PartitionFit``."""
-        weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
-        values, criterion = self.leaf_values(weight_pos, weight_neg,
-                                             float(pos.sum() + neg.sum()))
+        ``PartitionFit``; ``masses``: ``pos`` and ``neg`` interleaved, shape (n, k, 2), of
+        which they are views (their leaves' sums in one pass, ``block_sums``), or None."""
+        if masses is None:
+            weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos,
+                                                     neg)
+        else:
+            sums = block_sums(tree.train_blocks, tree.n_leaves,
+                              masses.reshape(masses.shape[0], -1))
+            sums = sums.reshape(tree.n_leaves, -1, 2)
+            weight_pos = np.ascontiguousarray(sums[..., 0])
+            weight_neg = np.ascontiguousarray(sums[..., 1])
+        values, criterion = self.leaf_values(weight_pos, weight_neg, self._mass(pos, neg))
 
         def fit(hypothesis):
             return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
@@ -371,7 +413,7 @@ class HammingTreeLearner(TreeLearner):
         leaf_agree, leaf_disagree = leaf_statistics(tree.train_blocks, tree.n_leaves, agree,
                                                     disagree)
         leaf_values, criterion = self.leaf_values(leaf_agree, leaf_disagree,
-                                                  float(pos.sum() + neg.sum()))
+                                                  self._mass(pos, neg))
         weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
 
         def fit(hypothesis):
