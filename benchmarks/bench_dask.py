@@ -37,10 +37,30 @@ benchmarks/bench_dask.py``; against another source tree (before/after),
 ``PYTHONPATH=<its src> python benchmarks/bench_dask.py`` (the workers inherit it); with
 Dask's worker profiler off (it samples a task's stack every 10 ms, on by default),
 ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` (the workers inherit it too).
+
+**Fresh process pairs** (``python benchmarks/bench_dask.py``, the default): one fit's
+round time moves by a third between runs minutes apart on a quiet machine (the local tree
+round read 0.064-0.089 s with identical bins), and a share taken from one local fit and one
+Dask fit in one process reads whatever each happened to get. So the bench makes the data
+once (a ``.npz`` in a temporary folder), then runs ``BENCH_DASK_PAIRS`` (default 5) pairs of
+fresh processes, each pair one process of the local fit and one of each Dask cluster
+(``fit_in_process``), the local one first in even pairs and last in odd ones, so that a busy
+moment falls on either side alike; each process compiles (a fit of 2 rounds) and then times
+its fit as above. A pair's overhead is 1 - its local s/round / its Dask s/round; the bench
+prints every pair, then, per learner and cluster, the median and range (min-max) over the
+pairs of the overhead (wall and CPU) and of both s/round. ``--before SRC`` runs every pair
+with ``SRC`` (the ``src`` of another checkout, its ``PYTHONPATH``) too, alternated with this
+checkout's within the pair. ``BENCH_DASK_PAIRS=0`` is the single-process run of both fits
+described above (the measurement before the pairs; ``run``).
 """
 
+import argparse
 import os
+import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import bench_dask_scale
 import common
@@ -48,6 +68,7 @@ import common
 ROWS = int(os.environ.get("BENCH_DASK_ROWS", "2000000"))
 ROUNDS = int(os.environ.get("BENCH_DASK_ROUNDS", "20"))
 WORKERS = [int(n) for n in os.environ.get("BENCH_DASK_WORKERS", "1,2").split(",")]
+PAIRS = int(os.environ.get("BENCH_DASK_PAIRS", "5"))
 
 
 def _cpu_seconds():
@@ -135,48 +156,147 @@ def _scattered(client, X, y):
     return scattered(X), scattered(y)
 
 
-def _run(X, y, Xt, yt, params):
+def _local_fit(X, y, params):
+    """The local fit of ``rounds`` rounds with ``callbacks`` (on ``THREADS`` threads), compiled."""
+    from confboost import BoostClassifier
+
+    def fit(rounds, callbacks=None):
+        return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, calibration=None,
+                               random_state=0, **params).fit(X, y, callbacks=callbacks)
+
+    fit(2)  # compile
+    return fit
+
+
+def _dask_timed(X, y, n_workers, params):
+    """(s/round, whole fit s, the local copy of the model, trips/round, CPU s/round) of a
+    Dask fit on a fresh process ``LocalCluster`` of ``n_workers`` workers, compiled first."""
     from distributed import Client, LocalCluster
 
-    from confboost import BoostClassifier
     from confboost.dask import DaskBoostClassifier
 
-    def local_fit(rounds, callbacks=None):
-        return BoostClassifier(n_estimators=rounds, n_jobs=common.THREADS, calibration=None,
-                               random_state=0, **params).fit(
-            X, y, callbacks=callbacks)  # one run, as Dask's
+    threads = max(1, common.THREADS // n_workers)
+    with LocalCluster(n_workers=n_workers, threads_per_worker=threads, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        Xd, yd = _scattered(client, X, y)
 
-    local_fit(2)  # compile
-    local_round, local_whole, local_model, _, local_cpu = _per_round(local_fit)
+        def fit(rounds, callbacks=None):
+            return DaskBoostClassifier(n_estimators=rounds, client=client, calibration=None,
+                                       random_state=0, **params).fit(
+                Xd, yd, callbacks=callbacks)
+
+        fit(2)  # compile on the workers
+        seconds, whole, model, trips, cpu = _per_round(fit)
+        return seconds, whole, model.to_local(), trips, cpu
+
+
+def _cluster_name(n_workers):
+    return f"{n_workers} worker(s) x {max(1, common.THREADS // n_workers)} thread(s)"
+
+
+def _run(X, y, Xt, yt, params):
+    local_round, local_whole, local_model, _, local_cpu = _per_round(
+        _local_fit(X, y, params))
     local_f = local_model.decision_function(Xt)
     rows = {"local": (local_round, local_whole, local_model.score(Xt, yt), 0.0, 0.0, 0.0,
                       local_cpu, 0.0)}
     for n_workers in WORKERS:
-        threads = max(1, common.THREADS // n_workers)
-        with LocalCluster(n_workers=n_workers, threads_per_worker=threads, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
-            Xd, yd = _scattered(client, X, y)
-
-            def fit(rounds, callbacks=None, Xd=Xd, yd=yd, client=client):
-                return DaskBoostClassifier(n_estimators=rounds, client=client,
-                                           calibration=None, random_state=0, **params).fit(
-                    Xd, yd, callbacks=callbacks)
-
-            fit(2)  # compile on the workers
-            seconds, whole, model, trips, cpu = _per_round(fit)
-            model = model.to_local()
-            rows[f"{n_workers} worker(s) x {threads} thread(s)"] = (
-                seconds, whole, model.score(Xt, yt), 1.0 - local_round / seconds, trips,
-                float(abs(model.decision_function(Xt) - local_f).max()), cpu,
-                1.0 - local_cpu / cpu)
+        seconds, whole, model, trips, cpu = _dask_timed(X, y, n_workers, params)
+        rows[_cluster_name(n_workers)] = (
+            seconds, whole, model.score(Xt, yt), 1.0 - local_round / seconds, trips,
+            float(abs(model.decision_function(Xt) - local_f).max()), cpu,
+            1.0 - local_cpu / cpu)
     return rows
 
 
+def fit_in_process(path, learner, n_workers, f_path):
+    """In a fresh process (``common.fresh``): the fit of ``learner`` (a ``LEARNERS`` key)
+    on the binned split at ``path``, locally (``n_workers`` 0) or on a ``LocalCluster`` of
+    ``n_workers`` workers, timed as ``run`` times it: [s/round, whole fit s, test accuracy,
+    trips/round, CPU s/round]; its decision function on the test rows saved to ``f_path``
+    (``.npy``)."""
+    import numpy as np
+
+    X, y, Xt, yt = common.load_split(path)
+    params = LEARNERS[learner]
+    if n_workers == 0:
+        seconds, whole, model, trips, cpu = _per_round(_local_fit(X, y, params))
+    else:
+        seconds, whole, model, trips, cpu = _dask_timed(X, y, n_workers, params)
+    np.save(f_path, model.decision_function(Xt))
+    return [seconds, whole, float(model.score(Xt, yt)), trips, cpu]
+
+
+def pairs(n_pairs=PAIRS, before=None):
+    """The fresh-process pairs (module docstring): {(learner, source, cluster): [pair's
+    (s/round, overhead, trips/round, CPU s/round, CPU share, max abs Δf), ...]}, ``source``
+    "after" (this checkout) or "before" (``before``'s src), ``cluster`` "local" or a
+    Dask cluster's name; each pair's rows printed as it ends."""
+    import numpy as np
+
+    sources = [("after", None)] + ([("before", str(Path(before).resolve()))] if before else [])
+    runs = {}
+    with tempfile.TemporaryDirectory() as folder:
+        X, y, Xt, yt = common.synthetic(ROWS)
+        X, Xt = binned(X, Xt)
+        path = common.save_split((X, y, Xt, yt), folder, "bench_dask")
+        del X, Xt
+        for pair in range(n_pairs):
+            for learner in LEARNERS:
+                order = [0, *WORKERS] if pair % 2 == 0 else [*WORKERS, 0]
+                for source, src in sources if pair % 2 == 0 else sources[::-1]:
+                    env = {"PYTHONPATH": src} if src else None
+                    got = {}
+                    for n_workers in order:
+                        f_path = str(Path(folder) / f"f{n_workers}.npy")
+                        got[n_workers] = (common.fresh("bench_dask", "fit_in_process", path,
+                                                       learner, n_workers, f_path, env=env),
+                                          np.load(f_path))
+                    local = got[0][0]
+                    for n_workers in order:
+                        (seconds, _, _, trips, cpu), f = got[n_workers]
+                        name = "local" if n_workers == 0 else _cluster_name(n_workers)
+                        row = (seconds, 1.0 - local[0] / seconds, trips, cpu,
+                               1.0 - local[4] / cpu, float(abs(f - got[0][1]).max()))
+                        runs.setdefault((learner, source, name), []).append(row)
+                        print(f"| {pair + 1} | {learner}, {name} | {source} | {seconds:.3f} | "
+                              f"{row[1]:.0%} | {trips:.2f} | {cpu:.3f} | {row[4]:.0%} | "
+                              f"{row[5]:.1e} | {time.strftime('%H:%M:%S', time.gmtime())} "
+                              f"{os.getloadavg()[0]:.1f} |", flush=True)
+    return runs
+
+
+def _spread(values, form):
+    return (f"{form.format(statistics.median(values))} "
+            f"({form.format(min(values))} to {form.format(max(values))})")
+
+
+def _main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", help="src of another checkout, run in every pair too")
+    args = parser.parse_args()
+    if PAIRS == 0:
+        print(f"| {ROWS:,} x 50 binary, {ROUNDS} rounds | s/round | whole fit (s) | test acc | "
+              "overhead share | trips/round | max abs Δf | CPU s/round | CPU share |"
+              "\n|---|---|---|---|---|---|---|---|---|")
+        for name, (seconds, whole, accuracy, overhead, trips, delta, cpu, cpu_share) in \
+                run().items():
+            print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} | "
+                  f"{trips:.1f} | {delta:.1e} | {cpu:.3f} | {cpu_share:.0%} |")
+        return
+    print(f"| pair | {ROWS:,} x 50 binary, {ROUNDS} rounds | src | s/round | overhead | "
+          "trips/round | CPU s/round | CPU share | max abs Δf | end (UTC), load |"
+          "\n|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    runs = pairs(PAIRS, args.before)
+    print(f"\n| {PAIRS} pairs, median (range) | src | s/round | overhead | CPU share |"
+          "\n|---|---|---|---|---|")
+    for (learner, source, name), rows in runs.items():
+        columns = list(zip(*rows, strict=True))
+        share = ("—" if name == "local" else _spread(columns[1], "{:.0%}"))
+        cpu_share = ("—" if name == "local" else _spread(columns[4], "{:.0%}"))
+        print(f"| {learner}, {name} | {source} | {_spread(columns[0], '{:.3f}')} | {share} | "
+              f"{cpu_share} |")
+
+
 if __name__ == "__main__":
-    print(f"| {ROWS:,} x 50 binary, {ROUNDS} rounds | s/round | whole fit (s) | "
-          "test acc | overhead share | trips/round | max abs Δf | CPU s/round | CPU share |"
-          "\n|---|---|---|---|---|---|---|---|---|")
-    for name, (seconds, whole, accuracy, overhead, trips, delta, cpu, cpu_share) in \
-            run().items():
-        print(f"| {name} | {seconds:.3f} | {whole:.2f} | {accuracy:.4f} | {overhead:.0%} | "
-              f"{trips:.1f} | {delta:.1e} | {cpu:.3f} | {cpu_share:.0%} |")
+    sys.exit(_main())

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
-from confboost.dask.link import children, join, listen, parent  # noqa: E402
+from confboost.dask.link import SWAP_BYTES, children, join, listen, parent  # noqa: E402
 
 SIZES = range(1, 10)  # odd and even, powers of two and not
 
@@ -93,6 +93,30 @@ def test_allreduce_into_sums_in_place_bit_for_bit(size):
         assert result is arrays[rank] and result.shape == (7, 5, 1, 2)
         assert result.tobytes() == expected.tobytes()
     assert _each(links, lambda link: link.allreduce(1.0)) == [float(size)] * size
+    for link in links:
+        link.close()
+
+
+@pytest.mark.parametrize("n", [1, SWAP_BYTES // 8, SWAP_BYTES // 8 + 1])
+@pytest.mark.parametrize("late", [0, 1])
+def test_two_ranks_swap_a_small_value_to_the_same_bits(n, late):
+    """Two ranks: a value of at most ``SWAP_BYTES`` is swapped (each adds the other's part
+    to its own), a larger one goes up the tree; either way both ranks get rank 0's p0 + p1
+    to the bit, whichever rank comes late, and the links go on in step."""
+    rng = np.random.default_rng(n)
+    parts = [rng.normal(size=n) * 10.0 ** rng.integers(-8, 9, size=n) for _ in range(2)]
+    expected = _pairwise_oracle(parts)
+    links = _links(2)
+
+    def reduce(link):
+        if link.rank == late:
+            time.sleep(0.05)
+        return [link.allreduce_into(parts[link.rank].copy()) for _ in range(3)]
+
+    for results in _each(links, reduce):
+        for result in results:
+            assert result.tobytes() == expected.tobytes()
+    assert _each(links, lambda link: link.allreduce(np.ones(300))[0]) == [2.0, 2.0]
     for link in links:
         link.close()
 

@@ -18,6 +18,14 @@ every message is the whole buffer (most of a round's allreduces are a few number
 the number of steps counts, not the bytes), and one summation tree gives every rank the
 same bits without a final exchange of pieces.
 
+Two ranks and a small value (at most ``SWAP_BYTES``: a split's row count, Z_t, a tree's leaf
+statistics; 8 of a tree round's 15 allreduces) swap their parts at once instead (both send,
+then both receive and add: rank 0 p0 + p1, rank 1 p1 + p0, the same bits, floating-point
+addition being commutative): one message on the path instead of two, and a rank that comes
+late finds the other's part waiting. Both send before either reads, which a value this small
+cannot block on (it fits the smallest socket buffer); a node's histogram (200 kB) takes the
+tree.
+
 The sockets: every rank that has children listens (``listen``, once per set of shards: the
 client passes each listening rank's address to the others) and the others connect to
 their parent on their first round (``join``); the sockets live on the worker's shard, so
@@ -35,6 +43,8 @@ from distributed import get_worker
 from distributed.comm import get_address_host
 
 _HEADER = struct.Struct("!Q")
+#: The largest value (bytes) two ranks swap rather than send up and back (module docstring).
+SWAP_BYTES = 1024
 
 
 def parent(rank):
@@ -67,6 +77,7 @@ class Link:
     def __init__(self, rank, size, up=None, down=()):
         self.rank, self.size, self.up, self.down = rank, size, up, list(down)
         self.closed = False
+        self._part = np.empty(0)  # a child's part lands here (``_received``)
 
     def allreduce(self, value):
         """Σ over the ranks of ``value`` (an array, a number, or a list or tuple of them,
@@ -86,15 +97,20 @@ class Link:
         """``allreduce`` of a C-contiguous float64 ``array``, summed into it in place and
         returned: sent from and received into the array itself (no copy of it, no new
         array a call: a node's histogram is 200 kB); ``allreduce`` sums its flattened
-        value here."""
+        value here. Two ranks swap a value of at most ``SWAP_BYTES`` (module docstring)."""
         if self.size == 1:
             return array
         if self.closed:
             raise ConnectionError(f"rank {self.rank}'s link of the collective is closed")
         flat = array.reshape(-1)
         try:
+            if self.size == 2 and flat.nbytes <= SWAP_BYTES:
+                peer = self.up if self.up is not None else self.down[0]
+                _send(peer, flat)
+                flat += _receive_into(peer, self._received(flat.size))
+                return array
             if self.down:
-                part = np.empty_like(flat)
+                part = self._received(flat.size)
                 for child in self.down:  # nearest first: the pairwise order
                     _receive_into(child, part)
                     flat += part
@@ -107,6 +123,14 @@ class Link:
             self.close()
             raise
         return array
+
+    def _received(self, size):
+        """The buffer a child's part of ``size`` numbers is received into: kept across
+        calls, so that a node's histogram (200 kB, 7 a tree round) does not map and fault
+        in a new array each time."""
+        if self._part.size < size:
+            self._part = np.empty(size)
+        return self._part[:size]
 
     def close(self):
         """Close the sockets (the neighbours' reads then end)."""

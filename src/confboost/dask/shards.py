@@ -208,7 +208,8 @@ def build_shards(client, parts, timeout, *arguments):
     codes), ``dask_input.partitions``); then every worker concatenates its own, in partition
     order, into one shard (``make_shard(pieces, *arguments)``), as LightGBM's Dask layer
     gives each worker one local data set: a round then costs one task per worker, not one
-    per partition, and no partition moves.
+    per partition, and no partition moves. The shard's binning runs on the worker's threads
+    (``_in_worker``), as its rounds do, not on every core of the machine in every worker.
     """
     pieces = client.compute([delayed(_piece)(*part) for part in parts])
     wait(pieces, timeout=timeout)
@@ -216,7 +217,7 @@ def build_shards(client, parts, timeout, *arguments):
     groups = {}
     for piece in pieces:
         groups.setdefault(holders[piece.key][0], []).append(piece)
-    return [client.submit(make_shard, group, *arguments, workers=[worker],
+    return [client.submit(_in_worker, make_shard, group, *arguments, workers=[worker],
                           allow_other_workers=True, pure=False)
             for worker, group in groups.items()]
 
