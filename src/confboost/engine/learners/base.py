@@ -249,7 +249,7 @@ class PartitionFit:
 
 def leaf_statistics(train_blocks, n_leaves, pos, neg):
     """Σ of ``pos`` and ``neg`` over each leaf's examples, shape (n_leaves, k) each
-    (``kernels/update.block_masses``)."""
+    (``kernels/weight_update.block_masses``)."""
     return block_masses(train_blocks, n_leaves, np.asarray(pos, dtype=WEIGHT_DTYPE),
                         np.asarray(neg, dtype=WEIGHT_DTYPE))
 

@@ -137,7 +137,7 @@ class ProductLearner:
     Parameters
     ----------
     mode : int
-        Confidence mode code (``criterion.MODES``).
+        Confidence mode code (``criterion_numpy.MODES``).
     smoothing : float
         ε for the real confidences.
     n_terms : int, default=3

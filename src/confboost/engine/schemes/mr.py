@@ -351,7 +351,7 @@ class MRScheme:
 
         Z(α) = Σ_{crucial (i, l0, l1)} D(i, l0, l1) exp(-α u), u = ½(h(x_i, l1) - h(x_i, l0)).
         On a partition u depends only on the block and the two labels, so Z is a sum over
-        the (block, l0, l1) table of pair masses (``kernels/update.pair_block_masses``, one
+        the (block, l0, l1) table of pair masses (``kernels/weight_update.pair_block_masses``, one
         pass) and the safeguarded Newton of ``alpha.exact_alpha`` runs on that table.
 
         Parameters
