@@ -29,7 +29,7 @@ class PartitionHypothesis:
         h(x, l) on each block, before α.
     cover : ndarray of shape (n_blocks,) or None
         Training mass (sample weights) of each block, set after the round
-        (``explain.record_cover``); the explanations average over it. None in a model saved
+        (``contributions.record_cover``); the explanations average over it. None in a model saved
         before covers were recorded.
     test_layout : {"single", "tree", "product"}
         How the tests make the blocks (the explanations pick their Shapley computation by

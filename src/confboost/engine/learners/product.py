@@ -62,7 +62,7 @@ class ProductHypothesis(PartitionHypothesis):
 
     type_name = "product"
     test_layout = "product"
-    #: (patterns, masses): training mass of each sign pattern seen (``explain.record_cover``).
+    #: (patterns, masses): training mass of each sign pattern seen (``contributions.record_cover``).
     pattern_cover = None
 
     def __init__(self, feature, threshold, missing_left, values):
