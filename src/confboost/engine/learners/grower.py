@@ -19,7 +19,7 @@ subtraction and both children's split searches are one kernel call
 (``kernels/node_split.children_splits``: one parallel region a split, not three). The
 histograms of waiting leaves are kept under ``HISTOGRAM_MEMORY`` (``HistogramPool``).
 
-A split is "a partition of the node's rows into two" (``kernels.tree.partition_rows`` for
+A split is "a partition of the node's rows into two" (``kernels.tree_nodes.partition_rows`` for
 a threshold), so every column kind plugs in the same way: the node's best categorical or
 term split comes from the splitter's ``NodeSplits``, and each node records its kind
 (``dtypes.NODE_THRESHOLD``, ``NODE_VALUE``, ``NODE_TERM``).

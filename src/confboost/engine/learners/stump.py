@@ -144,7 +144,7 @@ class StumpSplit:
     feature_row : int
         Row of ``Dataset.codes`` tested (the hypothesis names its table position).
     threshold_bin : int
-        Codes ``<= threshold_bin`` are block 0 (``kernels.update.stump_blocks``).
+        Codes ``<= threshold_bin`` are block 0 (``kernels.weight_update.stump_blocks``).
     weight_pos, weight_neg : ndarray of shape (3, k)
         W+ and W- of the three blocks.
     values : ndarray of shape (3, k)
