@@ -4,7 +4,7 @@ Commands: ``demo`` (the main job of ``make run``); ``reproduce`` (the paper's §
 experiments, written as a report); ``show`` (a model's rounds as rules); ``compile`` (the
 kernels the default fits run, into numba's cache, ahead of the first fit); ``train``,
 ``test``, ``classify``, ``export-shyp``, ``import-shyp`` (BoosTexter / icsiboost files,
-``cli_boostexter.py``). Every command has
+``boostexter_commands.py``). Every command has
 ``--help``; bad arguments or files end with exit status 2 and a one-line message.
 """
 
@@ -155,7 +155,7 @@ def build_parser():
     from confboost.engine.schemes import SCHEMES
 
     # BoosTexter files give every example a label set; AdaBoost.MO takes them when each
-    # example has exactly one (``cli_train._one_class_each``).
+    # example has exactly one (``train_command._one_class_each``).
     add_commands(commands, SCHEMES)
     return parser
 

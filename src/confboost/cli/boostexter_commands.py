@@ -13,7 +13,7 @@ STEM.dev, STEM.test and the training data (``nan`` when the file is absent): the
 top-scored class when every training example has one label, otherwise the fraction of
 examples with any label wrong (sign of f), as icsiboost computes them. With ``--max-fmeasure
 CLASS`` they are the best F1 of that class over thresholds, with its recall and precision.
-Text is handled as icsiboost does unless ``--text confboost`` (``cli_icsiboost.py``, which
+Text is handled as icsiboost does unless ``--text confboost`` (``icsiboost_flags.py``, which
 also owns icsiboost's other flags).
 
 Models are confboost JSON (``STEM.model.json``); ``export-shyp`` and ``import-shyp`` convert
@@ -21,7 +21,7 @@ to and from icsiboost's ``.shyp`` (``formats/shyp.py``), and ``classify`` reads 
 directly. Every command reads ``STEM.names`` for the columns and classes, and the numbers of
 the data files, as icsiboost does (each the float32 nearest its text, ``read_data``'s
 ``single``); stumps try every threshold of a continuous column (``max_bins=None``).
-Training is ``cli_train.py``; what the commands share, ``cli_stems.py``.
+Training is ``train_command.py``; what the commands share, ``stems.py``.
 """
 
 import argparse

@@ -1,8 +1,8 @@
 """What the BoosTexter commands share: a stem's files, its model, and the errors as icsiboost
 counts them.
 
-``train`` (``cli_train.py``) and ``test``, ``classify``, ``export-shyp``, ``import-shyp``
-(``cli_boostexter.py``) find ``STEM.names`` / ``.data`` / ``.dev`` / ``.test`` and the model
+``train`` (``train_command.py``) and ``test``, ``classify``, ``export-shyp``, ``import-shyp``
+(``boostexter_commands.py``) find ``STEM.names`` / ``.data`` / ``.dev`` / ``.test`` and the model
 file here, read and write models (confboost JSON with the stem's classes), and turn f into
 the class scores and errors icsiboost prints.
 """
@@ -72,7 +72,7 @@ def icsiboost_error(labels, scores, single_label):
 
 
 def _load_model(path, spec):
-    """The ``Booster`` of a confboost model file of the stem (``persistence.read_model``: every
+    """The ``Booster`` of a confboost model file of the stem (``model_json.read_model``: every
     field checked, no scikit-learn imported); ValueError unless it holds the ``.names``'s
     classes and columns."""
     from confboost.estimators.booster import Booster

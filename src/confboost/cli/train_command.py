@@ -5,7 +5,7 @@ icsiboost's unsmoothed objective of the weak learner, ``weak_objective``; ``th-e
 running product), the confidence and learner options, AdaBoost.MO's one-class-per-example
 check, and icsiboost's ``--interruptible`` / ``--resume`` (a ``Checkpoint`` at
 ``STEM.checkpoint``, which keeps each round's ``wh-err``: a resumed run prints and chooses
-as the uninterrupted one). See ``cli_boostexter.py`` for the format of the lines.
+as the uninterrupted one). See ``boostexter_commands.py`` for the format of the lines.
 """
 
 import sys

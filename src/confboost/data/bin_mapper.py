@@ -10,7 +10,7 @@ smallest value of the upper bin, so a split found on codes (``code <= b``) is th
 ``x <= threshold[b]`` on raw values, and a model predicts on raw feature values.
 
 The per-value work (scanning a column for its distinct values, the transform) runs in the
-parallel kernels of ``kernels/binning.py``; this module keeps the NumPy logic that decides the
+parallel kernels of ``kernels/bin_codes.py``; this module keeps the NumPy logic that decides the
 thresholds, one feature per task on numba's number of threads (NumPy's sort releases the
 GIL), so finding them scales with the cores like the rest of a fit. float32 input is binned
 as is (no float64 copy): thresholds are float64 midpoints, so the raw test is the same on

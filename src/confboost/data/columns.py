@@ -197,8 +197,8 @@ def string_kind(distinct, n_present):
 
 
 #: The frame of the user's ``fit`` call, where a column-kind warning points: this function ←
-#: ``FrameEncoder.from_table`` ← ``encode_table`` ← ``inputs._encode_table`` ←
-#: ``inputs.training_data`` ← ``fitting.fit`` ← ``BoostClassifier._fit`` ← ``fit`` ← the user.
+#: ``FrameEncoder.from_table`` ← ``encode_table`` ← ``inputs.TableInput.read`` ←
+#: ``fit_runs.Fit.read_inputs`` ← ``fit_runs.Fit.fit`` ← ``Booster._fit`` ← ``fit`` ← the user.
 _FIT_CALLER = 9
 
 

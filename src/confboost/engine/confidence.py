@@ -18,7 +18,7 @@ Modes (the ``confidence`` parameter of the estimators):
   "real abstaining AdaBoost.MH").
 
 The mode names, their integer codes (what the kernels receive) and the criterion Z of each
-are in ``criterion.py``.
+are in ``kernels/criterion_numpy.py``.
 """
 
 import numpy as np

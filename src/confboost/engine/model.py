@@ -3,7 +3,7 @@
 A model reads one ``Frame`` (``data/frame.py``): every hypothesis names the table positions
 it tests, so an ndarray (a Frame with a numeric part only) and a table's Frame are read the
 same way. Each hypothesis type adds its share of f (``PartitionHypothesis.add_scores``:
-stumps in one kernel pass); saving and loading are ``persistence.py``'s. A model read from
+stumps in one kernel pass); saving and loading are ``formats/model_json.py``'s. A model read from
 a file is untrusted: ``from_dict`` checks every field (``untrusted.py``) and
 ``check_columns`` every column index against the model's columns, so no kernel sees an
 index it cannot use; ``decision_function`` checks that X has the columns the model reads.
@@ -191,7 +191,7 @@ MAX_SCORE = 1e300
 
 
 def _with_cover(hypothesis):
-    """``to_dict`` plus the training cover the explanations need (``explain.py``)."""
+    """``to_dict`` plus the training cover the explanations need (``explain/``)."""
     data = hypothesis.to_dict()
     if hypothesis.cover is not None:
         data["cover"] = np.asarray(hypothesis.cover).tolist()

@@ -100,12 +100,12 @@ class Booster:
         return {name: getattr(self, name) for name in names}
 
     def _check_parameters(self):
-        """Check each parameter alone against ``_params.PARAMETERS`` (ValueError naming it)."""
+        """Check each parameter alone against ``params.PARAMETERS`` (ValueError naming it)."""
         check_parameters(self.get_params(), type(self).__name__)
 
     def _validate_params_once(self):
         """Check each parameter (``_check_parameters``), then the rule across parameters
-        (``_params.check_across``). Returns the confidence mode code (``criterion.MODES``)."""
+        (``params.check_across``). Returns the confidence mode code (``criterion_numpy.MODES``)."""
         self._check_parameters()
         check_across(self.get_params())
         return MODES[self.confidence]
@@ -304,7 +304,7 @@ class Booster:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the fitted model to ``path`` as versioned JSON, data only, with a checksum
-        (``persistence.py``; read it back with ``confboost.load``). The write is atomic: a
+        (``formats/model_json.py``; read it back with ``confboost.load``). The write is atomic: a
         crash or a kill while saving leaves the previous file at ``path`` whole."""
         self._check_fitted()
         save_estimator(self, path)

@@ -35,21 +35,21 @@ __all__ = ["BoostClassifier", "load"]
 
 
 class _Interval(Interval):
-    """scikit-learn's interval of a ``_params.Count`` or ``Number``: never a bool."""
+    """scikit-learn's interval of a ``params.Count`` or ``Number``: never a bool."""
 
     def is_satisfied_by(self, val):
         return not isinstance(val, bool) and super().is_satisfied_by(val)
 
 
 class _Strings(StrOptions):
-    """scikit-learn's options of a ``_params.Strings``, named in sorted order."""
+    """scikit-learn's options of a ``params.Strings``, named in sorted order."""
 
     def __str__(self):
         return describe(Strings(frozenset(self.options)))
 
 
 def _constraint(alternative):
-    """scikit-learn's constraint of one alternative of ``_params.PARAMETERS`` (the named
+    """scikit-learn's constraint of one alternative of ``params.PARAMETERS`` (the named
     ones, types, None and ``callable`` are scikit-learn's own already)."""
     if isinstance(alternative, Count | Number):
         return _Interval(Integral if isinstance(alternative, Count) else Real,
@@ -134,7 +134,7 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     n_jobs : int or None, default=None
         Kernel threads (None: all cores, or one on small data, and fewer when timing the
         rounds shows that half as many run them no slower, as on a busy machine:
-        ``_threads.ThreadTuner``; negative: all but ``abs(n_jobs) - 1``, fixed). The model is the
+        ``threads.ThreadTuner``; negative: all but ``abs(n_jobs) - 1``, fixed). The model is the
         same for every value.
     random_state : int, RandomState or None, default=None
         Seeds the bin-quantile subsample, the random code and the held-out splits.

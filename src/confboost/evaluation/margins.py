@@ -2,7 +2,7 @@
 
 This module owns the margin of an example under a combined hypothesis
 ``f = Σ_t α_t h_t`` and the cumulative margin distribution, the diagnostic of Schapire,
-Freund, Bartlett & Lee (1998). Plotting lives in ``plot.py``.
+Freund, Bartlett & Lee (1998). Plotting lives in ``plot/``.
 
 Labels follow :mod:`evaluation.metrics`: 0/1 indicators or ±1 signs, label present where the
 value is 1.

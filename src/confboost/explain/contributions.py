@@ -46,7 +46,7 @@ def record_cover(fit, sample_weight, unit=False):
     ----------
     fit : PartitionFit
         The round's fit; its hypothesis gets ``cover``, shape (n_blocks,), the sample
-        weight of the training examples in each block (``kernels.cover.block_cover``:
+        weight of the training examples in each block (``kernels.block_cover.block_cover``:
         ``np.bincount``'s sums), and a product also ``pattern_cover`` = (patterns, masses),
         the mass of each sign pattern seen.
     sample_weight : ndarray of shape (n_samples,), float64

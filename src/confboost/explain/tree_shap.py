@@ -106,7 +106,7 @@ def cover_ratio(tree, node_cover, node, went_left):
 
 
 def path_table(tree):
-    """The tree's root-to-leaf paths flattened for ``kernels.tree_shap.tree_shap_paths``.
+    """The tree's root-to-leaf paths flattened for ``kernels.shap_paths.tree_shap_paths``.
 
     Returns
     -------
@@ -154,7 +154,7 @@ def path_table(tree):
 
 def tree_shap(tree, goes_left, n_columns):
     """Exact path-dependent Shapley values of one tree's output for every example (the
-    numba kernel ``kernels.tree_shap.tree_shap_paths``; see ``tree_shap_naive``).
+    numba kernel ``kernels.shap_paths.tree_shap_paths``; see ``tree_shap_naive``).
 
     Parameters and returns as ``tree_shap_naive``.
     """

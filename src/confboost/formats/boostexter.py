@@ -54,7 +54,7 @@ lines whose first non-blank character is ``|`` are comments, in both files.
 
 This module is the format's public face: the readers and writers live in
 ``formats/names_file.py`` (``.names``), ``formats/data_file.py`` (examples) and
-``formats/lines.py`` (the error, line reading); their public names are importable from here.
+``formats/file_lines.py`` (the error, line reading); their public names are importable from here.
 """
 
 from pathlib import Path

@@ -9,7 +9,7 @@ file, so loading a model can never run code. A file is untrusted input (DESIGN.m
 the SHA-256 content checksum; ``estimator_from_document`` checks every field against the
 model's own shape (classes and label columns, code matrix, per-round arrays, column indices
 and kinds, finite numbers, through ``untrusted.py`` and each hypothesis' ``from_dict``) and
-the parameters against the estimator's table (``_params.check_parameters``). A bad file is
+the parameters against the estimator's table (``params.check_parameters``). A bad file is
 refused with one ``ValueError`` naming the file and the field, before any kernel runs. Its
 cost follows its size: it is read in chunks, and a count it declares must be backed by its
 entries (``MAX_UNLISTED_FEATURES``; each hypothesis' ``from_dict`` gets the label count
@@ -276,7 +276,7 @@ def read_model(path, estimator_class):
 
     The command line reads its models as ``booster.Booster``: no scikit-learn is imported,
     and the file's parameters are checked exactly as ``BoostClassifier`` checks them
-    (``_params.check_parameters``).
+    (``params.check_parameters``).
 
     Parameters
     ----------

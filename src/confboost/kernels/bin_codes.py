@@ -1,6 +1,6 @@
 """Binning kernels: distinct-value scans and the code transform.
 
-``BinMapper`` (``data/binning.py``) orchestrates; these kernels do the per-value work in
+``BinMapper`` (``data/bin_mapper.py``) orchestrates; these kernels do the per-value work in
 parallel. The transform reads the raw matrix row-major once, in row blocks, and writes the
 feature-major codes, so binning and the transpose are one pass.
 """

@@ -1,6 +1,6 @@
 """The training cover of a round's blocks: the sample weight of the examples in each block.
 
-The explanations average a hypothesis' block values over it (``explain.record_cover``, a
+The explanations average a hypothesis' block values over it (``contributions.record_cover``, a
 callback of every round). ``block_cover`` is ``np.bincount(blocks, weights=sample_weight)``
 to the last bit, at a fraction of its cost (no conversion of the blocks to intp, no pass to
 find their range): weighted examples are added in example order, as ``np.bincount`` adds

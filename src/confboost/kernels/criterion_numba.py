@@ -1,10 +1,10 @@
 """The criterion Z and the node score of every confidence mode: the numba home.
 
-The formulas are those of ``criterion.py`` (paper Eq. 10, 16; §3.1; §3.3), written for the
-kernels' inner loops, which scan many candidate partitions and accumulate block statistics
-in scalars. A kernel sums ``cell(W+, W-, mode)`` over the informative (block, label) cells
-into a scalar u, and min(W+, W-) into v where ``needs_v(mode)``; it adds up the mass W0 of
-the abstaining blocks and ends with ``z_from_sums(u, v, W0, mode, total)``:
+The formulas are those of ``kernels/criterion_numpy.py`` (paper Eq. 10, 16; §3.1; §3.3),
+written for the kernels' inner loops, which scan many candidate partitions and accumulate
+block statistics in scalars. A kernel sums ``cell(W+, W-, mode)`` over the informative
+(block, label) cells into a scalar u, and min(W+, W-) into v where ``needs_v(mode)``; it adds
+up the mass W0 of the abstaining blocks and ends with ``z_from_sums(u, v, W0, mode, total)``:
 
 - real: u = Σ sqrt(W+ W-), Z = 2u (every block informative, W0 = 0)
 - discrete: u = Σ |W+ - W-| (= r), Z = sqrt(total² - u²) (W0 = 0)
@@ -14,7 +14,7 @@ the abstaining blocks and ends with ``z_from_sums(u, v, W0, mode, total)``:
 ``is_abstaining(mode)`` says whether a block that abstains goes to W0 (abstaining modes) or
 is an informative block like the others. A tree node's score (``node_score``) is 2 sqrt(W+
 W-) for real modes and -|W+ - W-| for ±1 modes; a split's gain is the node's score minus its
-children's. The mode codes come from ``_dtypes.py``.
+children's. The mode codes come from ``utils/dtypes.py``.
 """
 
 import numpy as np
@@ -67,7 +67,7 @@ def node_score(pos, neg, mode):
 
 @njit(cache=True, nogil=True, inline="always")
 def base_mode(mode):
-    """The mode of a partition with no abstaining block (``criterion.base_mode``)."""
+    """The mode of a partition with no abstaining block (``criterion_numpy.base_mode``)."""
     if mode == REAL or mode == REAL_ABSTAIN:
         return REAL
     return DISCRETE

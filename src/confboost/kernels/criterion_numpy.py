@@ -16,9 +16,9 @@ is s(node) - s(left) - s(right). A tree has no abstaining block, so an abstainin
 grows the tree of its base mode (``base_mode``).
 
 This module owns the mode names and these formulas in NumPy (used by the learners that
-score candidates in NumPy and by every kernel's naive twin); ``kernels/criterion.py`` is
+score candidates in NumPy and by every kernel's naive twin); ``kernels/criterion_numba.py`` is
 the numba home of the same formulas, for the kernels. The integer codes live in
-``_dtypes.py``, where kernels read them.
+``utils/dtypes.py``, where kernels read them.
 """
 
 import numpy as np

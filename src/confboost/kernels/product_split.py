@@ -73,7 +73,7 @@ def build_histogram_grouped_naive(codes, weights, sign_index, group):
 @njit(cache=True, nogil=True)
 def _partition_z(block_pos, block_neg, mode, total):
     """Z of a two-block partition from its (2, k) statistics; no block abstains, so an
-    abstaining mode scores as its base mode (``kernels/criterion.py``)."""
+    abstaining mode scores as its base mode (``kernels/criterion_numba.py``)."""
     mode = base_mode(mode)
     u = 0.0
     for j in range(2):

@@ -74,7 +74,7 @@ def term_block_weights_naive(indptr, indices, weights, signs):
 @njit(cache=True, nogil=True)
 def _criterion_of_present(present_pos, present_all, total_pos, total_neg, mode, total):
     """Z of a term test from its present block's W+ and W+ + W- (each of shape (k,)); the
-    absent block is the abstaining one (``kernels/criterion.py``)."""
+    absent block is the abstaining one (``kernels/criterion_numba.py``)."""
     abstaining = is_abstaining(mode)
     with_v = needs_v(mode)
     u = 0.0
@@ -108,7 +108,7 @@ def term_criteria(indptr, indices, weights, signs, total_pos, total_neg, mode, t
     present block's W+ and W+ + W- are summed into two length-k buffers (each weight, and it
     or 0.0 by its label's sign: no (n_docs, k) copy), its W- is the difference, the absent
     block's statistics are the totals minus the present ones, and the criterion of the
-    confidence mode follows (as in ``kernels/split.py``, with the absent block in the role of
+    confidence mode follows (as in ``kernels/stump_split.py``, with the absent block in the role of
     the missing block):
 
     - real: Z = 2 Σ_l (sqrt(P+ P-) + sqrt(A+ A-))                (Eq. 10, 16)

@@ -3,10 +3,10 @@ scikit-learn.
 
 ``PARAMETERS`` says, for every parameter of the estimator, the alternatives it accepts
 (DESIGN.md rule 5). It is the one table: ``BoostClassifier`` turns it into scikit-learn's
-``_parameter_constraints`` (``estimators.py``), checked at its ``fit`` by scikit-learn's
+``_parameter_constraints`` (``estimators/classifier.py``), checked at its ``fit`` by scikit-learn's
 ``_validate_params``; ``check_parameters`` checks the same table in plain Python, with the
 same answers and the same messages (``tests/training/test_params.py`` proves it value by value), for
-a ``Booster``'s fit and for every model file read (``persistence.py``: a file is untrusted
+a ``Booster``'s fit and for every model file read (``formats/model_json.py``: a file is untrusted
 input), so the command line checks a model's parameters without importing scikit-learn
 (a command's start-up). ``check_across`` is the rule the table cannot say.
 

@@ -38,7 +38,7 @@ POSTING_DTYPE = np.int8
 LABEL_DTYPE = np.int8
 
 #: Confidence-mode codes, the integers kernels receive for a mode (names and the criterion of
-#: each in ``criterion.py``; the confidence rule in ``confidence.py``).
+#: each in ``kernels/criterion_numpy.py``; the confidence rule in ``confidence.py``).
 REAL, DISCRETE, ABSTAIN, REAL_ABSTAIN = 0, 1, 2, 3
 
 #: The tree node layout's kind column: a node tests a threshold on a continuous column

@@ -29,7 +29,7 @@ class PartitionHypothesis:
         h(x, l) on each block, before α.
     cover : ndarray of shape (n_blocks,) or None
         Training mass (sample weights) of each block, set after the round
-        (``explain.record_cover``); the explanations average over it. None in a model saved
+        (``contributions.record_cover``); the explanations average over it. None in a model saved
         before covers were recorded.
     test_layout : {"single", "tree", "product"}
         How the tests make the blocks (the explanations pick their Shapley computation by
@@ -249,7 +249,7 @@ class PartitionFit:
 
 def leaf_statistics(train_blocks, n_leaves, pos, neg):
     """Σ of ``pos`` and ``neg`` over each leaf's examples, shape (n_leaves, k) each
-    (``kernels/update.block_masses``)."""
+    (``kernels/weight_update.block_masses``)."""
     return block_masses(train_blocks, n_leaves, np.asarray(pos, dtype=WEIGHT_DTYPE),
                         np.asarray(neg, dtype=WEIGHT_DTYPE))
 

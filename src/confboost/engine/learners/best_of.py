@@ -6,7 +6,7 @@ the one of least Z; between hypotheses on different columns whose Z differ by no
 ``TIE_TOLERANCE`` (rounding, not information), the one on the earlier column of the table, as
 icsiboost decides (it scans the columns in ``.names`` order and switches only for a Z lower
 by more than 1e-11). All three use the same confidence rule
-(``confidence.block_confidences``) and Z (``criterion.py``), so the scheme's α
+(``confidence.block_confidences``) and Z (``kernels/criterion_numpy.py``), so the scheme's α
 (``alpha.py``) treats them alike. On a Dataset with a numeric part only it is the stump
 learner (``learners.make_learner`` then builds the stump learner itself).
 """

@@ -2,9 +2,10 @@
 
 Every leaf holds its best split (``learners/splitter.py``), and the leaf whose split lowers
 the tree's Z the most is split next, until ``max_leaves`` leaves, or no leaf has a split
-that lowers Z (within ``max_depth``). Z and the gain of a split are ``criterion.py``'s: the
-node score s = Σ_l 2 sqrt(W+ W-) for real confidences (Eq. 10, 16; Kearns & Mansour 1996),
-s = -Σ_l |W+ - W-| for ±1 ones (§3.1, Eq. 14), gain = s(node) - s(left) - s(right).
+that lowers Z (within ``max_depth``). Z and the gain of a split are
+``kernels/criterion_numpy.py``'s: the node score s = Σ_l 2 sqrt(W+ W-) for real confidences
+(Eq. 10, 16; Kearns & Mansour 1996), s = -Σ_l |W+ - W-| for ±1 ones (§3.1, Eq. 14), gain =
+s(node) - s(left) - s(right).
 
 Only the smaller child of a numeric split has its histogram built from its rows (on one
 label column with ``kernels/node_histogram.build_node_histogram_binary``, one parallel
@@ -18,10 +19,10 @@ subtraction and both children's split searches are one kernel call
 (``kernels/node_split.children_splits``: one parallel region a split, not three). The
 histograms of waiting leaves are kept under ``HISTOGRAM_MEMORY`` (``HistogramPool``).
 
-A split is "a partition of the node's rows into two" (``kernels.tree.partition_rows`` for
+A split is "a partition of the node's rows into two" (``kernels.tree_nodes.partition_rows`` for
 a threshold), so every column kind plugs in the same way: the node's best categorical or
 term split comes from the splitter's ``NodeSplits``, and each node records its kind
-(``_dtypes.NODE_THRESHOLD``, ``NODE_VALUE``, ``NODE_TERM``).
+(``dtypes.NODE_THRESHOLD``, ``NODE_VALUE``, ``NODE_TERM``).
 
 The grower reads rows only through a "row sets" object: fill a node's histogram, partition
 a node by a split (-> the left child's size), the node's best split on the other kinds.
@@ -119,7 +120,7 @@ class GrownTree:
     Attributes
     ----------
     kind : ndarray of shape (n_nodes,), intp
-        ``NODE_THRESHOLD``, ``NODE_VALUE`` or ``NODE_TERM`` (``_dtypes.py``).
+        ``NODE_THRESHOLD``, ``NODE_VALUE`` or ``NODE_TERM`` (``utils/dtypes.py``).
     feature : ndarray of shape (n_nodes,), intp
         Threshold nodes: the row of ``Dataset.codes``; the other kinds: the index of the
         column in the splitter's list of categorical or text columns.

@@ -195,7 +195,7 @@ class LabelTreesLearner:
     Parameters
     ----------
     mode : int
-        Confidence mode code (``criterion.MODES``).
+        Confidence mode code (``criterion_numpy.MODES``).
     smoothing : float
         ε for the real confidences.
     max_leaves : int

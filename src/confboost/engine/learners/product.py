@@ -62,7 +62,7 @@ class ProductHypothesis(PartitionHypothesis):
 
     type_name = "product"
     test_layout = "product"
-    #: (patterns, masses): training mass of each sign pattern seen (``explain.record_cover``).
+    #: (patterns, masses): training mass of each sign pattern seen (``contributions.record_cover``).
     pattern_cover = None
 
     def __init__(self, feature, threshold, missing_left, values):
@@ -137,7 +137,7 @@ class ProductLearner:
     Parameters
     ----------
     mode : int
-        Confidence mode code (``criterion.MODES``).
+        Confidence mode code (``criterion_numpy.MODES``).
     smoothing : float
         ε for the real confidences.
     n_terms : int, default=3

@@ -10,10 +10,10 @@ bin and column) the candidates are
   value v seen in training, from the column's value histogram over the node's rows
   (O(n_node · k) per column, ``categorical_node_masses``, ``value_split_gains``);
 - a term of a text column: present left, absent right (a missing text holds no term), from
-  the term postings restricted to the node's rows (``kernels/tree.node_term_gains``,
+  the term postings restricted to the node's rows (``kernels/tree_nodes.node_term_gains``,
   O(nnz · k) per column and node).
 
-Every candidate is scored by the same drop in Z (``criterion.split_gain``; paper §4.1, Eq.
+Every candidate is scored by the same drop in Z (``criterion_numpy.split_gain``; paper §4.1, Eq.
 10 and 16; §3.1); on equal gains a threshold wins, then a value, then a term, each in column
 order. A tree has no abstaining block, so a missing categorical value or text goes right
 with the other non-matching examples.

@@ -2,7 +2,7 @@
 
 A stump tests ``x[feature] <= threshold`` and partitions the domain into three blocks:
 0 (test true), 1 (test false), 2 (value missing). The learner builds the W+/W- histograms of
-every feature, finds the threshold of least Z (``kernels/split.py``), and sets the block
+every feature, finds the threshold of least Z (``kernels/stump_split.py``), and sets the block
 values by the confidence rule (``confidence.py``). Under the abstaining modes block 2 is the
 abstaining block.
 """
@@ -144,7 +144,7 @@ class StumpSplit:
     feature_row : int
         Row of ``Dataset.codes`` tested (the hypothesis names its table position).
     threshold_bin : int
-        Codes ``<= threshold_bin`` are block 0 (``kernels.update.stump_blocks``).
+        Codes ``<= threshold_bin`` are block 0 (``kernels.weight_update.stump_blocks``).
     weight_pos, weight_neg : ndarray of shape (3, k)
         W+ and W- of the three blocks.
     values : ndarray of shape (3, k)
@@ -167,7 +167,7 @@ class StumpLearner:
     Parameters
     ----------
     mode : int
-        Confidence mode code (``criterion.MODES``).
+        Confidence mode code (``criterion_numpy.MODES``).
     smoothing : float
         ε for the real confidences.
     trim : float, default=0.0

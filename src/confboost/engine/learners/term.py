@@ -6,8 +6,8 @@ Under the abstaining modes ("abstain", "real-abstain") the absent block abstains
 BoosTexter's real abstaining AdaBoost.MH.
 
 Per round the learner reads each text column's distinct posting lists once (terms found in
-the same documents share one list and one Z, ``data/frame.TextColumn``), computing every
-list's Z in one fused pass (``kernels/text.term_criteria``: O(nnz · k), no (n_terms, k)
+the same documents share one list and one Z, ``data/dataset.TextColumn``), computing every
+list's Z in one fused pass (``kernels/term_masses.term_criteria``: O(nnz · k), no (n_terms, k)
 array), keeps the first term of least Z, and only for that term forms the block statistics
 and confidences.
 """

@@ -200,7 +200,7 @@ class TreeLearner:
     Parameters
     ----------
     mode : int
-        Confidence mode code (``criterion.MODES``).
+        Confidence mode code (``criterion_numpy.MODES``).
     smoothing : float
         ε for the real confidences.
     max_leaves : int
@@ -457,7 +457,7 @@ class HammingTreeLearner(TreeLearner):
         A split with left margins d[l] and node margins M[l] (W+ - W- over all examples)
         has d_left - d_right = 2 d - M: edge Σ_l |2 d[l] - M[l]|, vote sign(2 d - M)
         (+1 on ties, as the numeric vote). The term margins come from
-        ``kernels/text.term_block_weights``, an (n_lists, k) array per text column (one row
+        ``kernels/term_masses.term_block_weights``, an (n_lists, k) array per text column (one row
         per distinct posting list).
         """
         margin_total = np.where(labels.signs > 0, weights, -weights).sum(axis=0)

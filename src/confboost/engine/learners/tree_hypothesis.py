@@ -1,12 +1,12 @@
 """The tree hypotheses: ``TreeHypothesis`` and ``HammingTreeHypothesis`` over one node layout.
 
 A tree is a domain-partitioning hypothesis (paper §4.1): its leaves are the blocks. Every node
-of every tree has the same layout (``_dtypes.NODE_*``): a ``kind`` column (a threshold on a
+of every tree has the same layout (``dtypes.NODE_*``): a ``kind`` column (a threshold on a
 continuous column, ``x <= θ``; a categorical value, ``x == v``; the presence of a term in a
 text column), the table position of its ``column``, its ``threshold`` (threshold nodes) or
 ``value`` (the value or term of the other kinds), the side of a missing value (threshold
 nodes; a missing value or text goes right at the others), and its children. A tree of
-threshold nodes only is walked by the numba kernel ``kernels/tree.tree_blocks``; the other
+threshold nodes only is walked by the numba kernel ``kernels/tree_nodes.tree_blocks``; the other
 trees by a vectorised walk over each node's go-left vector. Owns the walk, the rule text,
 and the saved form (read as untrusted data). The learners that grow them: ``learners/tree.py``.
 """
@@ -76,7 +76,7 @@ class TreeHypothesis(PartitionHypothesis):
     Parameters
     ----------
     kind : array-like of shape (n_nodes,), int
-        ``NODE_THRESHOLD``, ``NODE_VALUE`` or ``NODE_TERM`` (``_dtypes.py``).
+        ``NODE_THRESHOLD``, ``NODE_VALUE`` or ``NODE_TERM`` (``utils/dtypes.py``).
     column : array-like of shape (n_nodes,), int
         Table position of the column each node tests.
     threshold : array-like of shape (n_nodes,), float

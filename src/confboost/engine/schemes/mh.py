@@ -149,7 +149,7 @@ class MHScheme:
     def update(self, fit, alpha):
         """Apply α h_t to D and f; returns Z_t.
 
-        One pass over the examples (``kernels.update.apply_partition``): the update factors
+        One pass over the examples (``kernels.weight_update.apply_partition``): the update factors
         exp(∓α v[j, l]) (the C library's, ``utils.libm``) are a table of 2 × n_blocks × k
         numbers, divided in advance by the Z that the block statistics predict,
         Σ_j,l W+ e^{-α v} + W- e^{α v}; the pass returns the sum s of the new weights, so
@@ -183,7 +183,7 @@ class MHScheme:
         return total
 
     def apply_round(self, train_blocks, steps, factors):
-        """The pass of ``update`` over these rows (``kernels.update.apply_partition``):
+        """The pass of ``update`` over these rows (``kernels.weight_update.apply_partition``):
         D ← D · factors, f ← f + steps, by block and label sign; returns (Σ D, the
         training loss) of these rows. Blocks per example and label, shape (n, k) (a tree
         per label, ``learners/label_trees.py``), take ``kernels.label_update``'s pass."""

@@ -26,7 +26,7 @@ m × k × k triple weights of Figure 4 are never stored. Each round:
   (Appendix A): on a partition it is a sum over the (block, l0, l1) table of pair masses,
   built in one pass, so each Newton step (``alpha.exact_alpha``) costs O(blocks · k²);
   ``"freund-schapire"`` is Eq. 28 with h scaled into [-1, 1];
-- v ← v exp(-½ α Y h) / √Z_t (``kernels.update.update_pair_weights``), in two steps
+- v ← v exp(-½ α Y h) / √Z_t (``kernels.weight_update.update_pair_weights``), in two steps
   through the scheme's reducer (``engine/reduction.py``): v' and Z_t's share of the rows,
   then v' / √Z_t once Z_t is summed.
 
@@ -131,7 +131,7 @@ def pair_confidences(masses, smoothing, fixed=None):
     ----------
     masses : ndarray of shape (n_blocks, k, k)
         M[j, l0, l1], the crucial-pair mass of block j with l0 false and l1 true
-        (``kernels.update.pair_block_masses``).
+        (``kernels.weight_update.pair_block_masses``).
     smoothing : float
         ε > 0, added to every ordered pair of distinct labels.
     fixed : ndarray of shape (n_blocks,), bool, optional
@@ -351,7 +351,7 @@ class MRScheme:
 
         Z(α) = Σ_{crucial (i, l0, l1)} D(i, l0, l1) exp(-α u), u = ½(h(x_i, l1) - h(x_i, l0)).
         On a partition u depends only on the block and the two labels, so Z is a sum over
-        the (block, l0, l1) table of pair masses (``kernels/update.pair_block_masses``, one
+        the (block, l0, l1) table of pair masses (``kernels/weight_update.pair_block_masses``, one
         pass) and the safeguarded Newton of ``alpha.exact_alpha`` runs on that table.
 
         Parameters
