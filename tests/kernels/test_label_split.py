@@ -64,3 +64,26 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
                         assert np.isfinite(got[0]).any()
     finally:
         numba.set_num_threads(previous)
+
+
+def test_cells_past_the_value_bins_are_neither_read_nor_written(rng):
+    """The subtraction and the scan touch each feature's value bins and missing bin only:
+    with NaN in the cells between (never a histogram's: they hold 0.0), the larger child's
+    value and missing cells, its NaNs, and every output are those of the zeros."""
+    parent, small, n_bins = _histograms(rng, 19, 256, True, 0.6)
+    dead = np.zeros(parent.shape, dtype=bool)
+    for feature, bins in enumerate(n_bins):
+        dead[feature, bins:-1] = True
+    outputs = []
+    for fill in (0.0, np.nan):
+        large, smaller = parent.copy(), small.copy()
+        large[dead], smaller[dead] = fill, fill
+        got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
+               np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
+        label_children_splits(smaller, large, n_bins, 0.0, *got)
+        if fill != fill:
+            assert np.isnan(large[dead]).all()
+        large[dead] = 0.0
+        outputs.append((large, *got))
+    for zeros_part, nans_part in zip(*outputs, strict=True):
+        np.testing.assert_array_equal(zeros_part, nans_part)
