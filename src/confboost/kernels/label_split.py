@@ -23,8 +23,8 @@ subtracted and scanned, the lines of the next feature's cells that the search re
 value bins and its missing bin) are asked for (``kernels/prefetch.py``); the subtraction
 touches those cells only: past a feature's value bins every histogram holds 0.0, and the
 difference of two zeros is 0.0, so the larger child's histogram is the same. Together they
-took the search from 1.13-1.22 to 0.92-1.07 ms a call in a default fashion-mnist fit (one
-thread; ``benchmarks/results.md``, s30).
+took the search from 0.93-0.95 to 0.78-0.79 ms of CPU a call in a default fashion-mnist fit
+(one thread, three alternated processes each).
 
 Every gain is ``children_splits``' to the bit (the same additions and square roots in the
 same order; ``label_children_splits_naive`` is its naive twin), so a tree is the same.
