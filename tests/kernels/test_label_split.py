@@ -5,7 +5,11 @@ import numba
 import numpy as np
 import pytest
 
-from confboost.kernels.label_split import label_children_splits, label_children_splits_naive
+from confboost.kernels.label_split import (
+    _ASK_BYTES,
+    label_children_splits,
+    label_children_splits_naive,
+)
 from confboost.kernels.node_split import children_splits
 from confboost.utils.dtypes import REAL, REAL_ABSTAIN
 
@@ -62,5 +66,51 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
                         for got_part, fast_part in zip(got, fast, strict=True):
                             np.testing.assert_array_equal(got_part, fast_part)
                         assert np.isfinite(got[0]).any()
+    finally:
+        numba.set_num_threads(previous)
+
+
+def test_cells_past_the_value_bins_are_neither_read_nor_written(rng):
+    """The subtraction and the scan touch each feature's value bins and missing bin only:
+    with NaN in the cells between (never a histogram's: they hold 0.0), the larger child's
+    value and missing cells, its NaNs, and every output are those of the zeros."""
+    parent, small, n_bins = _histograms(rng, 19, 256, True, 0.6)
+    dead = np.zeros(parent.shape, dtype=bool)
+    for feature, bins in enumerate(n_bins):
+        dead[feature, bins:-1] = True
+    outputs = []
+    for fill in (0.0, np.nan):
+        large, smaller = parent.copy(), small.copy()
+        large[dead], smaller[dead] = fill, fill
+        got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
+               np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
+        label_children_splits(smaller, large, n_bins, 0.0, *got)
+        if fill != fill:
+            assert np.isnan(large[dead]).all()
+        large[dead] = 0.0
+        outputs.append((large, *got))
+    for zeros_part, nans_part in zip(*outputs, strict=True):
+        np.testing.assert_array_equal(zeros_part, nans_part)
+
+
+def test_histograms_past_l2_equal_the_naive_twin(rng):
+    """Histograms of ``_ASK_BYTES`` or more take the path that asks for the next feature's
+    cells (a hint): the same outputs as the naive twin's, to the bit, on 1 and 2 threads."""
+    n_features = _ASK_BYTES // (256 * 2 * 8) + 3
+    parent, small, n_bins = _histograms(rng, n_features, 256, True, 0.6)
+    assert small.nbytes >= _ASK_BYTES
+    want_large = parent.copy()
+    want = label_children_splits_naive(small, want_large, n_bins, REAL, 0.0)
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            large = parent.copy()
+            got = (np.empty((2, n_features)), np.empty((2, n_features), dtype=np.intp),
+                   np.empty((2, n_features), dtype=bool), np.empty((2, 3), np.intp))
+            label_children_splits(small, large, n_bins, 0.0, *got)
+            np.testing.assert_array_equal(large, want_large)
+            for got_part, want_part in zip(got[:3], want, strict=True):
+                np.testing.assert_array_equal(got_part, want_part)
     finally:
         numba.set_num_threads(previous)

@@ -15,19 +15,60 @@ features x 256 bins per child on fashion-mnist). Here a feature takes three loop
    LLVM vectorises (the square roots several at a time);
 3. the first candidate of largest gain, missing values left before right at each.
 
+The search is bound by memory more than by its arithmetic: a tree keeps a histogram per
+waiting leaf (3.2 MB each on fashion-mnist), so the parent's and the smaller child's are
+mostly out of the caches when a split comes, and each feature's cells are a page of their
+own (256 bins x 2 x 8 bytes), where the hardware's prefetch stops. Before a feature is
+subtracted and scanned, the lines of the next feature's cells that the search reads (its
+value bins and its missing bin) are asked for (``kernels/prefetch.py``; on histograms of
+``_ASK_BYTES`` or more, which outgrow a core's L2); the subtraction
+touches those cells only: past a feature's value bins every histogram holds 0.0, and the
+difference of two zeros is 0.0, so the larger child's histogram is the same. Together they
+took the search from 0.93-0.95 to 0.78-0.79 ms of CPU a call in a default fashion-mnist fit
+(one thread, three alternated processes each).
+
 Every gain is ``children_splits``' to the bit (the same additions and square roots in the
 same order; ``label_children_splits_naive`` is its naive twin), so a tree is the same.
 """
 
 import numpy as np
 
+from confboost.kernels import prefetch
 from confboost.kernels.node_split import children_splits_naive, choose_split
-from confboost.kernels.tree_nodes import subtract_features
 from confboost.utils.dtypes import WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
 #: Features a task of ``label_children_splits`` subtracts and scans with one work space.
 _FEATURES_PER_TASK = 8
+
+#: Histogram cells (float64) in a 64-byte cache line: the step of ``_ask_cells``' hints.
+_CELLS_PER_LINE = 8
+
+#: Bytes of a histogram from which ``label_children_splits`` asks for the next feature's
+#: cells: one that fits a core's L2 (1 MiB here; binary 200k x 50's is 200 kB) is mostly
+#: there when the split comes, and the hints would only cost their instructions.
+_ASK_BYTES = 1 << 20
+
+
+@njit(cache=True, nogil=True)
+def _ask_cells(cells, n_value_bins, missing):
+    """Ask for the cache lines of the cells the search reads in one feature's flat
+    histogram ``cells``: its value bins' (``0 .. 2 * n_value_bins``) and its missing bin's
+    (``kernels/prefetch.py``: a hint, no value changes)."""
+    for cell in range(0, 2 * n_value_bins, _CELLS_PER_LINE):
+        prefetch.read(cells, np.uintp(cell))
+    prefetch.read(cells, np.uintp(2 * missing))
+
+
+@njit(cache=True, nogil=True)
+def _subtract_cells(large, small, first, stop):
+    """``large[c] -= small[c]`` on cells ``first:stop`` of one feature, by
+    ``tree_nodes.subtract_features``' rule (a difference within 1e-13 of the parent's cell
+    is 0.0, so rounding leaves no mass in an empty bin)."""
+    for cell in range(first, stop):
+        whole = large[cell]
+        difference = whole - small[cell]
+        large[cell] = difference if difference > 1e-13 * whole else 0.0
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -106,7 +147,9 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
         The smaller child's histogram, built from its rows.
     large_hist : ndarray of the same shape
         The parent's histogram; overwritten with the larger child's (parent minus smaller,
-        ``tree_nodes.subtract_features``).
+        ``tree_nodes.subtract_features``' rule) on each feature's value bins and missing
+        bin. The cells between (bins ``n_bins[f] .. n_hist_bins - 2``) hold 0.0 in every
+        histogram of the feature's codes; they are neither read nor written.
     n_bins : ndarray of shape (n_features,), intp
     min_leaf_weight : float
     best_gain, best_bin, best_missing_left : ndarray of shape (2, n_features)
@@ -115,17 +158,16 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
         Output: each child's ``node_split.choose_split``.
     """
     n_features, n_hist_bins = small_hist.shape[0], small_hist.shape[1]
+    missing = n_hist_bins - 1
     small = small_hist.reshape((n_features, -1))
     large = large_hist.reshape((n_features, -1))
     n_tasks = (n_features + _FEATURES_PER_TASK - 1) // _FEATURES_PER_TASK
+    ask = small.size * 8 >= _ASK_BYTES  # a histogram past L2: the next feature's lines
     for task in prange(2 * n_tasks):
         child = task % 2
         first = (task // 2) * _FEATURES_PER_TASK
         stop = min(first + _FEATURES_PER_TASK, n_features)
-        hist = small
-        if child == 1:
-            subtract_features(large, small, first, stop)
-            hist = large
+        hist = small if child == 0 else large
         left_pos = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
         left_neg = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
         left_mass = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
@@ -133,9 +175,16 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
         gain_right = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
         candidate_bin = np.empty(n_hist_bins, dtype=np.intp)
         for feature in range(first, stop):
+            if ask and feature + 1 < n_features:  # its lines, while this one runs
+                if child == 1:
+                    _ask_cells(large[feature + 1], n_bins[feature + 1], missing)
+                _ask_cells(small[feature + 1], n_bins[feature + 1], missing)
+            if child == 1:  # the larger child: the parent's cells less the smaller's
+                _subtract_cells(large[feature], small[feature], 0, 2 * n_bins[feature])
+                _subtract_cells(large[feature], small[feature], 2 * missing, 2 * missing + 2)
             best_gain[child, feature], best_bin[child, feature], \
                 best_missing_left[child, feature] = _scan_one_label(
-                    hist[feature], n_bins[feature], n_hist_bins - 1, min_leaf_weight,
+                    hist[feature], n_bins[feature], missing, min_leaf_weight,
                     left_pos, left_neg, left_mass, gain_left, gain_right, candidate_bin)
     choose_split(small_hist, n_bins, best_gain[0], best_bin[0], best_missing_left[0],
                  choice[0])
