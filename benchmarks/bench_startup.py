@@ -36,7 +36,7 @@ from numba's compile events. With ``--compiled``, ``confboost compile`` fills a 
 compile.
 
 ``python benchmarks/bench_startup.py [--cold] [--before SRC] [--peers] [--cold-trees
-[--compiled]]``:
+[--compiled] [--shapes SHAPE ...]]``:
 ``--before`` runs the same processes on another source tree (another checkout's ``src``,
 with its own numba cache), alternating with this checkout's, and prints both columns and
 their ratio.
@@ -484,6 +484,8 @@ if __name__ == "__main__":
     parser.add_argument("--compiled", action="store_true",
                         help="with --cold-trees: run `confboost compile` into each empty "
                              "cache before the fit")
+    parser.add_argument("--shapes", nargs="+", choices=tuple(COLD_SHAPES),
+                        default=tuple(COLD_SHAPES), help="with --cold-trees: these shapes only")
     args = parser.parse_args()
     if args.peers:
         print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
@@ -493,7 +495,7 @@ if __name__ == "__main__":
     print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
     names = ["before", "after"] if args.before else ["this checkout"]
     if args.cold_trees:
-        print("\n".join(cold_trees_table(cold_trees(sources, compiled=args.compiled), names)))
+        print("\n".join(cold_trees_table(cold_trees(sources, args.shapes, args.compiled), names)))
         sys.exit(0)
     measured = measure(sources, args.cold)
     print("\n".join(table(measured, names)))

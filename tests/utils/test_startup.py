@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from confboost.cli import main
 from confboost.kernels.stump_predict import predict_stumps, predict_stumps_naive
@@ -114,6 +115,34 @@ kernel = stump.build_histogram_binary  # as the learner holds it: its LazyKernel
 print(same, bool(kernel._serial.overloads and kernel._dispatcher.overloads))
 """
     assert _python(code, tmp_path) == "[True, True, True, True] True"
+
+
+@pytest.mark.parametrize("first", [2, 1])
+def test_one_thread_runs_the_build_the_process_has_made(tmp_path, first):
+    # outside serial_kernels, a call on one thread runs the parallel build once it has run
+    # in the process, else the serial one: a one-thread probe makes no second build
+    code = f"""
+import numba
+import numpy as np
+from confboost.kernels import tree_nodes
+from confboost.utils.lazy_numba import kernel_ready, load_numba
+kernel = tree_nodes.range_blocks  # its LazyKernel: held before numba loaded
+load_numba()
+rows, starts = np.arange(5, dtype=np.intp)[::-1].copy(), np.array([0, 2, 5], dtype=np.intp)
+values = np.array([1, 2], dtype=np.uint8)
+seen = [] if numba.config.NUMBA_NUM_THREADS > 1 else "one thread only"
+for threads in ({first}, 1, 2) if seen == [] else ():
+    numba.set_num_threads(threads)
+    out = np.zeros(5, dtype=np.uint8)
+    kernel(rows, starts, values, out)
+    seen.append((out.tolist() == [2, 2, 2, 1, 1], kernel_ready(kernel),
+                 kernel._serial is not None and bool(kernel._serial.overloads)))
+print(seen)
+"""
+    seen = _python(code, tmp_path)
+    if seen == "one thread only":
+        pytest.skip(seen)
+    assert seen == str([(True, True, first == 1)] * 3)
 
 
 def test_the_weight_updates_serial_build_gives_its_parallel_builds_bits(tmp_path):
