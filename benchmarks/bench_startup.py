@@ -35,11 +35,14 @@ from numba's compile events. With ``--compiled``, ``confboost compile`` fills a 
 (its seconds are listed), each fit starts from a copy of it, and shows what it left to
 compile.
 
-``python benchmarks/bench_startup.py [--cold] [--before SRC] [--peers] [--cold-trees
-[--compiled] [--shapes SHAPE ...]]``:
+``python benchmarks/bench_startup.py [--cold] [--before SRC | --python PYTHON] [--peers]
+[--cold-trees [--compiled] [--shapes SHAPE ...]]``:
 ``--before`` runs the same processes on another source tree (another checkout's ``src``,
 with its own numba cache), alternating with this checkout's, and prints both columns and
-their ratio.
+their ratio. ``--python`` runs this checkout's processes with another interpreter as well,
+alternating: an environment with other packages installed (``pip install confboost``
+installs confboost's dependencies only; where pandas is installed, ``sklearn.base``
+imports it, and pyarrow, into every fresh process).
 """
 
 import gzip
@@ -159,16 +162,17 @@ def _timed(command, cwd=None, memory=False, src=SRC, env=None):
     return (*result, usage.ru_maxrss / 1024) if memory else result
 
 
-def _fresh(code=SNIPPET, src=SRC):
-    """(the snippet's own wall seconds, the process's wall and CPU seconds)."""
-    out, wall, cpu = _timed([sys.executable, "-c", code], src=src)
+def _fresh(code=SNIPPET, src=SRC, python=sys.executable):
+    """(the snippet's own wall seconds, the process's wall and CPU seconds) of a fresh
+    ``python`` process."""
+    out, wall, cpu = _timed([python, "-c", code], src=src)
     return float(out.split()[0]), wall, cpu
 
 
-def _stages(src=SRC):
-    """One fresh process's ``STAGED`` snippet: a (wall, CPU) pair of milliseconds per stage
-    of ``STAGES``."""
-    out = _timed([sys.executable, "-c", STAGED], src=src)[0]
+def _stages(src=SRC, python=sys.executable):
+    """One fresh ``python`` process's ``STAGED`` snippet: a (wall, CPU) pair of milliseconds
+    per stage of ``STAGES``."""
+    out = _timed([python, "-c", STAGED], src=src)[0]
     return [tuple(float(v) for v in stage.split(",")) for stage in out.split()]
 
 
@@ -200,16 +204,17 @@ def _satimage(folder):
     return True
 
 
-def _commands(rounds):
-    train = [sys.executable, "-m", "confboost.cli", "train", "-S", "satimage", "-n",
-             str(rounds)]
-    classify = [sys.executable, "-m", "confboost.cli", "classify", "-S", "satimage", "-i",
+def _commands(rounds, python=sys.executable):
+    train = [python, "-m", "confboost.cli", "train", "-S", "satimage", "-n", str(rounds)]
+    classify = [python, "-m", "confboost.cli", "classify", "-S", "satimage", "-i",
                 "forty.data"]
     return train, classify
 
 
-def measure(sources=(SRC,), cold=True, rounds=100):
-    """Each source tree's figures, its processes alternating with the others'.
+def measure(sources=(SRC,), cold=True, rounds=100, pythons=None):
+    """Each source tree's figures, its processes alternating with the others'; each run by
+    its interpreter in ``pythons`` (default: this one for all), so that one source tree can
+    be measured in two environments (``--python``).
 
     Returns a list (one per source) of dicts: ``cold_in_process``, ``cold_process``,
     ``cold_cpu`` (the first snippet after emptying the numba cache, with ``cold``);
@@ -220,22 +225,24 @@ def measure(sources=(SRC,), cold=True, rounds=100):
     the end); ``stages``, a list per process of ``STAGED``'s (wall, CPU) milliseconds per
     stage of ``STAGES``.
     """
+    pythons = pythons or [sys.executable] * len(sources)
+    setups = list(zip(sources, pythons, strict=True))
     results = [{} for _ in sources]
     if cold:
-        for src, result in zip(sources, results, strict=True):
+        for (src, python), result in zip(setups, results, strict=True):
             clear_cache(src)
-            cold_run = _fresh(src=src)
+            cold_run = _fresh(src=src, python=python)
             result["cold_in_process"], result["cold_process"], result["cold_cpu"] = cold_run
-    for src in sources:
-        _fresh(src=src)
+    for src, python in setups:
+        _fresh(src=src, python=python)
     runs = [[] for _ in sources]
     imports = [[] for _ in sources]
     staged = [[] for _ in sources]
     for _ in range(common.REPEATS):
-        for i, src in enumerate(sources):
-            runs[i].append(_fresh(src=src))
-            imports[i].append(_fresh(IMPORT, src=src))
-            staged[i].append(_stages(src))
+        for i, (src, python) in enumerate(setups):
+            runs[i].append(_fresh(src=src, python=python))
+            imports[i].append(_fresh(IMPORT, src=src, python=python))
+            staged[i].append(_stages(src, python))
     for result, timed, imported in zip(results, runs, imports, strict=True):
         result["warm_in_process"] = _median([r[0] for r in timed])
         result["warm_process"] = _median([r[1] for r in timed])
@@ -245,15 +252,16 @@ def measure(sources=(SRC,), cold=True, rounds=100):
         result["stages"] = stages
     with tempfile.TemporaryDirectory() as folder:
         found = _satimage(folder)
-        train, classify = _commands(rounds)
+        commands = [_commands(rounds, python) for python in pythons]
         trained = [[] for _ in sources]
         scored = [[] for _ in sources]
         if found:
-            for src in sources:  # each tree's kernels into its cache
-                _timed(train, folder, src=src)
+            for src, (train, classify) in zip(sources, commands, strict=True):
+                _timed(train, folder, src=src)  # each tree's kernels into its cache
                 _timed(classify, folder, src=src)
             for _ in range(common.REPEATS):
-                for i, src in enumerate(sources):
+                for i, (src, (train, classify)) in enumerate(zip(sources, commands,
+                                                                 strict=True)):
                     trained[i].append(_timed(train, folder, src=src)[1:])
                     scored[i].append(_timed(classify, folder, memory=True, src=src)[1:])
     for result, train_runs, classify_runs in zip(results, trained, scored, strict=True):
@@ -475,6 +483,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold", action="store_true", help="also the empty-cache run")
     parser.add_argument("--before", help="source tree to compare against (its src folder)")
+    parser.add_argument("--python", help="another environment's interpreter to compare "
+                                         "this one with, on this checkout")
     parser.add_argument("--peers", action="store_true",
                         help="only the first fits of confboost, LightGBM, XGBoost and "
                              "HistGradientBoosting, each in its own process")
@@ -491,13 +501,19 @@ if __name__ == "__main__":
         print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
         print("\n".join(peers_table(peers())))
         sys.exit(0)
-    sources = ((Path(args.before).resolve(), SRC) if args.before else (SRC,))
+    if args.python and (args.before or args.cold_trees):
+        parser.error("--python compares the warm start-up of two environments: without "
+                     "--before or --cold-trees")
+    sources = ((Path(args.before).resolve(), SRC) if args.before
+               else (SRC, SRC) if args.python else (SRC,))
+    pythons = (sys.executable, args.python) if args.python else None
     print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
-    names = ["before", "after"] if args.before else ["this checkout"]
+    names = (["before", "after"] if args.before
+             else [sys.executable, args.python] if args.python else ["this checkout"])
     if args.cold_trees:
         print("\n".join(cold_trees_table(cold_trees(sources, args.shapes, args.compiled), names)))
         sys.exit(0)
-    measured = measure(sources, args.cold)
+    measured = measure(sources, args.cold, pythons=pythons)
     print("\n".join(table(measured, names)))
     print()
     print("\n".join(stages_table(measured, names)))
