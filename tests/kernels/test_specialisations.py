@@ -73,36 +73,3 @@ def test_root_and_node_histograms_share_one_specialisation(rng, k):
     for helper, before in zip(helpers, compiled_before, strict=True):
         assert _literal_signatures(set(helper.signatures) - before) == []
 
-
-def test_the_split_search_helpers_compile_once(rng):
-    """The split search's helpers (``forceinline``: compiled once each, inlined by LLVM) take
-    one set of types from every call site: the scalar loop's mode and ``_scan_real``'s
-    ``np.intp(REAL)`` alike, a feature in one block of candidates and one in several."""
-    from confboost.kernels import node_split
-    from confboost.kernels.node_split import best_node_splits, best_node_splits_naive
-    from confboost.utils.dtypes import DISCRETE, REAL
-
-    helpers = (node_split._node_terms, node_split._value_totals, node_split._scan_real,
-               node_split._mass_checks)
-    compiled_before = [set(helper.signatures) for helper in helpers]
-    n_samples = 400
-    for k, n_bins in ((6, 64), (26, 255)):  # 26 labels x 255 bins: blocks of 157 candidates
-        codes = rng.integers(0, n_bins, size=(2, n_samples)).astype(np.uint8)
-        codes[:, ::17] = 255  # missing
-        pos, neg = rng.random((n_samples, k)), rng.random((n_samples, k))
-        hist = np.zeros((2, 256, k, 2))
-        for f in range(2):
-            np.add.at(hist[f, :, :, 0], codes[f], pos)
-            np.add.at(hist[f, :, :, 1], codes[f], neg)
-        n_bins_of = np.full(2, n_bins, dtype=np.intp)
-        rows = np.arange(n_samples, dtype=np.intp)
-        for mode in (REAL, DISCRETE):
-            gain, split_bin = np.empty(2), np.empty(2, dtype=np.intp)
-            missing_left = np.empty(2, dtype=bool)
-            best_node_splits(hist, n_bins_of, mode, 0.0, gain, split_bin, missing_left)
-            expected = best_node_splits_naive(codes, rows, pos, neg, n_bins_of, mode, 0.0)
-            np.testing.assert_allclose(gain, expected[0], rtol=1e-9)
-            np.testing.assert_array_equal(split_bin, expected[1])
-    for helper, before in zip(helpers, compiled_before, strict=True):
-        new = set(helper.signatures) - before
-        assert len(new) <= 1 and _literal_signatures(new) == []

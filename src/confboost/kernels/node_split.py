@@ -3,7 +3,7 @@
 From a node's histogram of W+ and W- per (feature, bin, column) (``kernels/histogram.py``),
 each feature's thresholds are scanned by a running sum over the bins, and each split scored
 by the node's score minus its children's, with the score of the confidence mode (paper §4.1,
-Eq. 10 and 16; §3.1 and Eq. 14 for ±1 hypotheses; ``kernels/criterion.node_score``):
+Eq. 10 and 16; §3.1 and Eq. 14 for ±1 hypotheses; ``kernels/criterion_numba.node_score``):
 
 - real: s = Σ_l 2 sqrt(W+[l] W-[l]), and the tree's Z = Σ_leaves s          (Eq. 10, 16)
 - discrete: s = -Σ_l |W+[l] - W-[l]|, and the tree's Z = sqrt(T² - r²) with
@@ -323,7 +323,7 @@ def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain,
         best_missing_left[feature] = feature_missing_left
 
 
-@njit(cache=True, nogil=True, forceinline=True)
+@njit(cache=True, nogil=True, inline="always")
 def _value_totals(feature_hist, n_value_bins, all_pos, all_neg):
     """A feature's W+ and W- per label over its value bins (``value_totals``), each summed
     in bin order from 0.0."""
@@ -335,7 +335,7 @@ def _value_totals(feature_hist, n_value_bins, all_pos, all_neg):
             all_neg[l] += feature_hist[b, l, 1]
 
 
-@njit(cache=True, nogil=True, forceinline=True)
+@njit(cache=True, nogil=True, inline="always")
 def _node_terms(feature_hist, all_pos, all_neg, mode, min_leaf_weight):
     """A feature's node score (its value bins' totals ``all_pos``, ``all_neg`` and its
     missing bin), missing mass, value mass and least child mass, each summed in label
@@ -354,7 +354,7 @@ def _node_terms(feature_hist, all_pos, all_neg, mode, min_leaf_weight):
     return node_score, missing_mass, value_mass, least_mass
 
 
-@njit(cache=True, nogil=True, forceinline=True)
+@njit(cache=True, nogil=True, inline="always")
 def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, left_pos,
                left_neg, side_pos, side_neg, sums, candidate_mass, candidate_bin):
     """One feature's best split, (gain, bin, missing_left) or (-inf, -1, True), as the
@@ -389,9 +389,8 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
     node_score, missing_mass, value_mass, least_mass = 0.0, 0.0, 0.0, 0.0
     if not one_block:
         _value_totals(feature_hist, n_value_bins, all_pos, all_neg)
-        # np.intp(REAL): a literal mode would compile _node_terms a second time
         node_score, missing_mass, value_mass, least_mass = _node_terms(
-            feature_hist, all_pos, all_neg, np.intp(REAL), min_leaf_weight)
+            feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
     left_pos[:] = 0.0
     left_neg[:] = 0.0
     best_gain, best_missing_left, best_bin = -np.inf, True, -1
@@ -436,7 +435,7 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
             for l in range(k):
                 all_pos[l], all_neg[l] = left_pos[l], left_neg[l]
             node_score, missing_mass, value_mass, least_mass = _node_terms(
-                feature_hist, all_pos, all_neg, np.intp(REAL), min_leaf_weight)
+                feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
         with_missing = missing_mass > 0.0
         sums[:, :n_padded] = 0.0
         candidate_mass[:n_padded] = 0.0
@@ -500,7 +499,7 @@ _UNDECIDED = -1.0
 _TINY_MASS = 1e-300
 
 
-@njit(cache=True, nogil=True, forceinline=True)
+@njit(cache=True, nogil=True, inline="always")
 def _mass_checks(mass, missing_mass, value_mass, least_mass):
     """The scalar loop's four tests of a candidate of left mass ``mass``, as a sum of
     flags: 1 left + missing and 2 right are heavy enough (missing values left), 4 left and

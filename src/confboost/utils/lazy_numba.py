@@ -29,14 +29,14 @@ the serial build compiles in a third of the time on an empty cache (numba's para
 are most of a small fit's first compilation) and loads faster from the cache.
 
 Every kernel is built with ``KERNEL_OPTIONS`` (no C-callable wrapper: one LLVM function less
-per compilation). A large helper that must be inlined for speed takes ``forceinline=True``
-(compiled once, then LLVM inlines it into each caller) rather than ``inline="always"``
-(numba copies its IR into every call site and types it again there): the split search's
-helpers compile in 0.75-0.85x the CPU that way, to the same machine code. A helper called
-with literal constants keeps ``inline="always"``: as a call it compiles once per literal.
-A caller that holds a NumPy twin giving the kernel's bits asks ``prefer_twin`` whether a
-call is small enough to run the twin while the kernel has not run in this process: a small
-fit then never compiles, loads or imports what it can do in NumPy.
+per compilation). Helpers that must be inlined for speed take ``inline="always"`` (numba
+copies their IR into every call site). ``forceinline=True`` (compiled once, then inlined by
+LLVM) compiles the split search's helpers in 0.75-0.85x the CPU, to the same machine code
+in a serial build, but left the parallel builds' rounds 1.2-1.3x slower on satimage and
+letter at two threads, so it is not used. A caller that holds a NumPy twin giving the
+kernel's bits asks ``prefer_twin`` whether a call is small enough to run the twin while the
+kernel has not run in this process: a small fit then never compiles, loads or imports what
+it can do in NumPy.
 The twins of a kernel that runs every round take at most ``TWIN_CELLS`` cells in all, and
 none once numba is loaded, so a longer fit stops paying NumPy's speed after a few
 milliseconds and loads the kernels.
