@@ -1,6 +1,6 @@
 """confboost's recommended configurations against LightGBM with 16 leaves, tuned on validation.
 
-Owns the accuracy benchmark of issue 17. For every data set a random part of the training
+Owns the accuracy benchmark of the tuned models. For every data set a random part of the training
 set (``--validation``, default 20%, seed 0; stratified on single-label sets) is held out;
 each candidate configuration of either library is fitted on the rest, and its validation
 loss is followed round by round up to ``--rounds`` (early stopping: a fit ends after

@@ -1,6 +1,6 @@
 """Test error of stumps, Z-trees and Hamming trees against LightGBM, with seconds per round.
 
-Owns the trees benchmark of issue 6: on the official train/test splits of letter,
+Owns the trees benchmark: on the official train/test splits of letter,
 pendigits, satimage and fashion-mnist (``confboost.datasets.load``), real AdaBoost.MH
 (paper §7.1, Eq. 16; confidence="real", α = 1) with
 

@@ -1,5 +1,5 @@
 """Threads on a busy machine: the default ``n_jobs`` against ``n_jobs=1`` with two busy
-processes on the cores (issue 18, point 1).
+processes on the cores.
 
 Starts two ``while True: pass`` processes at this process's nice level, times whole fits
 (binning included) with the default threads and with one thread, interleaved, the median of

@@ -295,7 +295,7 @@ def test_train_flags_hold_the_estimator_bounds(single_stem, capsys, flag, parame
 def test_train_and_shyp_classify_import_no_scikit_learn(tmp_path):
     # a BoosTexter run fits a Booster, and classify reads a .shyp into one: scikit-learn
     # (with the SciPy statistics and pandas it pulls in) costs a command more than its whole
-    # numeric run (issue 18)
+    # numeric run
     rng = np.random.default_rng(0)
     (tmp_path / "n.names").write_text("a, b, c.\nx: continuous.\ny: continuous.\n"
                                       "k: red, blue.\n")
@@ -352,11 +352,12 @@ def numeric_model(tmp_path_factory):
 def test_model_commands_import_no_scikit_learn(numeric_model, command, capsys, monkeypatch,
                                                tmp_path):
     # test, show, export-shyp and classify read a confboost model file as a Booster: every
-    # parameter is checked with the table's checker (_params.check_parameters), without
-    # scikit-learn and the SciPy statistics and pandas it pulls in (issue 18), and they
+    # parameter is checked with the table's checker (training.params.check_parameters), without
+    # scikit-learn and the SciPy statistics and pandas it pulls in, and they
     # print what the model read as a BoostClassifier prints
-    from confboost import cli_stems, persistence
+    from confboost.cli import stems as cli_stems
     from confboost.estimators import BoostClassifier
+    from confboost.formats import model_json as persistence
 
     stem = str(numeric_model)
     model = stem + ".model.json"

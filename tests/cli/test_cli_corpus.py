@@ -1,5 +1,5 @@
 """Every command over a corpus of bad files exits 2 with one line naming the file, never a
-traceback (issue 14, item 8)."""
+traceback."""
 
 import io
 import json

@@ -1,4 +1,4 @@
-"""A file cannot make text work super-linear (issue 14, item 6): bounded windows, and no
+"""A file cannot make text work super-linear: bounded windows, and no
 ``drop`` pattern that backtracks catastrophically, from .names files and model files alike."""
 
 import json

@@ -582,7 +582,7 @@ def test_histogram_memory_cap_grows_the_same_tree(monkeypatch, weak_learner):
     np.testing.assert_allclose(free.history_["z"], capped.history_["z"], rtol=1e-12)
 
 
-# --- compact node histograms (issue 18.5) ------------------------------------------------
+# --- compact node histograms ---------------------------------------------------------
 
 @pytest.mark.parametrize("k", [1, 3])
 def test_compact_histograms_hold_the_cells_of_the_full_ones(rng, k):

@@ -1,5 +1,5 @@
 """benchmarks/accuracy_best.py's scoring: per-example losses, the paired difference, and the
-early-stopping callback's test loss at the validation-chosen round (issue 17)."""
+early-stopping callback's test loss at the validation-chosen round."""
 
 import importlib.util
 from pathlib import Path

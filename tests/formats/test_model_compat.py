@@ -1,7 +1,7 @@
 """Model files written by an earlier release load and predict exactly as they did.
 
 The fixtures in ``tests/fixtures/models`` were written by confboost at 656e022, before the
-engine redesign (issue 11), by ``make_fixtures.py`` beside them: one file per weak learner
+engine redesign, by ``make_fixtures.py`` beside them: one file per weak learner
 and scheme (stump, tree, Hamming tree, product, MR, MO, and a table with categorical and
 text columns under stumps, trees and Hamming trees), with the ``decision_function`` and
 ``predict`` outputs of the estimator that saved it.

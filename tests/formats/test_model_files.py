@@ -1,5 +1,5 @@
 """Model files are untrusted input: every bad file is one ValueError naming the file and the
-field, never a crash, an out-of-bounds read, a hang or a NaN prediction (issue 14, item 1)."""
+field, never a crash, an out-of-bounds read, a hang or a NaN prediction."""
 
 import json
 import math

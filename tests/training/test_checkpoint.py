@@ -1,5 +1,5 @@
 """Checkpoints: a run killed at any round and resumed gives the uninterrupted model, bit for
-bit (issue 14, item 4)."""
+bit."""
 
 import json
 import os

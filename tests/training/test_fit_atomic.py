@@ -1,4 +1,4 @@
-"""A fit is all or nothing and a save is atomic (issue 14, items 2 and 3)."""
+"""A fit is all or nothing and a save is atomic."""
 
 import os
 import signal

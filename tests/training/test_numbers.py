@@ -1,5 +1,4 @@
-"""Any finite input trains correctly, and the model is the same for every n_jobs
-(issue 14, items 5 and 7)."""
+"""Any finite input trains correctly, and the model is the same for every n_jobs."""
 
 import json
 
