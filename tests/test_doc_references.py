@@ -1,7 +1,9 @@
 """What the documentation names in backticks exists: every source, test or benchmark path
 (``src/confboost/kernels/histogram.py``, ``kernels/histogram.py``, ``tests/...py``,
 ``benchmarks/...py``), every ``confboost.<dotted.name>`` and every ``<module path>.<name>``
-(``kernels/term_masses.term_criteria``) of README.md and the Markdown pages of ``docs/``.
+(``kernels/term_masses.term_criteria``) of README.md and the Markdown pages of ``docs/``
+(inline code in single backticks), and of the package's docstrings and comments (double
+backticks, as reStructuredText writes code).
 
 Modules and functions are renamed as the code moves on; a page that still names the old
 path sends its reader nowhere, or to a deprecated one: the 0.1 module paths still import
@@ -22,8 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "confboost"
 PAGES = [ROOT / "README.md",
          *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)]
+#: The package's modules; ``_legacy.py`` names the 0.1 paths on purpose.
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "_legacy.py")
 _FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 _CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+_CODE_RST = re.compile(r"``([^`\n]+)``")
 #: The package's folders: a path that starts with one of them is under src/confboost.
 _FOLDERS = tuple(sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name[0] != "_"))
 _PATH = re.compile(r"(?<![\w./-])((?:src/)?(?:confboost/)?[\w/]+\.py)\b")
@@ -35,22 +40,33 @@ _EXTENSIONS = {"py", "md", "c", "h", "png", "svg", "pdf", "json", "txt", "csv", 
 
 
 def _references():
-    """(page:line, kind, text) of every checked name in the pages' inline code."""
+    """(file:line, kind, text) of every checked name in the pages' and the docstrings'
+    inline code."""
     out = []
     for page in PAGES:
         text = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), page.read_text("utf-8"))
-        name = page.relative_to(ROOT).as_posix()
-        for match in _CODE.finditer(text):
-            line = text.count("\n", 0, match.start())
-            where = f"{name}:{line + 1}"
-            if "0.1" in text.split("\n")[line]:
-                continue  # the page speaks of the old paths
-            code = match.group(1)
-            out += [(where, "path", path) for path in _PATH.findall(code)]
-            out += [(where, "name", dotted) for dotted in _DOTTED.findall(code)]
-            out += [(where, "module attribute", f"{module}.{attr}")
-                    for module, attr in _MODULE_ATTRIBUTE.findall(code)
-                    if attr not in _EXTENSIONS and _in_package(module)]
+        out += _named(page, text, _CODE)
+    for source in SOURCES:
+        out += _named(source, source.read_text("utf-8"), _CODE_RST)
+    return out
+
+
+def _named(path, text, code_pattern):
+    """(file:line, kind, text) of the checked names in ``text``'s inline code."""
+    out = []
+    name = path.relative_to(ROOT).as_posix()
+    lines = text.split("\n")
+    for match in code_pattern.finditer(text):
+        line = text.count("\n", 0, match.start())
+        where = f"{name}:{line + 1}"
+        if "0.1" in lines[line]:
+            continue  # the line speaks of the old paths
+        code = match.group(1)
+        out += [(where, "path", found) for found in _PATH.findall(code)]
+        out += [(where, "name", dotted) for dotted in _DOTTED.findall(code)]
+        out += [(where, "module attribute", f"{module}.{attr}")
+                for module, attr in _MODULE_ATTRIBUTE.findall(code)
+                if attr not in _EXTENSIONS and _in_package(module)]
     return out
 
 
@@ -103,9 +119,11 @@ def _resolves(dotted):
 REFERENCES = _references()
 
 
-def test_the_pages_name_code():
+def test_the_pages_and_docstrings_name_code():
     kinds = {kind for _, kind, _ in REFERENCES}
     assert {"path", "name", "module attribute"} <= kinds
+    assert any(where.startswith("src/") for where, _, _ in REFERENCES)
+    assert any(where.startswith("docs/") for where, _, _ in REFERENCES)
 
 
 @pytest.mark.parametrize(("where", "kind", "text"), REFERENCES,

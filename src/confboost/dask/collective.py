@@ -96,7 +96,7 @@ def resolved(args, dataset):
 
 
 class CollectiveReducer:
-    """The ``engine/reduction.Reducer`` of one rank of a collective (module docstring).
+    """The ``engine/protocols.Reducer`` of one rank of a collective (module docstring).
 
     Parameters
     ----------

@@ -17,7 +17,7 @@ replays the rounds (``collective.shard_replay``) before trying again; rounds the
 past the client's last (its loop stopped inside a trip) are dropped with the shards, which
 the next step rebuilds to the client's round (``Shards.drop_ahead``).
 
-``ClusterReducer`` is the client scheme's ``engine/reduction.Reducer``: the client's
+``ClusterReducer`` is the client scheme's ``engine/protocols.Reducer``: the client's
 scheme of no rows runs the same ``choose_alpha`` and ``update`` as the workers' and reads
 each sum from the round's log; the covers of the fit's hypotheses are taken in their
 rounds (one allreduce at the end of the round), or, for rounds that did not take them (a
@@ -126,7 +126,7 @@ def shard_covers(shard, blocks, sizes, patterns, n_patterns):
 
 
 class ClusterReducer:
-    """The ``engine/reduction.Reducer`` of the client's scheme of no rows over the shards.
+    """The ``engine/protocols.Reducer`` of the client's scheme of no rows over the shards.
 
     ``apply`` answers from the last round's log (``collective.CollectiveLearner``: the
     workers' scheme took the same steps, its sums allreduced); ``sum`` is one reduction

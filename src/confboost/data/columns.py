@@ -5,7 +5,7 @@ columns of a BoosTexter data file) becomes
 
 - at ``fit``: a ``Dataset`` (``data/dataset.py``), what the weak learners read: the
   continuous columns binned as an array's are, each categorical column as value codes, each
-  text column as term postings (CSC, ``data/text.py``), all at their table positions;
+  text column as term postings (CSC, ``data/postings.py``), all at their table positions;
 - at prediction: a ``Frame`` (``data/frame.py``), what hypotheses' ``blocks`` read: the
   continuous columns as a float matrix, categorical values as strings, each text column's
   term sets.

@@ -21,7 +21,7 @@ depends only on the m columns of its path, so its Shapley value for column i is
 
 with e_s the coefficient of t^s in Π_{d ≠ i} (z_d + o_d t): Lundberg's Algorithm 2 written per
 path (as GPUTreeShap does): ``tree_shap`` runs it per example in a numba kernel
-(``kernels/tree_shap.py``), ``tree_shap_naive`` vectorised over the examples in NumPy. The
+(``kernels/shap_paths.py``), ``tree_shap_naive`` vectorised over the examples in NumPy. The
 values of every column sum to ``output(x) - v(∅)``, and v(∅), the cover-weighted mean leaf
 value, is the bias.
 """

@@ -3,7 +3,7 @@
 The hypothesis partitions the examples into three blocks: 0 (the value is v), 1 (another
 known value) and 2 (missing); under the abstaining modes block 2 abstains, as a continuous
 stump's missing block does. The learner reads every categorical column's value histogram
-(``kernels/categorical.py``, O(n · k)), forms the three blocks of every value and keeps the
+(``kernels/value_masses.py``, O(n · k)), forms the three blocks of every value and keeps the
 value of least Z (``criterion_numpy.partition_z``); the confidences come from
 ``confidence.block_confidences``.
 """

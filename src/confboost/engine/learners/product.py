@@ -13,7 +13,7 @@ Learning is their coordinate descent on the criterion Z of the two-block partiti
 after the other, each the best given the product of those before it, then each is chosen again
 given all the others, pass after pass, until a pass lowers Z by no more than a relative 1e-12
 or ``MAX_PASSES`` passes are done. A term chosen again may stay as it was, so Z never rises.
-Every choice is one grouped histogram pass (``kernels/product.py``). A product has no
+Every choice is one grouped histogram pass (``kernels/product_split.py``). A product has no
 abstaining block: under ``confidence="abstain"`` it is the discrete product, under
 ``"real-abstain"`` the real one.
 """

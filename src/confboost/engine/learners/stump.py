@@ -173,7 +173,7 @@ class StumpLearner:
     trim : float, default=0.0
         Weight trimming β (Friedman, Hastie & Tibshirani 2000): the histograms that choose
         the split skip the lightest examples holding at most β of the weight mass
-        (``kernels/trim.py``). The chosen stump's confidences fit the kept examples; its
+        (``kernels/weight_trim.py``). The chosen stump's confidences fit the kept examples; its
         block statistics, from which α and Z_t follow, are recomputed over all examples.
         One machine only (the kept examples are chosen over all of them).
     reducer : Reducer, default=LOCAL

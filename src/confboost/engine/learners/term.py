@@ -1,7 +1,8 @@
 """Term-presence tests on text columns (BoosTexter; Schapire & Singer 2000, §7.1 of the 1999 paper).
 
-The hypothesis tests whether a term (a word or word n-gram of a text column, ``data/text.py``)
-is present in a document: two blocks, 0 (present) and 1 (absent, including a missing text).
+The hypothesis tests whether a term (a word or word n-gram of a text column,
+``data/text_experts.py``) is present in a document: two blocks, 0 (present) and 1 (absent,
+including a missing text).
 Under the abstaining modes ("abstain", "real-abstain") the absent block abstains, which is
 BoosTexter's real abstaining AdaBoost.MH.
 
