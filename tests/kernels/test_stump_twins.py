@@ -1,9 +1,12 @@
 """The stump round's NumPy twins give their kernels' results to the bit (``array_equal``, and
 ``==`` on the sums), on weights of many magnitudes, missing values, ties and every mode."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
+from confboost.engine.learners.stump import MASS_MIN_LABELS, StumpLearner
 from confboost.kernels.histogram import build_histogram, build_histogram_binary
 from confboost.kernels.stump_split import best_thresholds
 from confboost.kernels.stump_twins import (
@@ -47,6 +50,25 @@ def test_the_histogram_twin_sums_as_the_kernels(k):
         build_histogram(codes, weights, sign_index, hist)
     histogram_twin(codes, weights, sign_index, twin)
     assert np.array_equal(hist, twin) and hist[:, MISSING_BIN].sum() > 0
+
+
+@pytest.mark.parametrize("k", [MASS_MIN_LABELS, 11])
+def test_the_stump_histogram_of_many_labels_sums_as_the_kernel(k):
+    """From ``MASS_MIN_LABELS`` labels on the stump learner fills its histogram from each
+    example's interleaved masses: the same bits as ``build_histogram`` and the twin (enough
+    cells that the learner runs a kernel, not the twin)."""
+    rng = np.random.default_rng(30 + k)
+    codes = _codes(rng, 6, 24_000, 200)
+    weights = _weights(rng, (24_000, k))
+    sign_index = rng.integers(0, 2, size=(24_000, k)).astype(np.uint8)
+    assert codes.size * k > 1 << 20
+    learner_hist = StumpLearner.histogram(SimpleNamespace(codes=codes), weights,
+                                          SimpleNamespace(sign_index=sign_index))
+    kernel = np.full_like(learner_hist, np.nan)
+    twin = np.full_like(learner_hist, np.nan)
+    build_histogram(codes, weights, sign_index, kernel)
+    histogram_twin(codes, weights, sign_index, twin)
+    assert np.array_equal(learner_hist, kernel) and np.array_equal(learner_hist, twin)
 
 
 @pytest.mark.parametrize("mode", [REAL, DISCRETE, ABSTAIN, REAL_ABSTAIN])

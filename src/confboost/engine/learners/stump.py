@@ -23,11 +23,15 @@ from confboost.engine.learners.base import (
 )
 from confboost.engine.reduction import LOCAL
 from confboost.kernels.histogram import (
+    EVERY_ROW,
     N_HIST_BINS,
     build_histogram,
     build_histogram_binary,
     build_histogram_binary_rows,
+    build_histogram_masses,
     build_histogram_rows,
+    interleaved_masses,
+    mass_group,
 )
 from confboost.kernels.stump_predict import predict_stumps, predict_stumps_naive
 from confboost.kernels.stump_split import best_thresholds
@@ -44,6 +48,13 @@ NUMPY_PREDICT_CELLS = 1 << 20
 
 #: Which of a stump's blocks the abstaining modes abstain on: the missing-value block.
 STUMP_ABSTAINING = np.array([False, False, True])
+
+#: Label columns from which a stump's histogram of every example comes from each example's
+#: masses in a histogram bin's cell order (``build_histogram_masses``: 2k contiguous adds an
+#: example and feature, which LLVM vectorises) rather than from its weights and sign index
+#: (``build_histogram``: k scattered adds). One thread, k = 10: 0.77x the time on 100k x 50
+#: codes, 0.70x on 60k x 784 (the masses' own pass included, 3% of it); the same bits.
+MASS_MIN_LABELS = 8
 
 
 class StumpHypothesis(PartitionHypothesis):
@@ -276,6 +287,11 @@ class StumpLearner:
             else:
                 build_histogram_binary_rows(dataset.codes, rows, weights[rows, 0],
                                             sign_index[rows, 0], hist)
+        elif rows is None and k >= MASS_MIN_LABELS:
+            masses = np.empty((*weights.shape, 2), dtype=WEIGHT_DTYPE)
+            interleaved_masses(weights, np.ascontiguousarray(sign_index), masses)
+            build_histogram_masses(dataset.codes, EVERY_ROW, True, masses, hist,
+                                   mass_group(n_features, hist[0].nbytes))
         elif rows is None:
             build_histogram(dataset.codes, weights, sign_index, hist)
         else:
