@@ -175,6 +175,24 @@ def test_histogram_over_rows_equals_naive_on_the_subset(rng, k):
         np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("n_features", [4, 5])
+def test_binary_histogram_over_rows_is_the_full_kernels_on_the_subset(rng, n_features):
+    """Features in pairs, an odd one alone: each cell sums the rows in their order, as the
+    kernel of every example does on the subset's codes (the same bits)."""
+    from confboost.kernels.histogram import build_histogram_binary, build_histogram_binary_rows
+
+    codes = rng.integers(0, 256, size=(n_features, 3000)).astype(np.uint8)
+    weights = rng.random(3000) * 10.0 ** rng.integers(-12, 0, size=3000)
+    sign_index = rng.integers(0, 2, size=3000).astype(np.uint8)
+    rows = np.flatnonzero(rng.random(3000) < 0.7).astype(np.uint32)
+    hist = np.full((n_features, N_HIST_BINS, 1, 2), np.nan)
+    expected = np.full_like(hist, np.nan)
+    build_histogram_binary_rows(codes, rows, weights[rows], sign_index[rows], hist)
+    build_histogram_binary(np.ascontiguousarray(codes[:, rows]), weights[rows],
+                           sign_index[rows], expected)
+    assert np.array_equal(hist, expected)
+
+
 @pytest.mark.parametrize("k", [1, 4])
 def test_stump_block_stats_equal_naive(rng, k):
     from confboost.kernels.stump_split import stump_block_stats_naive

@@ -321,16 +321,34 @@ def build_histogram_binary(codes, weights, sign_index, hist):
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
     """``build_histogram_binary`` over the examples ``rows`` only, with their weights and
-    signs gathered (1-D, as in ``build_histogram_rows``)."""
+    signs gathered (1-D, as in ``build_histogram_rows``).
+
+    Features go in pairs, one task a pair, as in ``build_histogram_binary``: each row's
+    index, weight and sign are loaded once for two histograms (a task per feature made a
+    weight-trimmed round's histogram of 85% of the rows dearer than the full one).
+    """
     n_features = codes.shape[0]
     flat = hist.reshape((n_features, N_HIST_BINS * 2))
-    for feature in prange(n_features):
-        feature_hist = flat[feature]
-        feature_hist[:] = 0.0
-        feature_codes = codes[feature]
-        for p in range(rows.shape[0]):
-            feature_hist[(np.uintp(feature_codes[rows[p]]) << np.uintp(1))
-                         | np.uintp(row_sign_index[p])] += row_weights[p]
+    one = np.uintp(1)
+    for pair in prange((n_features + 1) // 2):
+        first = 2 * pair
+        first_hist = flat[first]
+        first_hist[:] = 0.0
+        first_codes = codes[first]
+        if first + 1 < n_features:
+            second_hist = flat[first + 1]
+            second_hist[:] = 0.0
+            second_codes = codes[first + 1]
+            for p in range(rows.shape[0]):
+                row = rows[p]
+                weight = row_weights[p]
+                sign = np.uintp(row_sign_index[p])
+                first_hist[(np.uintp(first_codes[row]) << one) | sign] += weight
+                second_hist[(np.uintp(second_codes[row]) << one) | sign] += weight
+        else:
+            for p in range(rows.shape[0]):
+                first_hist[(np.uintp(first_codes[rows[p]]) << one)
+                           | np.uintp(row_sign_index[p])] += row_weights[p]
 
 
 def build_histogram_naive(codes, weights, sign_index, n_hist_bins=N_HIST_BINS):
