@@ -242,6 +242,41 @@ def test_apply_partition_equals_naive(rng, k, loss_kind, one_column):
         assert again == got
 
 
+def test_apply_partition_binary_is_apply_partition_on_one_column(rng):
+    """The 1-D pass gives ``apply_partition``'s weights, scores, Σ D and loss to the bit,
+    over several reduction chunks, and its twin's."""
+    from confboost.kernels.weight_update import (
+        LOSS_PAIRS,
+        REDUCTION_CHUNK,
+        apply_partition,
+        apply_partition_binary,
+        apply_partition_binary_naive,
+    )
+
+    n = 3 * REDUCTION_CHUNK + 17
+    weights = rng.random((n, 1)) * 10.0 ** rng.integers(-12, 0, size=(n, 1))
+    sign_index = rng.integers(0, 2, size=(n, 1)).astype(np.uint8)
+    blocks = rng.integers(0, 3, size=n).astype(np.uint8)
+    steps = rng.normal(size=(3, 1))
+    steps[1, 0] = 0.0  # scores of exactly 0 count as errors
+    factors = np.stack([np.exp(-steps), np.exp(steps)], axis=-1) / 1.3
+    scores = np.round(rng.normal(size=(n, 1)), 1)
+    loss_weights = rng.random((n, 1))
+    runs = [[weights.copy(), scores.copy()] for _ in range(3)]
+    want = apply_partition(runs[0][0], sign_index, blocks, steps, factors, runs[0][1],
+                           LOSS_PAIRS, loss_weights)
+    got = apply_partition_binary(runs[1][0][:, 0], sign_index[:, 0], blocks, steps[:, 0],
+                                 factors.reshape(-1), runs[1][1][:, 0], loss_weights[:, 0])
+    twin = apply_partition_binary_naive(runs[2][0][:, 0], sign_index[:, 0], blocks,
+                                        steps[:, 0], factors.reshape(-1), runs[2][1][:, 0],
+                                        loss_weights[:, 0])
+    assert got == want
+    assert np.array_equal(runs[1][0], runs[0][0]) and np.array_equal(runs[1][1], runs[0][1])
+    np.testing.assert_allclose(twin, got, rtol=1e-12)
+    np.testing.assert_allclose(runs[2][0], runs[1][0], rtol=1e-12)
+    assert np.array_equal(runs[2][1], runs[1][1])
+
+
 def test_trim_rows_equals_naive_and_trims_at_most_beta(rng):
     from confboost.kernels.weight_trim import trim_rows, trim_rows_naive
 
