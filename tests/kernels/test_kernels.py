@@ -27,7 +27,8 @@ def _codes(X, max_bins=255):
     return np.ascontiguousarray(mapper.transform(X)), mapper.n_bins_
 
 
-@pytest.mark.parametrize("n_features", [4, 5])  # the binary kernel takes features in pairs
+# the binary kernel takes features in fours, those past the last four one at a time
+@pytest.mark.parametrize("n_features", [4, 5, 7, 8])
 @pytest.mark.parametrize("k", [1, 3])
 def test_histogram_equals_naive_in_any_order(rng, k, n_features):
     X, signs, weights = random_problem(rng, n_samples=300, n_features=n_features, k=k,

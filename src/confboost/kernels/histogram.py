@@ -283,9 +283,10 @@ def build_histogram_binary(codes, weights, sign_index, hist):
     """``build_histogram`` specialised for one label column (1-D weights and signs).
 
     The hot loop is one add per example into ``hist[f, code * 2 + sign]``. Features go in
-    pairs, one task a pair: each example's weight and sign are loaded once for two
-    histograms, and the two adds are independent (1.5x faster on 1M x 50 than a task per
-    feature, in a same-process A/B on a busy machine).
+    fours, one task a group: each example's weight and sign are loaded once for four
+    histograms, and the four adds are independent (a task per feature pair was 1.5x faster
+    on 1M x 50 than a task per feature; four a task take 0.9-0.95x the time of two on
+    10k-100k x 50 at one thread). The features past the last four take a task each.
 
     Parameters
     ----------
@@ -298,23 +299,32 @@ def build_histogram_binary(codes, weights, sign_index, hist):
     n_features, n_samples = codes.shape
     flat = hist.reshape((n_features, N_HIST_BINS * 2))
     one = np.uintp(1)
-    for pair in prange((n_features + 1) // 2):
-        first = 2 * pair
-        first_hist = flat[first]
-        first_hist[:] = 0.0
-        first_codes = codes[first]
-        if first + 1 < n_features:
-            second_hist = flat[first + 1]
-            second_hist[:] = 0.0
-            second_codes = codes[first + 1]
+    n_fours = n_features // 4
+    for task in prange(n_fours + n_features % 4):
+        if task < n_fours:
+            first = 4 * task
+            hist_0, hist_1, hist_2, hist_3 = (flat[first], flat[first + 1], flat[first + 2],
+                                              flat[first + 3])
+            codes_0, codes_1, codes_2, codes_3 = (codes[first], codes[first + 1],
+                                                  codes[first + 2], codes[first + 3])
+            hist_0[:] = 0.0
+            hist_1[:] = 0.0
+            hist_2[:] = 0.0
+            hist_3[:] = 0.0
             for i in range(n_samples):
                 weight = weights[i]
                 sign = np.uintp(sign_index[i])
-                first_hist[(np.uintp(first_codes[i]) << one) | sign] += weight
-                second_hist[(np.uintp(second_codes[i]) << one) | sign] += weight
+                hist_0[(np.uintp(codes_0[i]) << one) | sign] += weight
+                hist_1[(np.uintp(codes_1[i]) << one) | sign] += weight
+                hist_2[(np.uintp(codes_2[i]) << one) | sign] += weight
+                hist_3[(np.uintp(codes_3[i]) << one) | sign] += weight
         else:
+            feature = 4 * n_fours + task - n_fours
+            feature_hist = flat[feature]
+            feature_hist[:] = 0.0
+            feature_codes = codes[feature]
             for i in range(n_samples):
-                first_hist[(np.uintp(first_codes[i]) << one) | np.uintp(sign_index[i])] += (
+                feature_hist[(np.uintp(feature_codes[i]) << one) | np.uintp(sign_index[i])] += (
                     weights[i])
 
 
