@@ -8,7 +8,7 @@ import pytest
 
 from confboost.engine.learners.stump import MASS_MIN_LABELS, StumpLearner
 from confboost.kernels.histogram import build_histogram, build_histogram_binary
-from confboost.kernels.stump_split import best_thresholds
+from confboost.kernels.stump_split import best_stump, best_thresholds
 from confboost.kernels.stump_twins import (
     apply_partition_twin,
     best_thresholds_twin,
@@ -87,6 +87,41 @@ def test_the_threshold_twin_finds_the_kernels_z_and_bin(mode, k):
     best_thresholds_twin(hist, n_bins, mode, total, *twin)
     assert np.array_equal(out[0], twin[0]) and np.array_equal(out[1], twin[1])
     assert out[1][5] == -1 and np.isinf(out[0][5])
+
+
+@pytest.mark.parametrize("mode", [REAL, DISCRETE, ABSTAIN])
+@pytest.mark.parametrize("k", [1, 4])
+def test_the_stump_search_in_one_call_is_the_twins_path(mode, k):
+    """``best_stump``: the feature of ``np.argmin``, its bin, and the blocks' W+ / W- of
+    the learner's NumPy path (``_block_stats``), to the bit; ties keep the first feature,
+    and a threshold at the last value bin leaves block 1 empty."""
+    rng = np.random.default_rng(20 + 10 * mode + k)
+    n_features = 6
+    hist = _weights(rng, (n_features, 256, k, 2))
+    hist[3] = hist[1]  # a tie with an earlier feature
+    n_bins = np.array([30, 40, 12, 40, 1, 255], dtype=np.intp)
+    total = float(hist[0].sum())
+    for trial in range(3):
+        if trial == 1:
+            hist[:, 2:] = 0.0  # Z at its least from the second bin on: ties over thresholds
+        if trial == 2:
+            n_bins[:] = 1  # one value bin: the threshold at the last bin
+        best_z = np.empty(n_features)
+        best_bin = np.empty(n_features, dtype=np.intp)
+        weight_pos = np.full((3, k), np.nan)
+        weight_neg = np.full((3, k), np.nan)
+        feature, threshold_bin = best_stump(hist, n_bins, mode, total, best_z, best_bin,
+                                            weight_pos, weight_neg)
+        want_z = np.empty(n_features)
+        want_bin = np.empty(n_features, dtype=np.intp)
+        best_thresholds_twin(hist, n_bins, mode, total, want_z, want_bin)
+        want_feature = int(np.argmin(want_z))
+        want_pos, want_neg = StumpLearner._block_stats(hist[want_feature],
+                                                       n_bins[want_feature],
+                                                       int(want_bin[want_feature]))
+        assert (feature, threshold_bin) == (want_feature, want_bin[want_feature])
+        assert np.array_equal(best_z, want_z) and np.array_equal(best_bin, want_bin)
+        assert np.array_equal(weight_pos, want_pos) and np.array_equal(weight_neg, want_neg)
 
 
 def test_the_blocks_twin_gives_the_kernels_blocks():

@@ -333,9 +333,9 @@ def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
     """``build_histogram_binary`` over the examples ``rows`` only, with their weights and
     signs gathered (1-D, as in ``build_histogram_rows``).
 
-    Features go in pairs, one task a pair, as in ``build_histogram_binary``: each row's
-    index, weight and sign are loaded once for two histograms (a task per feature made a
-    weight-trimmed round's histogram of 85% of the rows dearer than the full one).
+    Features go in pairs, one task a pair: each row's index, weight and sign are loaded
+    once for two histograms (a task per feature made a weight-trimmed round's histogram of
+    85% of the rows dearer than the full one).
     """
     n_features = codes.shape[0]
     flat = hist.reshape((n_features, N_HIST_BINS * 2))

@@ -109,6 +109,47 @@ def best_thresholds(hist, n_bins, mode, total, best_z, best_bin):
         best_bin[feature] = feature_bin
 
 
+@njit(cache=True, nogil=True)
+def best_stump(hist, n_bins, mode, total, best_z, best_bin, weight_pos, weight_neg):
+    """``best_thresholds``, then the stump of least Z over the features and its blocks'
+    W+ and W-: the learner's search in one call.
+
+    The feature is the first of least ``best_z`` (``np.argmin``'s); block 0 sums its bins
+    up to the threshold, block 1 the value bins above it, one bin at a time in bin order
+    (the bits of NumPy's ``sum(axis=0)`` over those bins), block 2 is the missing bin.
+
+    Parameters
+    ----------
+    hist, n_bins, mode, total, best_z, best_bin
+        As ``best_thresholds``.
+    weight_pos, weight_neg : ndarray of shape (3, k), float64
+        Output: W+ and W- of the chosen stump's three blocks.
+
+    Returns
+    -------
+    feature : int
+    threshold_bin : int
+        ``best_bin[feature]`` (-1 where no feature has a threshold).
+    """
+    best_thresholds(hist, n_bins, mode, total, best_z, best_bin)
+    feature = 0
+    for f in range(1, best_z.shape[0]):
+        if best_z[f] < best_z[feature]:
+            feature = f
+    threshold_bin = best_bin[feature]
+    weight_pos[:] = 0.0
+    weight_neg[:] = 0.0
+    for b in range(n_bins[feature]):
+        block = 0 if b <= threshold_bin else 1
+        for l in range(hist.shape[2]):
+            weight_pos[block, l] += hist[feature, b, l, 0]
+            weight_neg[block, l] += hist[feature, b, l, 1]
+    for l in range(hist.shape[2]):
+        weight_pos[2, l] = hist[feature, MISSING_BIN, l, 0]
+        weight_neg[2, l] = hist[feature, MISSING_BIN, l, 1]
+    return feature, threshold_bin
+
+
 def stump_block_stats_naive(codes, weights, sign_index, feature, threshold_bin):
     """Brute-force W+ and W- of the three blocks of one stump, from the examples.
 

@@ -34,7 +34,7 @@ from confboost.kernels.histogram import (
     mass_group,
 )
 from confboost.kernels.stump_predict import predict_stumps, predict_stumps_naive
-from confboost.kernels.stump_split import best_thresholds
+from confboost.kernels.stump_split import best_stump
 from confboost.kernels.stump_twins import best_thresholds_twin, histogram_twin, stump_blocks_twin
 from confboost.kernels.weight_trim import trim_rows
 from confboost.kernels.weight_update import stump_block_stats, stump_blocks
@@ -317,13 +317,19 @@ class StumpLearner:
         best_bin = np.empty(n_features, dtype=np.intp)
         # every example lies in one bin of feature 0: the histogram's total mass
         total = float(hist[0].sum())
-        search = (best_thresholds_twin if prefer_twin(best_thresholds, hist.size, every_round=True)
-                  else best_thresholds)  # the same thresholds, without numba on a small fit
-        search(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
-        feature = int(np.argmin(best_z))
-        threshold_bin = int(best_bin[feature])
-        weight_pos, weight_neg = self._block_stats(hist[feature], dataset.n_bins[feature],
-                                                   threshold_bin)
+        if prefer_twin(best_stump, hist.size, every_round=True):
+            # the same stump and block statistics, without numba on a small fit
+            best_thresholds_twin(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
+            feature = int(np.argmin(best_z))
+            threshold_bin = int(best_bin[feature])
+            weight_pos, weight_neg = self._block_stats(hist[feature], dataset.n_bins[feature],
+                                                       threshold_bin)
+        else:
+            k = hist.shape[2]
+            weight_pos = np.empty((3, k), dtype=WEIGHT_DTYPE)
+            weight_neg = np.empty((3, k), dtype=WEIGHT_DTYPE)
+            feature, threshold_bin = best_stump(hist, dataset.n_bins, self.mode, total,
+                                                best_z, best_bin, weight_pos, weight_neg)
         values = block_confidences(weight_pos, weight_neg, STUMP_ABSTAINING, self.mode,
                                    self.smoothing)
         threshold = dataset.raw_threshold(feature, threshold_bin)
