@@ -23,6 +23,7 @@ from confboost.kernels.weight_update import (
     stump_blocks,
 )
 from confboost.utils.dtypes import ABSTAIN, DISCRETE, MISSING_BIN, REAL, REAL_ABSTAIN
+from confboost.utils.lazy_numba import load_numba
 
 
 def _codes(rng, n_features, n_samples, n_bins):
@@ -54,21 +55,29 @@ def test_the_histogram_twin_sums_as_the_kernels(k):
 
 @pytest.mark.parametrize("k", [MASS_MIN_LABELS, 11])
 def test_the_stump_histogram_of_many_labels_sums_as_the_kernel(k):
-    """From ``MASS_MIN_LABELS`` labels on the stump learner fills its histogram from each
-    example's interleaved masses: the same bits as ``build_histogram`` and the twin (enough
-    cells that the learner runs a kernel, not the twin)."""
+    """From ``MASS_MIN_LABELS`` labels on the stump learner fills its histogram on one
+    thread from each example's interleaved masses, on more from weights and signs: the
+    same bits as ``build_histogram`` and the twin either way (enough cells that the learner
+    runs a kernel, not the twin)."""
+    numba = load_numba()
     rng = np.random.default_rng(30 + k)
     codes = _codes(rng, 6, 24_000, 200)
     weights = _weights(rng, (24_000, k))
     sign_index = rng.integers(0, 2, size=(24_000, k)).astype(np.uint8)
     assert codes.size * k > 1 << 20
-    learner_hist = StumpLearner.histogram(SimpleNamespace(codes=codes), weights,
-                                          SimpleNamespace(sign_index=sign_index))
-    kernel = np.full_like(learner_hist, np.nan)
-    twin = np.full_like(learner_hist, np.nan)
+    kernel = np.full((6, 256, k, 2), np.nan)
+    twin = np.full((6, 256, k, 2), np.nan)
     build_histogram(codes, weights, sign_index, kernel)
     histogram_twin(codes, weights, sign_index, twin)
-    assert np.array_equal(learner_hist, kernel) and np.array_equal(learner_hist, twin)
+    threads = numba.get_num_threads()
+    for n_threads in {1, threads}:
+        numba.set_num_threads(n_threads)
+        try:
+            learner_hist = StumpLearner.histogram(SimpleNamespace(codes=codes), weights,
+                                                  SimpleNamespace(sign_index=sign_index))
+        finally:
+            numba.set_num_threads(threads)
+        assert np.array_equal(learner_hist, kernel) and np.array_equal(learner_hist, twin)
 
 
 @pytest.mark.parametrize("mode", [REAL, DISCRETE, ABSTAIN, REAL_ABSTAIN])

@@ -39,7 +39,7 @@ from confboost.kernels.stump_twins import best_thresholds_twin, histogram_twin, 
 from confboost.kernels.weight_trim import trim_rows
 from confboost.kernels.weight_update import stump_block_stats, stump_blocks
 from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
-from confboost.utils.lazy_numba import kernel_ready, prefer_twin
+from confboost.utils.lazy_numba import kernel_ready, load_numba, prefer_twin
 from confboost.utils.untrusted import read_float, read_int, require, write_float
 
 #: Most row·stump·label cells a prediction takes through NumPy while ``predict_stumps`` is
@@ -49,11 +49,14 @@ NUMPY_PREDICT_CELLS = 1 << 20
 #: Which of a stump's blocks the abstaining modes abstain on: the missing-value block.
 STUMP_ABSTAINING = np.array([False, False, True])
 
-#: Label columns from which a stump's histogram of every example comes from each example's
-#: masses in a histogram bin's cell order (``build_histogram_masses``: 2k contiguous adds an
-#: example and feature, which LLVM vectorises) rather than from its weights and sign index
-#: (``build_histogram``: k scattered adds). One thread, k = 10: 0.77x the time on 100k x 50
-#: codes, 0.70x on 60k x 784 (the masses' own pass included, 3% of it); the same bits.
+#: Label columns from which a stump's histogram of every example, on one thread, comes from
+#: each example's masses in a histogram bin's cell order (``build_histogram_masses``: 2k
+#: contiguous adds an example and feature, which LLVM vectorises) rather than from its
+#: weights and sign index (``build_histogram``: k scattered adds). One thread, k = 10: 0.77x
+#: the time on 100k x 50 codes, 0.70x on 60k x 784 (the masses' own pass included, 3% of
+#: it); the same bits. Two threads on two busy cores: 1.4-1.7x (a task's group of features
+#: reads the 16 MB of masses, 9 tasks against 50 of ``build_histogram``), so more threads
+#: keep ``build_histogram``.
 MASS_MIN_LABELS = 8
 
 
@@ -287,7 +290,7 @@ class StumpLearner:
             else:
                 build_histogram_binary_rows(dataset.codes, rows, weights[rows, 0],
                                             sign_index[rows, 0], hist)
-        elif rows is None and k >= MASS_MIN_LABELS:
+        elif rows is None and k >= MASS_MIN_LABELS and load_numba().get_num_threads() == 1:
             masses = np.empty((*weights.shape, 2), dtype=WEIGHT_DTYPE)
             interleaved_masses(weights, np.ascontiguousarray(sign_index), masses)
             build_histogram_masses(dataset.codes, EVERY_ROW, True, masses, hist,
