@@ -54,7 +54,7 @@ STUMP_ABSTAINING = np.array([False, False, True])
 #: contiguous adds an example and feature, which LLVM vectorises) rather than from its
 #: weights and sign index (``build_histogram``: k scattered adds). One thread, k = 10: 0.77x
 #: the time on 100k x 50 codes, 0.70x on 60k x 784 (the masses' own pass included, 3% of
-#: it); the same bits. Two threads on two busy cores: 1.4-1.7x (a task's group of features
+#: it); the same bits. Two threads on two busy cores: 1.3-1.4x (a task's group of features
 #: reads the 16 MB of masses, 9 tasks against 50 of ``build_histogram``), so more threads
 #: keep ``build_histogram``.
 MASS_MIN_LABELS = 8
