@@ -11,6 +11,7 @@ from confboost.kernels.histogram import build_histogram, build_histogram_binary
 from confboost.kernels.stump_split import best_stump, best_thresholds
 from confboost.kernels.stump_twins import (
     apply_partition_twin,
+    best_stump_twin,
     best_thresholds_twin,
     histogram_twin,
     stump_blocks_twin,
@@ -100,10 +101,11 @@ def test_the_threshold_twin_finds_the_kernels_z_and_bin(mode, k):
 
 @pytest.mark.parametrize("mode", [REAL, DISCRETE, ABSTAIN])
 @pytest.mark.parametrize("k", [1, 4])
-def test_the_stump_search_in_one_call_is_the_twins_path(mode, k):
-    """``best_stump``: the feature of ``np.argmin``, its bin, and the blocks' W+ / W- of
-    the learner's NumPy path (``_block_stats``), to the bit; ties keep the first feature,
-    and a threshold at the last value bin leaves block 1 empty."""
+def test_the_stump_search_twin_finds_the_kernels_stump_and_blocks(mode, k):
+    """``best_stump`` and its twin: the feature of ``np.argmin``, its bin, and the blocks'
+    W+ / W- to the bit (the bins' sums over the value bins on each side of the threshold,
+    the missing bin); ties keep the first feature, and a threshold at the last value bin
+    leaves block 1 empty."""
     rng = np.random.default_rng(20 + 10 * mode + k)
     n_features = 6
     hist = _weights(rng, (n_features, 256, k, 2))
@@ -115,22 +117,18 @@ def test_the_stump_search_in_one_call_is_the_twins_path(mode, k):
             hist[:, 2:] = 0.0  # Z at its least from the second bin on: ties over thresholds
         if trial == 2:
             n_bins[:] = 1  # one value bin: the threshold at the last bin
-        best_z = np.empty(n_features)
-        best_bin = np.empty(n_features, dtype=np.intp)
-        weight_pos = np.full((3, k), np.nan)
-        weight_neg = np.full((3, k), np.nan)
-        feature, threshold_bin = best_stump(hist, n_bins, mode, total, best_z, best_bin,
-                                            weight_pos, weight_neg)
-        want_z = np.empty(n_features)
-        want_bin = np.empty(n_features, dtype=np.intp)
-        best_thresholds_twin(hist, n_bins, mode, total, want_z, want_bin)
-        want_feature = int(np.argmin(want_z))
-        want_pos, want_neg = StumpLearner._block_stats(hist[want_feature],
-                                                       n_bins[want_feature],
-                                                       int(want_bin[want_feature]))
-        assert (feature, threshold_bin) == (want_feature, want_bin[want_feature])
-        assert np.array_equal(best_z, want_z) and np.array_equal(best_bin, want_bin)
-        assert np.array_equal(weight_pos, want_pos) and np.array_equal(weight_neg, want_neg)
+        out = [np.full(n_features, -7.0), np.full(n_features, 99, dtype=np.intp),
+               np.full((3, k), np.nan), np.full((3, k), np.nan)]
+        twin = [np.full(n_features, -7.0), np.full(n_features, 99, dtype=np.intp),
+                np.full((3, k), np.nan), np.full((3, k), np.nan)]
+        stump = best_stump(hist, n_bins, mode, total, *out)
+        twin_stump = best_stump_twin(hist, n_bins, mode, total, *twin)
+        assert stump == twin_stump == (int(np.argmin(twin[0])), twin[1][stump[0]])
+        assert all(np.array_equal(a, b) for a, b in zip(out, twin, strict=True))
+        assert np.array_equal(out[2][2], hist[stump[0], MISSING_BIN, :, 0])
+        assert np.allclose(out[2].sum(axis=0) + out[3].sum(axis=0),
+                           hist[stump[0], :n_bins[stump[0]]].sum(axis=(0, 2))
+                           + hist[stump[0], MISSING_BIN].sum(axis=1))
 
 
 def test_the_blocks_twin_gives_the_kernels_blocks():

@@ -35,7 +35,7 @@ from confboost.kernels.histogram import (
 )
 from confboost.kernels.stump_predict import predict_stumps, predict_stumps_naive
 from confboost.kernels.stump_split import best_stump
-from confboost.kernels.stump_twins import best_thresholds_twin, histogram_twin, stump_blocks_twin
+from confboost.kernels.stump_twins import best_stump_twin, histogram_twin, stump_blocks_twin
 from confboost.kernels.weight_trim import trim_rows
 from confboost.kernels.weight_update import stump_block_stats, stump_blocks
 from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
@@ -320,19 +320,12 @@ class StumpLearner:
         best_bin = np.empty(n_features, dtype=np.intp)
         # every example lies in one bin of feature 0: the histogram's total mass
         total = float(hist[0].sum())
-        if prefer_twin(best_stump, hist.size, every_round=True):
-            # the same stump and block statistics, without numba on a small fit
-            best_thresholds_twin(hist, dataset.n_bins, self.mode, total, best_z, best_bin)
-            feature = int(np.argmin(best_z))
-            threshold_bin = int(best_bin[feature])
-            weight_pos, weight_neg = self._block_stats(hist[feature], dataset.n_bins[feature],
-                                                       threshold_bin)
-        else:
-            k = hist.shape[2]
-            weight_pos = np.empty((3, k), dtype=WEIGHT_DTYPE)
-            weight_neg = np.empty((3, k), dtype=WEIGHT_DTYPE)
-            feature, threshold_bin = best_stump(hist, dataset.n_bins, self.mode, total,
-                                                best_z, best_bin, weight_pos, weight_neg)
+        weight_pos = np.empty((3, hist.shape[2]), dtype=WEIGHT_DTYPE)
+        weight_neg = np.empty((3, hist.shape[2]), dtype=WEIGHT_DTYPE)
+        search = (best_stump_twin if prefer_twin(best_stump, hist.size, every_round=True)
+                  else best_stump)  # the same stump, without numba on a small fit
+        feature, threshold_bin = search(hist, dataset.n_bins, self.mode, total, best_z,
+                                        best_bin, weight_pos, weight_neg)
         values = block_confidences(weight_pos, weight_neg, STUMP_ABSTAINING, self.mode,
                                    self.smoothing)
         threshold = dataset.raw_threshold(feature, threshold_bin)
@@ -356,12 +349,3 @@ class StumpLearner:
             self._rows = np.empty(n_samples, dtype=np.uint32)
         count = trim_rows(mass, mass.view(np.uint64), float(self.trim), self._rows)
         return self._rows[:count]
-
-    @staticmethod
-    def _block_stats(feature_hist, n_value_bins, threshold_bin):
-        """W+ and W- of the three blocks, shape (3, k) each, from one feature's histogram."""
-        left = feature_hist[: threshold_bin + 1].sum(axis=0)
-        right = feature_hist[threshold_bin + 1: n_value_bins].sum(axis=0)
-        missing = feature_hist[MISSING_BIN]
-        stats = np.stack([left, right, missing])
-        return stats[:, :, 0].copy(), stats[:, :, 1].copy()
