@@ -27,7 +27,8 @@ def _codes(X, max_bins=255):
     return np.ascontiguousarray(mapper.transform(X)), mapper.n_bins_
 
 
-@pytest.mark.parametrize("n_features", [4, 5])  # the binary kernel takes features in pairs
+# the binary kernel takes features in fours, those past the last four one at a time
+@pytest.mark.parametrize("n_features", [4, 5, 7, 8])
 @pytest.mark.parametrize("k", [1, 3])
 def test_histogram_equals_naive_in_any_order(rng, k, n_features):
     X, signs, weights = random_problem(rng, n_samples=300, n_features=n_features, k=k,
@@ -175,6 +176,24 @@ def test_histogram_over_rows_equals_naive_on_the_subset(rng, k):
         np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("n_features", [4, 5])
+def test_binary_histogram_over_rows_is_the_full_kernels_on_the_subset(rng, n_features):
+    """Features in pairs, an odd one alone: each cell sums the rows in their order, as the
+    kernel of every example does on the subset's codes (the same bits)."""
+    from confboost.kernels.histogram import build_histogram_binary, build_histogram_binary_rows
+
+    codes = rng.integers(0, 256, size=(n_features, 3000)).astype(np.uint8)
+    weights = rng.random(3000) * 10.0 ** rng.integers(-12, 0, size=3000)
+    sign_index = rng.integers(0, 2, size=3000).astype(np.uint8)
+    rows = np.flatnonzero(rng.random(3000) < 0.7).astype(np.uint32)
+    hist = np.full((n_features, N_HIST_BINS, 1, 2), np.nan)
+    expected = np.full_like(hist, np.nan)
+    build_histogram_binary_rows(codes, rows, weights[rows], sign_index[rows], hist)
+    build_histogram_binary(np.ascontiguousarray(codes[:, rows]), weights[rows],
+                           sign_index[rows], expected)
+    assert np.array_equal(hist, expected)
+
+
 @pytest.mark.parametrize("k", [1, 4])
 def test_stump_block_stats_equal_naive(rng, k):
     from confboost.kernels.stump_split import stump_block_stats_naive
@@ -222,6 +241,41 @@ def test_apply_partition_equals_naive(rng, k, loss_kind, one_column):
         again = apply_partition(weights.copy(), sign_index, blocks, steps, factors,
                                 scores.copy(), loss_kind, np.repeat(loss_weights, k, axis=1))
         assert again == got
+
+
+def test_apply_partition_binary_is_apply_partition_on_one_column(rng):
+    """The 1-D pass gives ``apply_partition``'s weights, scores, Σ D and loss to the bit,
+    over several reduction chunks, and its twin's."""
+    from confboost.kernels.weight_update import (
+        LOSS_PAIRS,
+        REDUCTION_CHUNK,
+        apply_partition,
+        apply_partition_binary,
+        apply_partition_binary_naive,
+    )
+
+    n = 3 * REDUCTION_CHUNK + 17
+    weights = rng.random((n, 1)) * 10.0 ** rng.integers(-12, 0, size=(n, 1))
+    sign_index = rng.integers(0, 2, size=(n, 1)).astype(np.uint8)
+    blocks = rng.integers(0, 3, size=n).astype(np.uint8)
+    steps = rng.normal(size=(3, 1))
+    steps[1, 0] = 0.0  # scores of exactly 0 count as errors
+    factors = np.stack([np.exp(-steps), np.exp(steps)], axis=-1) / 1.3
+    scores = np.round(rng.normal(size=(n, 1)), 1)
+    loss_weights = rng.random((n, 1))
+    runs = [[weights.copy(), scores.copy()] for _ in range(3)]
+    want = apply_partition(runs[0][0], sign_index, blocks, steps, factors, runs[0][1],
+                           LOSS_PAIRS, loss_weights)
+    got = apply_partition_binary(runs[1][0][:, 0], sign_index[:, 0], blocks, steps[:, 0],
+                                 factors.reshape(-1), runs[1][1][:, 0], loss_weights[:, 0])
+    twin = apply_partition_binary_naive(runs[2][0][:, 0], sign_index[:, 0], blocks,
+                                        steps[:, 0], factors.reshape(-1), runs[2][1][:, 0],
+                                        loss_weights[:, 0])
+    assert got == want
+    assert np.array_equal(runs[1][0], runs[0][0]) and np.array_equal(runs[1][1], runs[0][1])
+    np.testing.assert_allclose(twin, got, rtol=1e-12)
+    np.testing.assert_allclose(runs[2][0], runs[1][0], rtol=1e-12)
+    assert np.array_equal(runs[2][1], runs[1][1])
 
 
 def test_trim_rows_equals_naive_and_trims_at_most_beta(rng):

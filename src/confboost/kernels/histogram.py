@@ -283,9 +283,10 @@ def build_histogram_binary(codes, weights, sign_index, hist):
     """``build_histogram`` specialised for one label column (1-D weights and signs).
 
     The hot loop is one add per example into ``hist[f, code * 2 + sign]``. Features go in
-    pairs, one task a pair: each example's weight and sign are loaded once for two
-    histograms, and the two adds are independent (1.5x faster on 1M x 50 than a task per
-    feature, in a same-process A/B on a busy machine).
+    fours, one task a group: each example's weight and sign are loaded once for four
+    histograms, and the four adds are independent (a task per feature pair was 1.5x faster
+    on 1M x 50 than a task per feature; four a task take 0.9-0.95x the time of two on
+    10k-100k x 50 at one thread). The features past the last four take a task each.
 
     Parameters
     ----------
@@ -298,6 +299,47 @@ def build_histogram_binary(codes, weights, sign_index, hist):
     n_features, n_samples = codes.shape
     flat = hist.reshape((n_features, N_HIST_BINS * 2))
     one = np.uintp(1)
+    n_fours = n_features // 4
+    for task in prange(n_fours + n_features % 4):
+        if task < n_fours:
+            first = 4 * task
+            hist_0, hist_1, hist_2, hist_3 = (flat[first], flat[first + 1], flat[first + 2],
+                                              flat[first + 3])
+            codes_0, codes_1, codes_2, codes_3 = (codes[first], codes[first + 1],
+                                                  codes[first + 2], codes[first + 3])
+            hist_0[:] = 0.0
+            hist_1[:] = 0.0
+            hist_2[:] = 0.0
+            hist_3[:] = 0.0
+            for i in range(n_samples):
+                weight = weights[i]
+                sign = np.uintp(sign_index[i])
+                hist_0[(np.uintp(codes_0[i]) << one) | sign] += weight
+                hist_1[(np.uintp(codes_1[i]) << one) | sign] += weight
+                hist_2[(np.uintp(codes_2[i]) << one) | sign] += weight
+                hist_3[(np.uintp(codes_3[i]) << one) | sign] += weight
+        else:
+            feature = 4 * n_fours + task - n_fours
+            feature_hist = flat[feature]
+            feature_hist[:] = 0.0
+            feature_codes = codes[feature]
+            for i in range(n_samples):
+                feature_hist[(np.uintp(feature_codes[i]) << one) | np.uintp(sign_index[i])] += (
+                    weights[i])
+
+
+@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
+def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
+    """``build_histogram_binary`` over the examples ``rows`` only, with their weights and
+    signs gathered (1-D, as in ``build_histogram_rows``).
+
+    Features go in pairs, one task a pair: each row's index, weight and sign are loaded
+    once for two histograms (a task per feature made a weight-trimmed round's histogram of
+    85% of the rows dearer than the full one).
+    """
+    n_features = codes.shape[0]
+    flat = hist.reshape((n_features, N_HIST_BINS * 2))
+    one = np.uintp(1)
     for pair in prange((n_features + 1) // 2):
         first = 2 * pair
         first_hist = flat[first]
@@ -307,30 +349,16 @@ def build_histogram_binary(codes, weights, sign_index, hist):
             second_hist = flat[first + 1]
             second_hist[:] = 0.0
             second_codes = codes[first + 1]
-            for i in range(n_samples):
-                weight = weights[i]
-                sign = np.uintp(sign_index[i])
-                first_hist[(np.uintp(first_codes[i]) << one) | sign] += weight
-                second_hist[(np.uintp(second_codes[i]) << one) | sign] += weight
+            for p in range(rows.shape[0]):
+                row = rows[p]
+                weight = row_weights[p]
+                sign = np.uintp(row_sign_index[p])
+                first_hist[(np.uintp(first_codes[row]) << one) | sign] += weight
+                second_hist[(np.uintp(second_codes[row]) << one) | sign] += weight
         else:
-            for i in range(n_samples):
-                first_hist[(np.uintp(first_codes[i]) << one) | np.uintp(sign_index[i])] += (
-                    weights[i])
-
-
-@njit(cache=True, parallel=True, nogil=True, error_model="numpy")
-def build_histogram_binary_rows(codes, rows, row_weights, row_sign_index, hist):
-    """``build_histogram_binary`` over the examples ``rows`` only, with their weights and
-    signs gathered (1-D, as in ``build_histogram_rows``)."""
-    n_features = codes.shape[0]
-    flat = hist.reshape((n_features, N_HIST_BINS * 2))
-    for feature in prange(n_features):
-        feature_hist = flat[feature]
-        feature_hist[:] = 0.0
-        feature_codes = codes[feature]
-        for p in range(rows.shape[0]):
-            feature_hist[(np.uintp(feature_codes[rows[p]]) << np.uintp(1))
-                         | np.uintp(row_sign_index[p])] += row_weights[p]
+            for p in range(rows.shape[0]):
+                first_hist[(np.uintp(first_codes[rows[p]]) << one)
+                           | np.uintp(row_sign_index[p])] += row_weights[p]
 
 
 def build_histogram_naive(codes, weights, sign_index, n_hist_bins=N_HIST_BINS):

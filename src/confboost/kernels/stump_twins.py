@@ -1,7 +1,7 @@
 """NumPy twins, to the bit, of the kernels a stump round runs: its histogram
 (``histogram.build_histogram`` and ``build_histogram_binary``), its threshold search
-(``stump_split.best_thresholds``), its blocks (``weight_update.stump_blocks``) and its
-weight update (``weight_update.apply_partition``).
+(``stump_split.best_thresholds`` and ``best_stump``), its blocks
+(``weight_update.stump_blocks``) and its weight update (``weight_update.apply_partition``).
 
 A small fit in a fresh process runs these instead of the kernels (``lazy_numba.prefer_twin``):
 then it neither imports numba nor loads a kernel from its cache, a third of a second or
@@ -80,6 +80,20 @@ def best_thresholds_twin(hist, n_bins, mode, total, best_z, best_bin):
             best_z[feature], best_bin[feature] = z[first], first
         else:
             best_z[feature], best_bin[feature] = np.inf, -1
+
+
+def best_stump_twin(hist, n_bins, mode, total, best_z, best_bin, weight_pos, weight_neg):
+    """Twin of ``best_stump``: ``best_thresholds_twin``, the first feature of least Z
+    (``np.argmin``) and its blocks' W+ / W- by NumPy sums over its bins (axis 0: one bin
+    at a time, in order); same arguments, returns ``(feature, threshold_bin)``."""
+    best_thresholds_twin(hist, n_bins, mode, total, best_z, best_bin)
+    feature = int(np.argmin(best_z))
+    threshold_bin = int(best_bin[feature])
+    feature_hist = hist[feature]
+    weight_pos[0], weight_neg[0] = feature_hist[: threshold_bin + 1].sum(axis=0).T
+    weight_pos[1], weight_neg[1] = feature_hist[threshold_bin + 1: n_bins[feature]].sum(axis=0).T
+    weight_pos[2], weight_neg[2] = feature_hist[MISSING_BIN].T
+    return feature, threshold_bin
 
 
 def stump_blocks_twin(column_codes, threshold_bin, missing_bin, blocks):

@@ -25,6 +25,7 @@ from confboost.kernels.weight_update import (
     LOSS_ARGMAX,
     LOSS_PAIRS,
     apply_partition,
+    apply_partition_binary,
     sum_in_order,
 )
 from confboost.utils import libm
@@ -186,11 +187,18 @@ class MHScheme:
         """The pass of ``update`` over these rows (``kernels.weight_update.apply_partition``):
         D ← D · factors, f ← f + steps, by block and label sign; returns (Σ D, the
         training loss) of these rows. Blocks per example and label, shape (n, k) (a tree
-        per label, ``learners/label_trees.py``), take ``kernels.label_update``'s pass."""
+        per label, ``learners/label_trees.py``), take ``kernels.label_update``'s pass; one
+        label column takes ``apply_partition_binary``, the same pass in 1-D (the same bits)."""
         if train_blocks.ndim == 2:
             kernel = apply_label_partition
         elif prefer_twin(apply_partition, self.weights.size, every_round=True):  # same bits
             kernel = apply_partition_twin
+        elif self.weights.shape[1] == 1:
+            with serial_below(self.weights.size):
+                return apply_partition_binary(
+                    self.weights[:, 0], self.labels.sign_index[:, 0], train_blocks,
+                    steps[:, 0], factors.reshape(-1), self.scores[:, 0],
+                    self._loss_weights[:, 0])
         else:
             kernel = apply_partition
         with serial_below(self.weights.size):
