@@ -15,6 +15,7 @@ from confboost.data.dataset import Dataset, LabelSigns
 from confboost.engine.learners import HYPOTHESIS_TYPES, label_trees
 from confboost.engine.learners.base import label_masses
 from confboost.engine.learners.label_trees import (
+    LABEL_BLOCK_DTYPE,
     LabelTreesHypothesis,
     LabelTreesLearner,
 )
@@ -150,6 +151,24 @@ def test_trees_grown_at_once_on_a_mixed_table(rng):
     assert learner._more_trees
 
 
+def test_trees_with_value_and_term_nodes_walk_one_by_one(rng):
+    """A round with categorical or text tests (not a forest of thresholds) finds its
+    blocks tree by tree, as before: the training blocks, and scores as the default sum."""
+    from confboost.engine.learners.base import PartitionHypothesis
+
+    frame, Y = mixed_frame(rng, n=300)
+    _, dataset, predict_frame, labels, weights = table_fit_parts(frame, Y, rng)
+    fit = LabelTreesLearner(REAL, SMOOTHING, max_leaves=6).fit(dataset, weights, labels)
+    hypothesis = fit.hypothesis
+    assert not label_trees._threshold_trees([hypothesis])
+    np.testing.assert_array_equal(hypothesis.blocks(predict_frame), fit.train_blocks)
+    scores, expected = np.zeros(Y.shape), np.zeros(Y.shape)
+    LabelTreesHypothesis.add_scores([hypothesis], [0.7], predict_frame, scores)
+    PartitionHypothesis.add_scores.__func__(LabelTreesHypothesis, [hypothesis], [0.7],
+                                            predict_frame, expected)
+    np.testing.assert_array_equal(scores, expected)
+
+
 @pytest.mark.parametrize(("distinct", "leaves"), [(7, 5), (200, 16)])
 def test_each_label_tree_is_the_one_label_tree(rng, distinct, leaves):
     """Tree l is the one-label ``TreeLearner``'s on label l's masses, to the bit, on
@@ -236,24 +255,56 @@ def test_predict_save_and_pickle_round_trips(digits_model, tmp_path):
 
 def test_a_float32_frame_is_converted_once_for_all_trees(digits_model, monkeypatch):
     # every tree walks float64 values; a float32 X is converted once per model (and per
-    # round's blocks), not once per tree, and the blocks are those of the float64 X
-    from confboost.engine.learners.tree_hypothesis import TreeHypothesis
-
+    # round's blocks), every round's trees walked together, and the blocks are those of the
+    # float64 X
     model, X = digits_model
     expected = model.decision_function(X.astype(np.float64))
     walked = []
-    original = TreeHypothesis.blocks
-    monkeypatch.setattr(TreeHypothesis, "blocks", lambda self, frame: (
-        walked.append(frame.numeric), original(self, frame))[1])
+    original = label_trees.forest_leaves
+    monkeypatch.setattr(label_trees, "forest_leaves", lambda X, *rest: (
+        walked.append((X, rest[-1].shape[1])), original(X, *rest))[1])
     scores = model.decision_function(X.astype(np.float32))
     np.testing.assert_array_equal(scores, expected)
-    assert len(walked) == 10 * len(model.model_.hypotheses)
-    assert all(each is walked[0] and each.dtype == np.float64 for each in walked)
+    assert [n_trees for _, n_trees in walked] == [10 * len(model.model_.hypotheses)]
+    assert walked[0][0].dtype == np.float64
     hypothesis = model.model_.hypotheses[0]
     walked.clear()
     np.testing.assert_array_equal(hypothesis.blocks(X.astype(np.float32)),
                                   hypothesis.blocks(X.astype(np.float64)))
-    assert all(each.dtype == np.float64 for each in walked)
+    assert [(each.dtype, n_trees) for each, n_trees in walked] == [(np.float64, 10)] * 2
+
+
+def test_trees_walked_together_give_each_trees_blocks_and_scores(digits_model, monkeypatch):
+    """A round's blocks and the model's scores from every tree walked together
+    (``forest_walk.forest_leaves``, in slices of rows) are those of each tree's own walk
+    (``TreeHypothesis.blocks``, one hypothesis after the other), bit for bit, with missing
+    values."""
+    from confboost.engine.learners.base import PartitionHypothesis
+
+    model, X = digits_model
+    X = X.astype(np.float64)
+    X[np.random.default_rng(0).random(X.shape) < 0.2] = np.nan
+    hypotheses = model.model_.hypotheses
+    alphas = np.linspace(0.3, 1.1, len(hypotheses))
+    for hypothesis in hypotheses:
+        expected = np.stack([tree.blocks(X) + hypothesis.offsets[label]
+                             for label, tree in enumerate(hypothesis.trees)], axis=1)
+        np.testing.assert_array_equal(hypothesis.blocks(X), expected)
+        assert hypothesis.blocks(X).dtype == LABEL_BLOCK_DTYPE
+    start = np.random.default_rng(1).normal(size=(X.shape[0], 10))
+    expected = start.copy()
+    for hypothesis, alpha in zip(hypotheses, alphas, strict=True):
+        trees_blocks = np.stack([tree.blocks(X) + hypothesis.offsets[label]
+                                 for label, tree in enumerate(hypothesis.trees)], axis=1)
+        expected += alpha * hypothesis.block_outputs(trees_blocks)
+    monkeypatch.setattr(label_trees, "WALK_BYTES", 7 * 10 * len(hypotheses))  # slices of 7
+    scores = start.copy()
+    LabelTreesHypothesis.add_scores(hypotheses, alphas, X, scores)
+    np.testing.assert_array_equal(scores, expected)
+    scores = start.copy()
+    PartitionHypothesis.add_scores.__func__(LabelTreesHypothesis, hypotheses, alphas, X,
+                                            scores)
+    np.testing.assert_array_equal(scores, expected)
 
 
 def test_explanations_sum_to_the_scores(digits_model):
