@@ -36,7 +36,7 @@ from numba's compile events. With ``--compiled``, ``confboost compile`` fills a 
 compile.
 
 ``python benchmarks/bench_startup.py [--cold] [--before SRC | --python PYTHON] [--peers]
-[--cold-trees [--compiled] [--shapes SHAPE ...]]``:
+[--cold-trees [--compiled] [--shapes SHAPE ...] [--n-jobs N ...]]``:
 ``--before`` runs the same processes on another source tree (another checkout's ``src``,
 with its own numba cache), alternating with this checkout's, and prints both columns and
 their ratio. ``--python`` runs this checkout's processes with another interpreter as well,
@@ -129,7 +129,8 @@ SRC = common.ROOT / "src"
 
 #: ``--cold-trees``' fits: ``make_classification``'s arguments and ``BoostClassifier``'s
 #: (its defaults otherwise), each the shape of a set the benchmarks fit. binary: 100k cells,
-#: so one thread (``threads.SMALL_WORK``) and the kernels' serial builds.
+#: so one thread (``threads.SMALL_WORK``) and the kernels' serial builds; binary200k: the
+#: default table's "binary 200k x 50", large enough for every thread.
 COLD_SHAPES = {
     "satimage": ({"n_samples": 4435, "n_features": 36, "n_informative": 12, "n_classes": 6},
                  {}),
@@ -138,6 +139,8 @@ COLD_SHAPES = {
                {}),
     "fashion": ({"n_samples": 3000, "n_features": 784, "n_informative": 40, "n_classes": 10},
                 {"n_estimators": 3}),
+    "binary200k": ({"n_samples": 200_000, "n_features": 50, "n_informative": 20,
+                    "n_classes": 2}, {}),
 }
 
 
@@ -312,8 +315,9 @@ def peers(libraries=tuple(LIBRARIES)):
     return {**result, "load": os.getloadavg()[0]}
 
 
-def cold_tree_fit(shape):
-    """In a child whose numba cache is empty: ``COLD_SHAPES[shape]``'s default fit. Returns a
+def cold_tree_fit(shape, n_jobs="default"):
+    """In a child whose numba cache is empty: ``COLD_SHAPES[shape]``'s default fit, with
+    ``n_jobs`` unless it is "default". Returns a
     dict: ``wall`` and ``cpu`` (the fit's seconds), ``learner`` (``weak_learner_``) and
     ``compiles``, [kernel, parallel, signature, CPU s with what compiled inside it] for each
     specialisation numba compiled at the top level (the fit's own calls)."""
@@ -332,6 +336,8 @@ def cold_tree_fit(shape):
 
     on_load(listen)
     data, params = COLD_SHAPES[shape]
+    if n_jobs != "default":
+        params = {**params, "n_jobs": n_jobs}
     X, y = make_classification(**data, random_state=0)
     wall, cpu = time.perf_counter(), time.process_time()
     fitted = BoostClassifier(**params).fit(X, y)
@@ -340,13 +346,15 @@ def cold_tree_fit(shape):
             "compiles": listened[0] if listened else []}
 
 
-def cold_trees(sources=(SRC,), shapes=tuple(COLD_SHAPES), compiled=False):
-    """``cold_tree_fit`` of each shape in a fresh process on a new, empty numba cache, the
-    source trees alternating; a list (one per source) of dicts by shape, and ``load`` (the
-    one-minute load average at the end). With ``compiled``, ``confboost compile`` first
-    fills a cache per source, in a fresh process of its own (its (wall, CPU) seconds are
-    ``compile``), and each fit starts from a copy of it: the fits show what it left to
-    compile."""
+def cold_trees(sources=(SRC,), shapes=tuple(COLD_SHAPES), compiled=False,
+               n_jobs=("default",)):
+    """``cold_tree_fit`` of each shape (and each ``n_jobs``: "default" is the estimator's) in
+    a fresh process on a new, empty numba cache, the source trees alternating; a list (one
+    per source) of dicts by shape (``"shape, n_jobs=..."`` where ``n_jobs`` names others
+    than "default"), and ``load`` (the one-minute load average at the end). With
+    ``compiled``, ``confboost compile`` first fills a cache per source, in a fresh process
+    of its own (its (wall, CPU) seconds are ``compile``), and each fit starts from a copy of
+    it: the fits show what it left to compile."""
     results = [{} for _ in sources]
     with tempfile.TemporaryDirectory() as folder:
         compiled_caches = []
@@ -356,13 +364,16 @@ def cold_trees(sources=(SRC,), shapes=tuple(COLD_SHAPES), compiled=False):
                 command = [sys.executable, "-m", "confboost.cli", "compile"]
                 result["compile"] = _timed(command, src=src, env={
                     "NUMBA_CACHE_DIR": str(compiled_caches[-1])})[1:]
-        for shape in shapes:
+        runs = [(shape, jobs) for shape in shapes for jobs in n_jobs]
+        for shape, jobs in runs:
+            row = shape if tuple(n_jobs) == ("default",) else f"{shape}, n_jobs={jobs}"
             for src, result, filled in zip(sources, results, compiled_caches, strict=True):
                 with tempfile.TemporaryDirectory() as cache:
                     if compiled:
                         shutil.copytree(filled, cache, dirs_exist_ok=True)
-                    result[shape] = common.fresh("bench_startup", "cold_tree_fit", shape, env={
-                        "PYTHONPATH": str(src), "NUMBA_CACHE_DIR": cache})
+                    result[row] = common.fresh("bench_startup", "cold_tree_fit", shape, jobs,
+                                               env={"PYTHONPATH": str(src),
+                                                    "NUMBA_CACHE_DIR": cache})
     for result in results:
         result["load"] = os.getloadavg()[0]
     return results
@@ -496,6 +507,10 @@ if __name__ == "__main__":
                              "cache before the fit")
     parser.add_argument("--shapes", nargs="+", choices=tuple(COLD_SHAPES),
                         default=tuple(COLD_SHAPES), help="with --cold-trees: these shapes only")
+    parser.add_argument("--n-jobs", nargs="+", default=("default",),
+                        type=lambda v: v if v == "default" else None if v == "None" else int(v),
+                        help="with --cold-trees: fit each shape with each of these n_jobs "
+                             "(an int, None, or default: the estimator's)")
     args = parser.parse_args()
     if args.peers:
         print(f"load average at start: {os.getloadavg()[0]:.1f}; REPEATS={common.REPEATS}")
@@ -511,7 +526,8 @@ if __name__ == "__main__":
     names = (["before", "after"] if args.before
              else [sys.executable, args.python] if args.python else ["this checkout"])
     if args.cold_trees:
-        print("\n".join(cold_trees_table(cold_trees(sources, args.shapes, args.compiled), names)))
+        print("\n".join(cold_trees_table(cold_trees(sources, args.shapes, args.compiled,
+                                                     args.n_jobs), names)))
         sys.exit(0)
     measured = measure(sources, args.cold, pythons=pythons)
     print("\n".join(table(measured, names)))

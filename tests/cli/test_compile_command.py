@@ -1,5 +1,8 @@
 """``confboost compile``: the fits it runs cover each default learner, and the command reports
-them (``estimators/compile_kernels.py``)."""
+them (``estimators/compile_kernels.py``); its worker processes save to numba's cache one at a
+time."""
+
+import fcntl
 
 import numpy as np
 import pytest
@@ -35,7 +38,7 @@ def test_the_command_runs_every_fit_on_one_thread_and_on_all(monkeypatch, capsys
             return np.zeros((len(X), 2))
 
     monkeypatch.setattr("confboost.estimators.classifier.BoostClassifier", Recorder)
-    assert main(["compile"]) == 0
+    assert main(["compile", "--processes", "1"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(fitted) == len(out) - 1 == 2 * 2 * len(compiling.FITS)
     assert {n_jobs for n_jobs, *_ in fitted} == {1, -1}
@@ -48,3 +51,53 @@ def test_help():
     with pytest.raises(SystemExit) as stop:
         main(["compile", "--help"])
     assert stop.value.code == 0
+
+
+def test_the_units_are_each_fit_on_one_thread_and_on_all():
+    units = compiling.units()
+    assert len(units) == len(set(units)) == 2 * len(compiling.FITS)
+    assert units[:2] == [(compiling.FITS[0][0], 1), (compiling.FITS[0][0], -1)]
+
+
+def test_processes_must_be_positive():
+    with pytest.raises(ValueError, match="processes must be at least 1"):
+        compiling.compile_kernels(processes=0)
+
+
+def test_workers_can_lock_numbas_cache_saves():
+    """numba's cache file class still has the ``save`` the workers wrap: a numba that moved
+    it fails here, not by running ``confboost compile`` in one process without a word."""
+    assert compiling._can_lock()
+
+
+def test_a_workers_saves_hold_the_shared_lock(tmp_path, monkeypatch):
+    from numba.core.caching import IndexDataCacheFile
+
+    lock = tmp_path / "cache.lock"
+    saved = []
+
+    def save(self, key, data):
+        with open(lock, "a") as other:  # another open file: flock refuses it while held
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        saved.append((self, key, data))
+        return "saved"
+
+    monkeypatch.setattr(IndexDataCacheFile, "save", save)  # restored after the test
+    compiling._locked_cache_saves(str(lock))
+    assert IndexDataCacheFile.save is not save
+    assert IndexDataCacheFile.save("cache", "key", "data") == "saved"
+    assert saved == [("cache", "key", "data")]
+    with open(lock, "a") as free:  # released after the save
+        fcntl.flock(free, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+@pytest.mark.slow
+def test_worker_processes_fill_an_empty_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # the spawned workers' cache
+    reported = []
+    compiling.compile_kernels(lambda *fit: reported.append(fit), processes=2)
+    assert sorted((name, n_jobs) for name, n_jobs, _ in reported) == sorted(
+        (f"{name}, {dtype}", n_jobs) for name, n_jobs in compiling.units()
+        for dtype in ("float64", "float32"))
+    assert any(tmp_path.rglob("*.nbi")) and any(tmp_path.rglob("*.nbc"))

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from confboost.kernels.histogram import EVERY_ROW, node_rows
+from confboost.utils.lazy_numba import serial_kernels
 
 
 def _literal_signatures(signatures):
@@ -73,3 +74,21 @@ def test_root_and_node_histograms_share_one_specialisation(rng, k):
     for helper, before in zip(helpers, compiled_before, strict=True):
         assert _literal_signatures(set(helper.signatures) - before) == []
 
+
+
+def test_one_label_subtraction_takes_no_literal(rng):
+    """``label_children_splits`` calls ``_subtract_cells`` for the value bins and for the
+    missing bin with the same types (a literal 0 compiled it twice)."""
+    from confboost.kernels import label_split
+
+    before = set(label_split._subtract_cells.signatures)
+    n_features, n_hist_bins = 5, 9
+    large = rng.random((n_features, n_hist_bins, 1, 2))
+    small = large * 0.5
+    n_bins = np.full(n_features, n_hist_bins - 1, dtype=np.intp)
+    out = (np.empty((2, n_features)), np.empty((2, n_features), dtype=np.intp),
+           np.empty((2, n_features), dtype=bool), np.empty((2, 3), np.intp))
+    label_split.label_children_splits(small, large, n_bins, 0.0, *out)
+    with serial_kernels():
+        label_split.label_children_splits(small, large.copy(), n_bins, 0.0, *out)
+    assert _literal_signatures(set(label_split._subtract_cells.signatures) - before) == []

@@ -78,7 +78,8 @@ def _compile(arguments):
         threads = "one thread" if n_jobs == 1 else "all threads"
         print(f"{name}, {threads}: {seconds:.1f} s", flush=True)
 
-    print(f"compiled the default fits' kernels in {compile_kernels(progress):.1f} s")
+    seconds = compile_kernels(progress, arguments.processes)
+    print(f"compiled the default fits' kernels in {seconds:.1f} s")
     return 0
 
 
@@ -148,7 +149,11 @@ def build_parser():
                     "default fit grows, on one thread and on all, so that numba's cache "
                     "(beside the installed package, or NUMBA_CACHE_DIR) holds their kernels: "
                     "a later first fit loads them instead of compiling. Run it once after "
-                    "an install (a container image, a CI job).")
+                    "an install (a container image, a CI job). The fits run in worker "
+                    "processes, one per core, each filling the cache.")
+    compile_kernels.add_argument("--processes", type=positive_int, metavar="N",
+                                 help="worker processes (default: one per core; 1: every "
+                                      "fit in this process)")
     compile_kernels.set_defaults(handler=_compile)
 
     from confboost.cli.boostexter_commands import add_commands

@@ -180,7 +180,8 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
                     _ask_cells(large[feature + 1], n_bins[feature + 1], missing)
                 _ask_cells(small[feature + 1], n_bins[feature + 1], missing)
             if child == 1:  # the larger child: the parent's cells less the smaller's
-                _subtract_cells(large[feature], small[feature], 0, 2 * n_bins[feature])
+                _subtract_cells(large[feature], small[feature], np.intp(0),
+                                2 * n_bins[feature])
                 _subtract_cells(large[feature], small[feature], 2 * missing, 2 * missing + 2)
             best_gain[child, feature], best_bin[child, feature], \
                 best_missing_left[child, feature] = _scan_one_label(
