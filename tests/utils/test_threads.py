@@ -382,3 +382,35 @@ def test_two_fits_of_the_same_data_run_on_the_same_threads(monkeypatch):
     assert len(first.choices) == 1 and len(tuners) == 3
     for tuner, counts in zip(tuners[1:], used[1:], strict=True):
         assert tuner.choices == [] and set(counts) == {first.choices[0]}
+
+
+@pytest.mark.parametrize("warm_start", [False, True])
+def test_n_jobs_one_holds_for_the_calibration_too(monkeypatch, warm_start):
+    # the fit's last stage (the calibrator, fitted on the scores of the held-out rows or
+    # carried from the short runs) runs inside the fit's thread count, not numba's default
+    import numpy as np
+
+    from confboost import BoostClassifier
+    from confboost.training.fit_runs import Fit
+    from confboost.utils.lazy_numba import load_numba
+    from confboost.utils.threads import kernel_threads
+
+    numba = load_numba()
+    previous = numba.get_num_threads()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)  # a notebook's default
+    seen = []
+    original = Fit.result
+    monkeypatch.setattr(Fit, "result", lambda self, state: (
+        seen.append(kernel_threads()), original(self, state))[1])
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 5))
+    y = (X[:, 0] + 0.5 * rng.normal(size=600) > 0).astype(int)
+    try:
+        clf = BoostClassifier(8, weak_learner="tree", max_leaves=4, n_jobs=1,
+                              warm_start=warm_start).fit(X, y)
+        if warm_start:
+            clf.set_params(n_estimators=12).fit(X, y)
+        assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # restored after
+    finally:
+        numba.set_num_threads(previous)
+    assert seen == [1] * (2 if warm_start else 1)

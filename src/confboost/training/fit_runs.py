@@ -130,7 +130,7 @@ class Fit:
             split = self.hold_out(inputs, eval_set, eval_names)
             state = self.build(inputs, split)
             self.run(state, [*callbacks, tuner], tuner)
-        return self.result(state)
+            return self.result(state)  # the calibration's scores on the fit's threads too
 
     def continue_fit(self, state, X, y, sample_weight=None, callbacks=(), eval_set=None,
                      eval_names=None):
@@ -152,7 +152,7 @@ class Fit:
         state.params = self.params.as_dict()
         with numba_threads(self.params.n_jobs, state.work) as tuner:  # the first fit's rule
             self.run(state, [*callbacks, tuner], tuner)
-        return self.result(state)
+            return self.result(state)
 
     # -- stage 1 ------------------------------------------------------------------------
     def read_inputs(self, X, y, sample_weight=None):
