@@ -148,54 +148,76 @@ def stump_train_blocks(dataset, feature_row, threshold_bin):
     return blocks
 
 
-def _row_masses(weights):
-    """Each example's weight mass Σ_l W[i, l], shape (n_samples,), C-contiguous."""
-    return np.ascontiguousarray(weights[:, 0] if weights.shape[1] == 1 else weights.sum(axis=1))
+class TrimPasses:
+    """Weight trimming's two sums over a set's rows in one round (``kernels/weight_trim.py``):
+    the weight mass of each key bucket with the total (``buckets``), then, once the cut is
+    known from their sums over every row, the histogram of the rows at or above it
+    (``histogram``).
 
-
-def weight_buckets(dataset, weights, labels):
-    """A set of rows' weight mass in each key bucket of weight trimming
-    (``kernels/weight_trim.bucket_masses``), shape (N_KEY_BUCKETS,), and its total.
-
-    Parameters
-    ----------
-    dataset : Dataset
-        Not read: the signature of a reducer's ``sum``.
-    weights : ndarray of shape (n_samples, k)
-    labels : LabelSigns
-        Not read.
-
-    Returns
-    -------
-    bucket_mass : ndarray of shape (N_KEY_BUCKETS,)
-    total : float
+    Both need each row's mass Σ_l W[i, l]. Where the two calls run in one process on the
+    same weights array (one machine; a worker of the collective, whose reducer calls the
+    function where the learner runs), the second reads the masses the first computed, so a
+    trimmed round reads the weights for them once; given other weights (a reducer that
+    sends the function to each shard), it computes them again, the same bits. One object a
+    round: it holds the round's weights until it goes.
     """
-    mass = _row_masses(weights)
-    bucket_mass = np.empty(N_KEY_BUCKETS, dtype=np.float64)
-    return bucket_mass, bucket_masses(mass, mass.view(np.uint64), bucket_mass)
 
+    def __init__(self):
+        self._weights = None
+        self._mass = None
 
-def trimmed_histogram(dataset, weights, labels, cut):
-    """The histogram (``StumpLearner.histogram``) of a set's rows whose weight-mass bucket
-    is ``cut`` or above (``kernels/weight_trim.kept_rows``), and how many they are.
+    def _masses(self, weights):
+        """Each row's mass, shape (n_samples,), C-contiguous (NumPy's sum over the labels,
+        as weight trimming has always taken it)."""
+        if weights is not self._weights:
+            self._weights = weights
+            self._mass = np.ascontiguousarray(weights[:, 0] if weights.shape[1] == 1
+                                              else weights.sum(axis=1))
+        return self._mass
 
-    Parameters
-    ----------
-    dataset : Dataset
-    weights : ndarray of shape (n_samples, k), float64, C-contiguous
-    labels : LabelSigns
-    cut : int
-        The bucket of weight trimming's cut (``kernels/weight_trim.cut_bucket``).
+    def buckets(self, dataset, weights, labels):
+        """A set of rows' weight mass in each key bucket
+        (``kernels/weight_trim.bucket_masses``) and its total.
 
-    Returns
-    -------
-    hist : ndarray of shape (n_features, 256, k, 2)
-    count : int
-    """
-    mass = _row_masses(weights)
-    rows = np.empty(mass.shape[0], dtype=np.uint32)
-    count = kept_rows(mass.view(np.uint64), cut, rows)
-    return StumpLearner.histogram(dataset, weights, labels, rows[:count]), count
+        Parameters
+        ----------
+        dataset : Dataset
+            Not read: the signature of a reducer's ``sum``.
+        weights : ndarray of shape (n_samples, k)
+        labels : LabelSigns
+            Not read.
+
+        Returns
+        -------
+        bucket_mass : ndarray of shape (N_KEY_BUCKETS,)
+        total : float
+        """
+        mass = self._masses(weights)
+        bucket_mass = np.empty(N_KEY_BUCKETS, dtype=np.float64)
+        return bucket_mass, bucket_masses(mass, mass.view(np.uint64), bucket_mass)
+
+    def histogram(self, dataset, weights, labels, cut):
+        """The histogram (``StumpLearner.histogram``) of a set's rows whose weight-mass
+        bucket is ``cut`` or above (``kernels/weight_trim.kept_rows``), and how many they
+        are.
+
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k), float64, C-contiguous
+        labels : LabelSigns
+        cut : int
+            The bucket of weight trimming's cut (``kernels/weight_trim.cut_bucket``).
+
+        Returns
+        -------
+        hist : ndarray of shape (n_features, 256, k, 2)
+        count : int
+        """
+        mass = self._masses(weights)
+        rows = np.empty(mass.shape[0], dtype=np.uint32)
+        count = kept_rows(mass.view(np.uint64), cut, rows)
+        return StumpLearner.histogram(dataset, weights, labels, rows[:count]), count
 
 
 def stump_masses(dataset, weights, labels, feature_row, threshold_bin):
@@ -312,9 +334,9 @@ class StumpLearner:
 
     def _fit_trimmed(self, dataset, weights, labels):
         """``fit`` under weight trimming (``kernels/weight_trim.py``), every sum through the
-        reducer: the weight mass of each key bucket and the total (``weight_buckets``), the
-        cut from them, the histogram of the rows at or above it (``trimmed_histogram``),
-        and the chosen stump's block statistics over every row (``stump_masses``).
+        reducer: the weight mass of each key bucket and the total, the cut from them, the
+        histogram of the rows at or above it (``TrimPasses``), and the chosen stump's block
+        statistics over every row (``stump_masses``).
 
         The confidences fit the kept examples (as in Friedman et al.; fitting them to all
         examples would leave the same stump best on the kept ones, round after round),
@@ -322,8 +344,9 @@ class StumpLearner:
         lost most of its edge r = Σ W h on all the examples (the kept set can get stuck on
         one stump), the round uses every example.
         """
-        bucket_mass, total = self.reducer.sum(weight_buckets, dataset, weights, labels)
-        hist, kept = self.reducer.sum(trimmed_histogram, dataset, weights, labels,
+        passes = TrimPasses()
+        bucket_mass, total = self.reducer.sum(passes.buckets, dataset, weights, labels)
+        hist, kept = self.reducer.sum(passes.histogram, dataset, weights, labels,
                                       cut_bucket(bucket_mass, total, float(self.trim)))
         split = self.best_split(hist, dataset)
         feature, threshold_bin, values = split.feature_row, split.threshold_bin, split.values
