@@ -4,7 +4,10 @@ A stump tests ``x[feature] <= threshold`` and partitions the domain into three b
 0 (test true), 1 (test false), 2 (value missing). The learner builds the W+/W- histograms of
 every feature, finds the threshold of least Z (``kernels/stump_split.py``), and sets the block
 values by the confidence rule (``confidence.py``). Under the abstaining modes block 2 is the
-abstaining block.
+abstaining block. Under weight trimming (Friedman, Hastie & Tibshirani 2000, §9;
+``kernels/weight_trim.py``) the histograms read the examples the round's cut keeps
+(``TrimPasses``); every sum, the cut's included, goes through the learner's reducer, so the
+same learner trains on one machine and on the shards of a cluster.
 """
 
 from dataclasses import dataclass
