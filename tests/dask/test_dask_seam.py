@@ -3,7 +3,8 @@
 round's log through ``ClusterReducer``), with the shards held in this process (no
 cluster). One shard gives the local model bit for bit (every allreduce of one rank is the
 identity); three shards, their ranks in threads over the collective's sockets, give it to
-rounding. Stumps on a table, trees, Hamming trees and products, under MH, MO and MR.
+rounding. Stumps on a table, trimmed stumps, trees, Hamming trees and products, under MH, MO
+and MR.
 """
 
 import dataclasses
@@ -105,15 +106,15 @@ def _header_scheme(name, weight, reducer):
     return MHScheme(signs, np.empty(0), True, "balanced", weight.sum(), reducer)
 
 
-def _runs(learner, scheme, confidence, n_shards):
-    """(the local run, the run over ``n_shards`` shards), 12 rounds each, and the table's
-    hypothesis kinds."""
-    dataset, y = _table(3, learner == "stump")
+def _runs(learner, scheme, confidence, n_shards, trim=0.0):
+    """(the local run, the run over ``n_shards`` shards), 12 rounds each; stumps on a table
+    with a categorical column unless trimmed (``trim``: β, numeric columns only)."""
+    dataset, y = _table(3, learner == "stump" and not trim)
     weight = np.linspace(0.5, 2.0, y.size)
     mode = MODES[confidence]
     tree = TREE if "tree" in learner else {}
     local = BoostingRun(dataset, _schemes(scheme, y, weight), make_learner(
-        learner, dataset, mode, 0.01, **tree), "auto", mode, 0.01)
+        learner, dataset, mode, 0.01, trim=trim, **tree), "auto", mode, 0.01)
     parts = np.array_split(np.arange(y.size), n_shards)
     total = weight.sum() if n_shards > 1 else None  # one shard: the local scheme's own
     shards = InProcessShards([
@@ -121,7 +122,7 @@ def _runs(learner, scheme, confidence, n_shards):
               weight[rows])
         for rows in parts])
     reducer = ClusterReducer(shards)
-    spec = RoundSpec(learner, mode, 0.01, "auto", 1.0, {"n_terms": 3, **tree})
+    spec = RoundSpec(learner, mode, 0.01, "auto", 1.0, {"n_terms": 3, "trim": trim, **tree})
     header = _header(dataset)
     sharded = BoostingRun(header, _header_scheme(scheme, weight, reducer),
                           reducer.learner(spec), "auto", mode, 0.01)
@@ -152,6 +153,43 @@ def test_local_and_one_shard_give_the_same_model_bit_for_bit(learner, scheme, co
                      "hamming_tree": {"HammingTreeHypothesis"}}[learner]
     for key, values in local_run.history.items():
         assert np.array_equal(shard_run.history[key], values), key
+
+
+def _assert_trimmed(local_run):
+    """Some rounds read fewer than every row, and some fell back to every row."""
+    kept = local_run.learner.kept_
+    assert len(kept) == 12 and min(kept) < 300 and max(kept) == 300
+
+
+@pytest.mark.parametrize("scheme", ["mh", "mo", "mr"])
+@pytest.mark.parametrize("confidence", ["real", "discrete"])
+def test_trimmed_stumps_on_one_shard_give_the_local_model_bit_for_bit(scheme, confidence):
+    """The engine's trimmed stump over the collective's reducer: the cut from the summed
+    weight-mass buckets, the kept rows' histogram, the block statistics of every row and
+    the fall-back to every row are the local learner's."""
+    local_run, shard_run = _runs("stump", scheme, confidence, 1, trim=0.5)
+    _assert_trimmed(local_run)
+    for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
+        assert mine.to_dict() == theirs.to_dict()
+        assert np.array_equal(mine.values, theirs.values)
+        assert np.array_equal(mine.cover, theirs.cover)
+    for key, values in local_run.history.items():
+        assert np.array_equal(shard_run.history[key], values), key
+
+
+@pytest.mark.parametrize("scheme", ["mh", "mr"])
+def test_trimmed_stumps_on_three_shards_give_the_local_model(scheme):
+    """Three ranks in threads: each keeps its own rows at or above the cut of the summed
+    buckets; the same stumps, f and the history to rounding."""
+    local_run, shard_run = _runs("stump", scheme, "real", 3, trim=0.5)
+    _assert_trimmed(local_run)
+    atol = 1e-8 if scheme == "mr" else 1e-9
+    for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
+        assert {key: value for key, value in mine.to_dict().items() if key != "values"} == \
+            {key: value for key, value in theirs.to_dict().items() if key != "values"}
+        np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=atol)
+    for key, values in local_run.history.items():
+        np.testing.assert_allclose(shard_run.history[key], values, rtol=atol, atol=1e-12)
 
 
 # not products under real MR: a term's search there meets a near tie that the last bits of

@@ -1,37 +1,21 @@
-"""Weight trimming on Dask (``dask/trim.py``): the local kept rows and the local model.
+"""Weight trimming on Dask: the engine's trimmed stump over the collective's reducer gives
+the local model.
 
-The cut from bucket masses summed over row sets is the kernel's cut on their union (no
-cluster needed); on one two-worker cluster, ``DaskBoostClassifier(trim=β)`` gives
-``BoostClassifier(trim=β)``'s model (f within 1e-9), the rounds that fell back to every
-row included.
+On one two-worker cluster, ``DaskBoostClassifier(trim=β)`` gives
+``BoostClassifier(trim=β)``'s model (f within 1e-9), the rounds that fell back to every row
+included. Bucket masses summed over row sets give the cut of their union
+(``tests/kernels/test_kernels.py``); shards in this process, no cluster, give the local model
+bit for bit on one shard (``tests/dask/test_dask_seam.py``).
 """
 
 import numpy as np
 import pytest
 
 from confboost import BoostClassifier
-from confboost.kernels.weight_trim import trim_rows
 
 distributed = pytest.importorskip("distributed")
 from confboost.dask import DaskBoostClassifier  # noqa: E402
-from confboost.dask.trim import _mass_keys, cut_bucket, weight_buckets  # noqa: E402
 from tests.dask.test_dask import _assert_same_model, _cluster, _dask, _data  # noqa: E402
-
-
-@pytest.mark.parametrize("k, beta", [(1, 0.1), (4, 0.3), (3, 0.9)])
-def test_summed_buckets_keep_the_kernels_rows(k, beta):
-    rng = np.random.default_rng(k)
-    weights = rng.exponential(size=(500, k)) ** 3
-    weights[::7] = 0.0  # rows without weight: always below the cut
-    weights /= weights.sum()
-    pieces = [weight_buckets(None, part, None) for part in np.split(weights, [120, 121, 380])]
-    cut = cut_bucket(sum(piece[0] for piece in pieces), sum(piece[1] for piece in pieces),
-                     beta)
-    mass = np.ascontiguousarray(weights.sum(axis=1) if k > 1 else weights[:, 0])
-    rows = np.empty(mass.shape[0], dtype=np.uint32)
-    count = trim_rows(mass, mass.view(np.uint64), beta, rows)
-    np.testing.assert_array_equal(np.flatnonzero(_mass_keys(weights)[1] >= cut), rows[:count])
-    assert 0 < count < mass.shape[0]
 
 
 @pytest.fixture(scope="module")

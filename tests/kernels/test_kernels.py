@@ -278,22 +278,71 @@ def test_apply_partition_binary_is_apply_partition_on_one_column(rng):
     assert np.array_equal(runs[2][1], runs[1][1])
 
 
-def test_trim_rows_equals_naive_and_trims_at_most_beta(rng):
-    from confboost.kernels.weight_trim import trim_rows, trim_rows_naive
+def _trimmed(mass, beta):
+    """The kept rows of weight trimming: the three kernels in turn, each checked against its
+    NumPy twin to the bit."""
+    from confboost.kernels.weight_trim import (
+        N_KEY_BUCKETS,
+        bucket_masses,
+        bucket_masses_naive,
+        cut_bucket,
+        cut_bucket_naive,
+        kept_rows,
+        kept_rows_naive,
+    )
 
+    keys = mass.view(np.uint64)
+    bucket_mass = np.full(N_KEY_BUCKETS, np.nan)  # every bucket written
+    total = bucket_masses(mass, keys, bucket_mass)
+    want_mass, want_total = bucket_masses_naive(mass)
+    assert np.array_equal(bucket_mass, want_mass) and total == want_total
+    cut = cut_bucket(bucket_mass, total, beta)
+    assert cut == cut_bucket_naive(bucket_mass, total, beta)
+    rows = np.empty(mass.shape[0], dtype=np.uint32)
+    count = kept_rows(keys, cut, rows)
+    np.testing.assert_array_equal(rows[:count], kept_rows_naive(keys, cut))
+    return rows[:count]
+
+
+def test_weight_trim_kernels_equal_naive_and_trim_at_most_beta(rng):
     mass = rng.exponential(size=5000) ** 3
     mass[:10] = 0.0
     for beta in (0.0, 0.05, 0.1, 0.3):
-        rows = np.empty(5000, dtype=np.uint32)
-        count = trim_rows(mass, mass.view(np.uint64), beta, rows)
-        np.testing.assert_array_equal(rows[:count], trim_rows_naive(mass, beta))
-        trimmed = mass.sum() - mass[rows[:count]].sum()
+        rows = _trimmed(mass, beta)
+        trimmed = mass.sum() - mass[rows].sum()
         assert trimmed <= beta * mass.sum() * (1 + 1e-12)
         # every kept example weighs at least as much as every trimmed one
         kept = np.zeros(5000, dtype=bool)
-        kept[rows[:count]] = True
+        kept[rows] = True
         if (~kept).any():
             assert mass[kept].min() >= mass[~kept].max()
+        # the cut is the lowest bucket: trimming its rows too would pass β
+        buckets = mass.view(np.uint64) >> np.uint64(48)
+        lightest_kept = buckets == buckets[rows].min()
+        assert trimmed + mass[lightest_kept].sum() > beta * mass.sum()
+    assert _trimmed(np.zeros(0), 0.1).size == 0
+    assert _trimmed(np.ones(7), 0.5).size == 7  # one bucket: nothing under β alone
+
+
+def test_bucket_masses_of_row_sets_add_up_to_the_cut_of_their_union(rng):
+    """Bucket masses of disjoint row sets, added, give the cut of their union (the sum a
+    learner takes through its reducer), and each set's kept rows are the union's."""
+    from confboost.kernels.weight_trim import N_KEY_BUCKETS, bucket_masses, cut_bucket
+
+    mass = rng.exponential(size=3000) ** 3
+    mass[::7] = 0.0  # rows without weight: always below the cut
+    for beta in (0.05, 0.3, 0.9):
+        whole = _trimmed(mass, beta)
+        parts = np.split(np.arange(3000), [700, 701, 2000])
+        summed, total = np.zeros(N_KEY_BUCKETS), 0.0
+        for part in parts:
+            bucket_mass = np.empty(N_KEY_BUCKETS)
+            total += bucket_masses(mass[part], mass[part].view(np.uint64), bucket_mass)
+            summed += bucket_mass
+        cut = cut_bucket(summed, total, beta)
+        keys = mass.view(np.uint64) >> np.uint64(48)
+        np.testing.assert_array_equal(np.flatnonzero(keys >= cut), whole)
+        assert 0 < whole.size < 3000
 
 
 def test_transform_codes_csc_equals_dense(rng):

@@ -32,8 +32,8 @@ A tree per label (``weak_learner="label_trees"``, or ``"auto"`` where the local 
 one) is the local learner with the collective's tree learner for each label
 (``dask/cluster_label_trees.py``).
 
-Weight trimming (``trim``) is the local trimmed stump's rule from sums allreduced in the
-round (``dask/trim.py``), under the local α rule (``Fit._alpha_method``).
+Weight trimming (``trim``) is the local trimmed stump, its sums allreduced in the round
+(``engine/learners/stump.py``), under the local α rule (``Fit._alpha_method``).
 
 A ``Checkpoint`` callback saves, in place of the shards' state, the changes that make it
 (``dask/cluster_checkpoint.py``: the run's reducer records them), and a resume replays them on the
@@ -506,9 +506,8 @@ class ClusterFit(Fit):
         """The run's shards (``_build_shards``: ``Fit._part`` makes the learner after the
         scheme), then its learner: each round the learner and the scheme's update on every
         worker (``collective.CollectiveLearner``), the worker's learner taking its sums over
-        the workers (``round_learner``: a term learner's, a trimmed stump's and a tree per
-        label's too); on multi-label AdaBoost.MR each round's cut taken in the round
-        (``cut``)."""
+        the workers (``round_learner``: a term learner's and a tree per label's too); on
+        multi-label AdaBoost.MR each round's cut taken in the round (``cut``)."""
         name, p = self.known["weak_learner_"], self.params
         if name not in TREE_ROUNDS:  # its own errors (a product or trim on mixed columns) here
             make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),

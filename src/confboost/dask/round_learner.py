@@ -2,13 +2,12 @@
 round's parameters and rest (``RoundSpec``) and its weak learner (``round_learner``).
 
 The learner is the engine's learner (``engine.learners.make_learner``) with the round's
-``CollectiveReducer`` as its reducer, so that its sums are the whole set's, with the two
-learners whose local form reads the rows without a reducer replaced by their twins that
-take every sum through it: the term learner (``text.ClusterTermLearner``: every term's
-masses summed over the workers) and the trimmed stump (``trim.ClusterTrimmedStumpLearner``:
-the cut from the workers' summed weight-mass buckets). Their sums are allreduces inside the
-round's task, so the round stays one trip. The multi-label MR cut is taken in the round
-too, after the update (``RoundSpec.cut``).
+``CollectiveReducer`` as its reducer, so that its sums are the whole set's (the trimmed
+stump's weight-mass buckets, kept rows' histogram and block statistics included), with the
+term learner, whose local form reads the rows without a reducer, replaced by its twin that
+takes every sum through it (``text.ClusterTermLearner``: every term's masses summed over the
+workers). Their sums are allreduces inside the round's task, so the round stays one trip.
+The multi-label MR cut is taken in the round too, after the update (``RoundSpec.cut``).
 """
 
 from dataclasses import dataclass
@@ -17,9 +16,8 @@ from confboost.dask.cluster_label_trees import CollectiveLabelTreesLearner
 from confboost.dask.collective import TREES
 from confboost.dask.cut import cluster_threshold
 from confboost.dask.text import ClusterTermLearner
-from confboost.dask.trim import ClusterTrimmedStumpLearner
 from confboost.engine.boosting import round_step
-from confboost.engine.learners import BestOfLearner, StumpLearner, TermLearner, make_learner
+from confboost.engine.learners import BestOfLearner, TermLearner, make_learner
 
 #: The learners that grow trees over the collective's link, by ``weak_learner``: a shared
 #: tree, a Hamming tree, a tree per label.
@@ -27,7 +25,9 @@ TREE_ROUNDS = {**TREES, "label_trees": CollectiveLabelTreesLearner}
 
 
 def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
-    """The learner ``name`` for a shard's ``dataset``, its sums through ``reducer``.
+    """The learner ``name`` for a shard's ``dataset``, its sums through ``reducer``: the
+    engine's own (a trimmed stump's included), a best-of's term learner replaced by
+    ``text.ClusterTermLearner``.
 
     Parameters
     ----------
@@ -47,8 +47,6 @@ def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
     """
     learner = make_learner(name, dataset, mode, smoothing, trim=trim, n_terms=n_terms,
                            reducer=reducer)
-    if type(learner) is StumpLearner and learner.trim > 0:  # its cut from bucket sums
-        return ClusterTrimmedStumpLearner(mode, smoothing, learner.trim, reducer)
     if isinstance(learner, BestOfLearner):  # the term learner: its sums over the workers
         learner.learners = [ClusterTermLearner(mode, smoothing, reducer)
                             if type(each) is TermLearner else each

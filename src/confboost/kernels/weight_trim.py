@@ -10,6 +10,12 @@ its IEEE-754 pattern (sign, exponent and 4 mantissa bits: an order-preserving ke
 non-negative floats); the cut is the lowest bucket whose cumulative mass would pass β.
 Everything below it is trimmed, so the trimmed mass never exceeds β (it may fall short of it
 by at most one bucket, a factor 2^(-4) in weight).
+
+The rule is three steps, so that a learner can take its one sum through a reducer
+(``engine/learners/stump.py``): the mass of each bucket and the total over a set of rows
+(``bucket_masses``: bucket masses of disjoint row sets add up), the cut from the buckets
+summed over every row (``cut_bucket``), and each set's rows at or above the cut
+(``kept_rows``). Every sum is added in row order, then in bucket order.
 """
 
 import numpy as np
@@ -22,8 +28,8 @@ KEY_SHIFT = 48
 
 
 @njit(cache=True, nogil=True)
-def trim_rows(mass, keys, beta, rows):
-    """Rows kept after trimming the lightest examples holding at most ``beta`` of the mass.
+def bucket_masses(mass, keys, bucket_mass):
+    """The weight mass of each key bucket and the total, each added in row order.
 
     Parameters
     ----------
@@ -31,8 +37,59 @@ def trim_rows(mass, keys, beta, rows):
         Weight mass per example (Σ_l W[i, l]), non-negative.
     keys : ndarray of shape (n_samples,), uint64
         ``mass.view(np.uint64)``: the bit patterns.
+    bucket_mass : ndarray of shape (N_KEY_BUCKETS,), float64
+        Output: the mass of the examples whose key's top 16 bits are each bucket.
+
+    Returns
+    -------
+    total : float
+        Σ_i m_i.
+    """
+    bucket_mass[:] = 0.0
+    total = 0.0
+    for i in range(mass.shape[0]):
+        bucket_mass[keys[i] >> KEY_SHIFT] += mass[i]
+        total += mass[i]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def cut_bucket(bucket_mass, total, beta):
+    """The lowest bucket whose cumulative mass (added in bucket order) passes ``beta`` of
+    ``total``; 0 (keep every example) when none does.
+
+    Parameters
+    ----------
+    bucket_mass : ndarray of shape (N_KEY_BUCKETS,), float64
+        ``bucket_masses``' output, summed over every row.
+    total : float
+        The total mass, summed the same way.
     beta : float
         Share of the mass that may be trimmed, in [0, 1).
+
+    Returns
+    -------
+    cut : int
+    """
+    budget = beta * total
+    cumulative = 0.0
+    for bucket in range(bucket_mass.shape[0]):
+        if cumulative + bucket_mass[bucket] > budget:
+            return bucket
+        cumulative += bucket_mass[bucket]
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def kept_rows(keys, cut, rows):
+    """The examples whose bucket is ``cut`` or above.
+
+    Parameters
+    ----------
+    keys : ndarray of shape (n_samples,), uint64
+        The masses' bit patterns.
+    cut : int
+        ``cut_bucket``'s output.
     rows : ndarray of shape (n_samples,), uint32
         Output: the kept example indices, increasing, in ``rows[:count]``.
 
@@ -40,33 +97,32 @@ def trim_rows(mass, keys, beta, rows):
     -------
     count : int
     """
-    n_samples = mass.shape[0]
-    bucket_mass = np.zeros(N_KEY_BUCKETS, dtype=np.float64)
-    total = 0.0
-    for i in range(n_samples):
-        bucket_mass[keys[i] >> KEY_SHIFT] += mass[i]
-        total += mass[i]
-    budget = beta * total
-    cumulative = 0.0
-    cutoff = 0
-    for bucket in range(N_KEY_BUCKETS):
-        if cumulative + bucket_mass[bucket] > budget:
-            cutoff = bucket
-            break
-        cumulative += bucket_mass[bucket]
     count = 0
-    for i in range(n_samples):
-        if (keys[i] >> KEY_SHIFT) >= cutoff:
+    for i in range(keys.shape[0]):
+        if (keys[i] >> KEY_SHIFT) >= cut:
             rows[count] = i
             count += 1
     return count
 
 
-def trim_rows_naive(mass, beta):
-    """Twin of ``trim_rows`` with NumPy (bincount, cumsum); returns the kept rows."""
-    buckets = (mass.view(np.uint64) >> np.uint64(KEY_SHIFT)).astype(np.int64)
-    bucket_mass = np.bincount(buckets, weights=mass, minlength=N_KEY_BUCKETS)
-    cumulative = np.cumsum(bucket_mass)
-    over = np.flatnonzero(cumulative > beta * mass.sum())
-    cutoff = over[0] if over.size else 0
-    return np.flatnonzero(buckets >= cutoff).astype(np.uint32)
+def _buckets(keys):
+    return (keys >> np.uint64(KEY_SHIFT)).astype(np.intp)
+
+
+def bucket_masses_naive(mass):
+    """Twin of ``bucket_masses`` with NumPy: (bucket masses, total); ``bincount`` and
+    ``cumsum`` add in row order too."""
+    bucket_mass = np.bincount(_buckets(mass.view(np.uint64)), weights=mass,
+                              minlength=N_KEY_BUCKETS).astype(np.float64)
+    return bucket_mass, float(np.cumsum(mass)[-1]) if mass.size else 0.0
+
+
+def cut_bucket_naive(bucket_mass, total, beta):
+    """Twin of ``cut_bucket`` with NumPy (``cumsum``)."""
+    over = np.flatnonzero(np.cumsum(bucket_mass) > beta * total)
+    return int(over[0]) if over.size else 0
+
+
+def kept_rows_naive(keys, cut):
+    """Twin of ``kept_rows`` with NumPy; returns the kept rows."""
+    return np.flatnonzero(_buckets(keys) >= cut).astype(np.uint32)

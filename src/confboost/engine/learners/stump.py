@@ -4,7 +4,10 @@ A stump tests ``x[feature] <= threshold`` and partitions the domain into three b
 0 (test true), 1 (test false), 2 (value missing). The learner builds the W+/W- histograms of
 every feature, finds the threshold of least Z (``kernels/stump_split.py``), and sets the block
 values by the confidence rule (``confidence.py``). Under the abstaining modes block 2 is the
-abstaining block.
+abstaining block. Under weight trimming (Friedman, Hastie & Tibshirani 2000, §9;
+``kernels/weight_trim.py``) the histograms read the examples the round's cut keeps
+(``TrimPasses``); every sum, the cut's included, goes through the learner's reducer, so the
+same learner trains on one machine and on the shards of a cluster.
 """
 
 from dataclasses import dataclass
@@ -36,7 +39,7 @@ from confboost.kernels.histogram import (
 from confboost.kernels.stump_predict import predict_stumps, predict_stumps_naive
 from confboost.kernels.stump_split import best_stump
 from confboost.kernels.stump_twins import best_stump_twin, histogram_twin, stump_blocks_twin
-from confboost.kernels.weight_trim import trim_rows
+from confboost.kernels.weight_trim import N_KEY_BUCKETS, bucket_masses, cut_bucket, kept_rows
 from confboost.kernels.weight_update import stump_block_stats, stump_blocks
 from confboost.utils.dtypes import MISSING_BIN, WEIGHT_DTYPE
 from confboost.utils.lazy_numba import kernel_ready, load_numba, prefer_twin
@@ -148,6 +151,103 @@ def stump_train_blocks(dataset, feature_row, threshold_bin):
     return blocks
 
 
+class TrimPasses:
+    """Weight trimming's two sums over a set's rows in one round (``kernels/weight_trim.py``):
+    the weight mass of each key bucket with the total (``buckets``), then, once the cut is
+    known from their sums over every row, the histogram of the rows at or above it
+    (``histogram``).
+
+    Both need each row's mass Σ_l W[i, l]. Where the two calls run in one process on the
+    same weights array (one machine; a worker of the collective, whose reducer calls the
+    function where the learner runs), the second reads the masses the first computed, so a
+    trimmed round reads the weights for them once; given other weights (a reducer that
+    sends the function to each shard), it computes them again, the same bits. One object a
+    round: it holds the round's weights until it goes.
+    """
+
+    def __init__(self):
+        self._weights = None
+        self._mass = None
+
+    def _masses(self, weights):
+        """Each row's mass, shape (n_samples,), C-contiguous (NumPy's sum over the labels,
+        as weight trimming has always taken it)."""
+        if weights is not self._weights:
+            self._weights = weights
+            self._mass = np.ascontiguousarray(weights[:, 0] if weights.shape[1] == 1
+                                              else weights.sum(axis=1))
+        return self._mass
+
+    def buckets(self, dataset, weights, labels):
+        """A set of rows' weight mass in each key bucket
+        (``kernels/weight_trim.bucket_masses``) and its total.
+
+        Parameters
+        ----------
+        dataset : Dataset
+            Not read: the signature of a reducer's ``sum``.
+        weights : ndarray of shape (n_samples, k)
+        labels : LabelSigns
+            Not read.
+
+        Returns
+        -------
+        bucket_mass : ndarray of shape (N_KEY_BUCKETS,)
+        total : float
+        """
+        mass = self._masses(weights)
+        bucket_mass = np.empty(N_KEY_BUCKETS, dtype=np.float64)
+        return bucket_mass, bucket_masses(mass, mass.view(np.uint64), bucket_mass)
+
+    def histogram(self, dataset, weights, labels, cut):
+        """The histogram (``StumpLearner.histogram``) of a set's rows whose weight-mass
+        bucket is ``cut`` or above (``kernels/weight_trim.kept_rows``), and how many they
+        are.
+
+        Parameters
+        ----------
+        dataset : Dataset
+        weights : ndarray of shape (n_samples, k), float64, C-contiguous
+        labels : LabelSigns
+        cut : int
+            The bucket of weight trimming's cut (``kernels/weight_trim.cut_bucket``).
+
+        Returns
+        -------
+        hist : ndarray of shape (n_features, 256, k, 2)
+        count : int
+        """
+        mass = self._masses(weights)
+        rows = np.empty(mass.shape[0], dtype=np.uint32)
+        count = kept_rows(mass.view(np.uint64), cut, rows)
+        return StumpLearner.histogram(dataset, weights, labels, rows[:count]), count
+
+
+def stump_masses(dataset, weights, labels, feature_row, threshold_bin):
+    """W+ and W- of a stump's three blocks over a set's rows
+    (``kernels/weight_update.stump_block_stats``).
+
+    Parameters
+    ----------
+    dataset : Dataset
+    weights : ndarray of shape (n_samples, k), float64, C-contiguous
+    labels : LabelSigns
+    feature_row, threshold_bin : int
+        The stump (``StumpSplit``).
+
+    Returns
+    -------
+    weight_pos, weight_neg : ndarray of shape (3, k)
+    """
+    k = weights.shape[1]
+    blocks = np.empty(dataset.codes.shape[1], dtype=np.uint8)
+    weight_pos = np.empty((3, k), dtype=WEIGHT_DTYPE)
+    weight_neg = np.empty((3, k), dtype=WEIGHT_DTYPE)
+    stump_block_stats(dataset.codes[feature_row], threshold_bin, MISSING_BIN, weights,
+                      labels.sign_index, blocks, weight_pos, weight_neg)
+    return weight_pos, weight_neg
+
+
 @dataclass
 class StumpSplit:
     """The best stump of a histogram, before its training blocks are known.
@@ -189,7 +289,8 @@ class StumpLearner:
         the split skip the lightest examples holding at most β of the weight mass
         (``kernels/weight_trim.py``). The chosen stump's confidences fit the kept examples; its
         block statistics, from which α and Z_t follow, are recomputed over all examples.
-        One machine only (the kept examples are chosen over all of them).
+        The kept examples are chosen over all of them from sums the reducer takes, so a
+        fit over shards keeps the rows that one machine keeps.
     reducer : Reducer, default=LOCAL
         Where the histograms are summed and the training blocks kept
         (``engine/reduction.py``): one machine, or the shards of a cluster.
@@ -207,7 +308,6 @@ class StumpLearner:
         self.reducer = reducer
         self.kept_ = []
         self._hist = None
-        self._rows = None
 
     def fit(self, dataset, weights, labels):
         """Best stump for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
@@ -219,40 +319,49 @@ class StumpLearner:
         """
         if not dataset.has_numeric:
             return None
-        n_samples = dataset.codes.shape[1]
-        k = weights.shape[1]
         weights = np.ascontiguousarray(weights, dtype=WEIGHT_DTYPE)
-        sign_index = labels.sign_index
-        rows = self._trimmed_rows(weights) if self.trim > 0 else None
-        hist = self.reducer.sum(self.histogram, dataset, weights, labels, rows,
-                                   out=self._hist)
+        if self.trim > 0:
+            return self._fit_trimmed(dataset, weights, labels)
+        hist = self.reducer.sum(self.histogram, dataset, weights, labels, out=self._hist)
         self._hist = hist
-        self.kept_.append(n_samples if rows is None else rows.shape[0])
+        self.kept_.append(dataset.codes.shape[1])
         split = self.best_split(hist, dataset)
-        feature, threshold_bin = split.feature_row, split.threshold_bin
-        weight_pos, weight_neg, values = split.weight_pos, split.weight_neg, split.values
-        if rows is None:
-            train_blocks = self.reducer.rows(stump_train_blocks, dataset, feature,
-                                             threshold_bin)
-        else:
-            train_blocks = np.empty(n_samples, dtype=np.uint8)
-            # Trimmed: the confidences fit the kept examples (as in Friedman et al.; fitting
-            # them to all examples would leave the same stump best on the kept ones, round
-            # after round), while α and Z_t use the block statistics of every example.
-            kept_edge = float(np.sum((weight_pos - weight_neg) * values))
-            weight_pos = np.empty((3, k), dtype=WEIGHT_DTYPE)
-            weight_neg = np.empty((3, k), dtype=WEIGHT_DTYPE)
-            stump_block_stats(dataset.codes[feature], threshold_bin, MISSING_BIN, weights,
-                              sign_index, train_blocks, weight_pos, weight_neg)
-            full_edge = float(np.sum((weight_pos - weight_neg) * values))
-            if not full_edge >= 0.5 * kept_edge:
-                # the trimmed choice lost most of its edge r = Σ W h on all the examples
-                # (the kept set can get stuck on one stump): this round, use every example
-                self.kept_.pop()
-                return self._fit_untrimmed(dataset, weights, labels)
         return PartitionFit(
             hypothesis=split.hypothesis,
-            train_blocks=train_blocks,
+            train_blocks=self.reducer.rows(stump_train_blocks, dataset, split.feature_row,
+                                           split.threshold_bin),
+            weight_pos=split.weight_pos,
+            weight_neg=split.weight_neg,
+            criterion=split.criterion,
+        )
+
+    def _fit_trimmed(self, dataset, weights, labels):
+        """``fit`` under weight trimming (``kernels/weight_trim.py``), every sum through the
+        reducer: the weight mass of each key bucket and the total, the cut from them, the
+        histogram of the rows at or above it (``TrimPasses``), and the chosen stump's block
+        statistics over every row (``stump_masses``).
+
+        The confidences fit the kept examples (as in Friedman et al.; fitting them to all
+        examples would leave the same stump best on the kept ones, round after round),
+        while α and Z_t use the block statistics of every example. When the trimmed choice
+        lost most of its edge r = Σ W h on all the examples (the kept set can get stuck on
+        one stump), the round uses every example.
+        """
+        passes = TrimPasses()
+        bucket_mass, total = self.reducer.sum(passes.buckets, dataset, weights, labels)
+        hist, kept = self.reducer.sum(passes.histogram, dataset, weights, labels,
+                                      cut_bucket(bucket_mass, total, float(self.trim)))
+        split = self.best_split(hist, dataset)
+        feature, threshold_bin, values = split.feature_row, split.threshold_bin, split.values
+        kept_edge = float(np.sum((split.weight_pos - split.weight_neg) * values))
+        weight_pos, weight_neg = self.reducer.sum(stump_masses, dataset, weights, labels,
+                                                  feature, threshold_bin)
+        if not float(np.sum((weight_pos - weight_neg) * values)) >= 0.5 * kept_edge:
+            return self._fit_untrimmed(dataset, weights, labels)
+        self.kept_.append(int(kept))
+        return PartitionFit(
+            hypothesis=split.hypothesis,
+            train_blocks=self.reducer.rows(stump_train_blocks, dataset, feature, threshold_bin),
             weight_pos=weight_pos,
             weight_neg=weight_neg,
             criterion=split.criterion,
@@ -339,13 +448,3 @@ class StumpLearner:
             return self.fit(dataset, weights, labels)
         finally:
             self.trim = trim
-
-    def _trimmed_rows(self, weights):
-        """Examples kept by weight trimming this round, shape (n_kept,), uint32."""
-        n_samples = weights.shape[0]
-        mass = weights[:, 0] if weights.shape[1] == 1 else weights.sum(axis=1)
-        mass = np.ascontiguousarray(mass)
-        if self._rows is None or self._rows.shape[0] != n_samples:
-            self._rows = np.empty(n_samples, dtype=np.uint32)
-        count = trim_rows(mass, mass.view(np.uint64), float(self.trim), self._rows)
-        return self._rows[:count]
