@@ -15,15 +15,16 @@ between two of its non-empty cells, and a histogram of a cell's scores over a fi
 the cuts inside it. The grid is the scores' order-preserving 64-bit keys (``score_keys``)
 read 8 bits at a time, 8 levels down to single values, and a cell is refined only where a
 cut inside it could beat (or tie, earlier) the best cut found so far, or where it holds a
-neighbour of that cut (whose value θ needs): a sum a level (8 in every case measured;
-a best cut that moves to a coarser cell can add some), of 256 entries a cell (16 bits a
-level made 4 sums, but of 65,536 entries a cell: on yeast-ml a cut's 27 cells held
+neighbour of that cut (whose value θ needs): a sum a level (8 in every case measured; a
+best cut that moves to a coarser cell can add some), of 256 entries a cell asked (16 bits
+a level made 4 sums, but of 65,536 entries a cell: on yeast-ml a cut's 27 cells held
 40 MB, longer to clear and scan than the sort of its 34,000 scores, and as much to
-allreduce on Dask). Every histogram is a sum over examples taken through the reducer (``Reducer.apply(cut_histograms, ...)``): on one machine the
-scheme's own rows, on a Dask cluster every shard's summed, so no score leaves its worker
-and the client's scheme of no rows reads the same histograms, hence the same θ, from the
-round's log. The cut is the sort's exactly where the weights' sums are exact (no sample
-weights, or integer ones); otherwise two cuts whose losses differ by rounding may swap.
+allreduce on Dask). Every histogram is a sum over examples taken through the reducer
+(``Reducer.apply(cut_histograms, ...)``): on one machine the scheme's own rows, on a Dask
+cluster every shard's summed, so no score leaves its worker and the client's scheme of no
+rows reads the same histograms, hence the same θ, from the round's log. The cut is the
+sort's exactly where the weights' sums are exact (no sample weights, or integer ones);
+otherwise two cuts whose losses differ by rounding may swap.
 """
 
 import numpy as np
