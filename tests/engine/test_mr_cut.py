@@ -14,7 +14,11 @@ import types
 import numpy as np
 import pytest
 
+from confboost.data.dataset import Dataset
+from confboost.engine.boosting import run_boosting
+from confboost.engine.learners import StumpLearner
 from confboost.engine.reduction import LOCAL
+from confboost.engine.schemes.mr import MRScheme
 from confboost.engine.schemes.mr_cut import (
     LEVELS,
     cut_threshold,
@@ -22,6 +26,7 @@ from confboost.engine.schemes.mr_cut import (
     key_value,
     score_keys,
 )
+from confboost.kernels.criterion_numpy import MODES
 
 
 class Pieces:
@@ -124,3 +129,20 @@ def test_one_row(labels):
     assert threshold == hamming_threshold_naive(signs, scores, np.ones(1))
     # a true label ranked below a false one costs one of the two; otherwise none
     assert _hamming_loss(threshold, scores, signs, np.ones(1)) == (labels == [-1, 1])
+
+
+@pytest.mark.parametrize("confidence", ["real", "discrete"])
+def test_the_scheme_cuts_as_the_sort_after_every_round(confidence):
+    """Multi-label MR's update (its reducer the identity) keeps, each round, the sort's cut
+    of the scores it has just updated."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(400, 6))
+    signs = np.where(X[:, :4] + rng.normal(size=(400, 4)) > 0.5, 1, -1).astype(np.int8)
+    weight = rng.integers(1, 4, 400).astype(np.float64)
+    scheme = MRScheme(signs, weight, True)
+    sorted_cuts = []
+    mode = MODES[confidence]
+    run_boosting(Dataset.from_array(X, 255, 0, weight), scheme, StumpLearner(mode, 0.01), 12,
+                 "auto", mode, 0.01, callbacks=[lambda env: sorted_cuts.append(
+                     hamming_threshold_naive(signs, scheme.scores, weight))])
+    assert len(scheme.thresholds) == 12 and scheme.thresholds == sorted_cuts
