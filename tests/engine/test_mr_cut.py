@@ -23,10 +23,9 @@ from confboost.engine.schemes.mr_cut import (
     LEVELS,
     cut_threshold,
     hamming_threshold_naive,
-    key_value,
-    score_keys,
 )
 from confboost.kernels.criterion_numpy import MODES
+from confboost.kernels.score_cells import key_value, score_keys
 
 
 class Pieces:

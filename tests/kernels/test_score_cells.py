@@ -4,13 +4,11 @@ kernel against its NumPy twin, bit for bit (the same sums in the same row order)
 import numpy as np
 import pytest
 
-from confboost.kernels.score_cells import score_cell_histograms, score_cell_histograms_naive
-
-
-def _keys(scores):
-    raw = (scores.ravel() + 0.0).view(np.uint64)
-    sign = np.uint64(1 << 63)
-    return np.where(raw & sign, ~raw, raw | sign)
+from confboost.kernels.score_cells import (
+    score_cell_histograms,
+    score_cell_histograms_naive,
+    score_keys,
+)
 
 
 def _kernel(scores, signs, weight, levels, prefixes, width):
@@ -39,7 +37,7 @@ def test_kernel_equals_twin(width, seed):
     scores[3, 3], scores[4, 4] = np.inf, -np.inf
     signs = np.where(rng.random((n, k)) < 0.4, 1, -1).astype(np.int8)
     weight = rng.uniform(0.0, 2.0, n)
-    keys = _keys(scores)
+    keys = score_keys(scores)
     # disjoint cells of mixed levels: of two keys at the deepest level but one, of others
     # at level 1, and one that holds no score
     deep = 64 // width - 1

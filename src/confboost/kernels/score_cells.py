@@ -17,6 +17,28 @@ from confboost.utils.lazy_numba import njit
 _SIGN = np.uint64(1 << 63)
 
 
+def score_keys(scores):
+    """Order-preserving uint64 keys of the scores (flattened), -0.0 read as 0.0.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, k)
+
+    Returns
+    -------
+    keys : ndarray of shape (n_samples * k,), uint64
+    """
+    bits = (np.asarray(scores, dtype=np.float64).ravel() + 0.0).view(np.uint64)
+    return np.where(bits & _SIGN, ~bits, bits | _SIGN)
+
+
+def key_value(key):
+    """The score of an order-preserving key (``score_keys``' inverse)."""
+    key = np.uint64(key)
+    bits = key & ~_SIGN if key & _SIGN else ~key
+    return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
+
+
 @njit(cache=True, nogil=True)
 def score_cell_histograms(bits, signs, sample_weight, level_of, starts, prefixes, cells,
                           width, out):
@@ -90,8 +112,7 @@ def score_cell_histograms_naive(scores, signs, sample_weight, levels, prefixes, 
     -------
     out : ndarray of shape (n_cells, 2**width, 3)
     """
-    raw = (np.asarray(scores, dtype=np.float64).ravel() + 0.0).view(np.uint64)
-    keys = np.where(raw & _SIGN, ~raw, raw | _SIGN)
+    keys = score_keys(scores)
     weight = np.repeat(np.asarray(sample_weight, dtype=np.float64), scores.shape[1])
     positive = np.asarray(signs).ravel() > 0
     size = 1 << width

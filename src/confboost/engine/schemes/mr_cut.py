@@ -12,53 +12,30 @@ that finds it (``hamming_threshold_naive``) is the oracle of this module's ``cut
 The loss of a cut only needs the weight of the positive pairs below it and of the negative
 ones above it, so a histogram of the scores over a fixed grid gives the loss of every cut
 between two of its non-empty cells, and a histogram of a cell's scores over a finer grid
-the cuts inside it. The grid is the scores' order-preserving 64-bit keys (``score_keys``)
-read 8 bits at a time, 8 levels down to single values, and a cell is refined only where a
-cut inside it could beat (or tie, earlier) the best cut found so far, or where it holds a
-neighbour of that cut (whose value θ needs): a sum a level (8 in every case measured; a
-best cut that moves to a coarser cell can add some), of 256 entries a cell asked (16 bits
-a level made 4 sums, but of 65,536 entries a cell: on yeast-ml a cut's 27 cells held
-40 MB, longer to clear and scan than the sort of its 34,000 scores, and as much to
-allreduce on Dask). Every histogram is a sum over examples taken through the reducer
-(``Reducer.apply(cut_histograms, ...)``): on one machine the scheme's own rows, on a Dask
-cluster every shard's summed, so no score leaves its worker and the client's scheme of no
-rows reads the same histograms, hence the same θ, from the round's log. The cut is the
-sort's exactly where the weights' sums are exact (no sample weights, or integer ones);
-otherwise two cuts whose losses differ by rounding may swap.
+the cuts inside it. The grid is the scores' order-preserving 64-bit keys
+(``kernels/score_cells.score_keys``) read 8 bits at a time, 8 levels down to single values,
+and a cell is refined only where a cut inside it could beat (or tie, earlier) the best cut
+found so far, or where it holds a neighbour of that cut (whose value θ needs): a sum a
+level (8 in every case measured; a best cut that moves to a coarser cell can add some), of
+256 entries a cell asked (16 bits a level made 4 sums, but of 65,536 entries a cell: on
+yeast-ml a cut's 27 cells held 40 MB, longer to clear and scan than the sort of its 34,000
+scores, and as much to allreduce on Dask). Every histogram is a sum over examples taken
+through the reducer (``Reducer.apply(cut_histograms, ...)``): on one machine the scheme's
+own rows, on a Dask cluster every shard's summed, so no score leaves its worker and the
+client's scheme of no rows reads the same histograms, hence the same θ, from the round's
+log. The cut is the sort's exactly where the weights' sums are exact (no sample weights, or
+integer ones); otherwise two cuts whose losses differ by rounding may swap.
 """
 
 import numpy as np
 
-from confboost.kernels.score_cells import score_cell_histograms
+from confboost.kernels.score_cells import key_value, score_cell_histograms
 
 #: Bits of a key read per level, and the cells of a level.
 BITS = 8
 CELLS = 1 << BITS
 #: Levels down to one value (64-bit keys).
 LEVELS = 64 // BITS
-_SIGN = np.uint64(1 << 63)
-
-
-def score_keys(scores):
-    """Order-preserving uint64 keys of the scores (flattened), -0.0 read as 0.0.
-
-    Parameters
-    ----------
-    scores : ndarray of shape (n_samples, k)
-
-    Returns
-    -------
-    keys : ndarray of shape (n_samples * k,), uint64
-    """
-    bits = (np.asarray(scores, dtype=np.float64).ravel() + 0.0).view(np.uint64)
-    return np.where(bits & _SIGN, ~bits, bits | _SIGN)
-
-
-def key_value(key):
-    """The score of an order-preserving key (``score_keys``' inverse)."""
-    key = np.uint64(key)
-    bits = key & ~_SIGN if key & _SIGN else ~key
-    return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
 
 
 def cut_histograms(scheme, levels, prefixes):
