@@ -10,9 +10,9 @@ from confboost.engine.learners import StumpLearner
 from confboost.engine.schemes.mr import (
     MRScheme,
     bound_offsets,
-    hamming_threshold,
     pair_confidences,
 )
+from confboost.engine.schemes.mr_cut import hamming_threshold_naive
 from confboost.evaluation.metrics import ranking_loss
 from confboost.kernels.criterion_numpy import DISCRETE, REAL
 from confboost.kernels.weight_update import (
@@ -202,7 +202,7 @@ def test_rows_without_crucial_pairs_get_zero_weight_and_none_is_an_error():
 def test_hamming_threshold_separates_when_it_can():
     signs = np.array([[1, -1, -1], [1, 1, -1]], dtype=np.int8)
     scores = np.array([[2.0, -1.0, 0.0], [0.5, 0.7, 0.3]])
-    threshold = hamming_threshold(signs, scores, np.ones(2))
+    threshold = hamming_threshold_naive(signs, scores, np.ones(2))
     np.testing.assert_array_equal(scores > threshold, signs > 0)
     assert 0.3 < threshold < 0.5
 

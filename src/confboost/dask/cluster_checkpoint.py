@@ -5,7 +5,8 @@ On one machine a checkpoint saves the scheme's state arrays (D or v, and f). On 
 cluster they are on the shards, one piece a worker, so the checkpoint saves what makes
 them instead: every change the run made to the shards' schemes through its reducer
 (``Reducer.apply``: the scheme's step function and its arguments, the round's blocks
-among them), recorded by ``RecordingReducer``. Those arguments are numbers and small
+among them), recorded by ``RecordingReducer`` (not the calls that only read the shards,
+``READS``: MR's pair masses and multi-label cut histograms). Those arguments are numbers and small
 arrays (a round's update factors) and the values the reducer keeps on the shards (a
 round's blocks: the function that makes them from a shard's rows and its arguments, a
 stump's feature row and threshold bin, a tree's node arrays). A resume makes those values
@@ -33,6 +34,7 @@ from confboost.engine.learners.product import product_blocks, product_term_signs
 from confboost.engine.learners.stump import stump_train_blocks
 from confboost.engine.schemes.mh import apply_round
 from confboost.engine.schemes.mr import block_pair_masses, pair_normalise, pair_round
+from confboost.engine.schemes.mr_cut import cut_histograms
 from confboost.training.checkpoint import Checkpoint, run_fingerprint
 
 #: The functions a checkpoint of a cluster fit may name: the schemes' steps on a shard
@@ -42,10 +44,15 @@ FUNCTIONS = {f"{function.__module__}:{function.__qualname__}": function for func
     value_blocks, term_blocks, product_term_signs, product_blocks, sign_patterns,
     tree_code_blocks, label_tree_blocks)}
 
+#: The schemes' ``Reducer.apply`` functions that change no shard's state: a resume has
+#: nothing to replay for them, so they are not recorded (``block_pair_masses`` stays in
+#: ``FUNCTIONS`` for the checkpoints that recorded it).
+READS = frozenset((block_pair_masses, cut_histograms))
+
 
 class RecordingReducer:
-    """A reducer that passes every call to ``inner`` and keeps the changes (``apply``) and
-    how each value kept on the shards (``rows``) was made.
+    """A reducer that passes every call to ``inner`` and keeps the changes (``apply``, but
+    ``READS``) and how each value kept on the shards (``rows``) was made.
 
     Parameters
     ----------
@@ -67,7 +74,8 @@ class RecordingReducer:
         return value
 
     def apply(self, function, scheme, *args):
-        self.steps.append((function, args))
+        if function not in READS:
+            self.steps.append((function, args))
         return self.inner.apply(function, scheme, *args)
 
     def kept(self, value):

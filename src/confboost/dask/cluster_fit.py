@@ -39,9 +39,9 @@ A ``Checkpoint`` callback saves, in place of the shards' state, the changes that
 (``dask/cluster_checkpoint.py``: the run's reducer records them), and a resume replays them on the
 shards.
 
-AdaBoost.MR's multi-label cut is the local one, from histograms of the shards' scores
-allreduced in the round after its update (``round_learner.RoundSpec.cut``), which the
-client's ``dask/cut.ClusterCut`` reads from the round's log.
+AdaBoost.MR's multi-label cut is the local one: the scheme's update takes it from
+histograms of the scores through its reducer (``engine/schemes/mr_cut.py``), allreduced
+over the shards in the round and read back from the round's log by the client's scheme.
 
 Every option of the local fit runs here, and what the local fit refuses (a product on a
 table with text or categorical columns) is refused with its error.
@@ -59,7 +59,6 @@ from sklearn.utils.multiclass import type_of_target
 from confboost.dask.cluster_checkpoint import ClusterCheckpoint, RecordingReducer, RoundBlocks
 from confboost.dask.cluster_label_trees import label_tree_blocks, label_tree_recipes
 from confboost.dask.collective import LearnerCalls
-from confboost.dask.cut import ClusterCut
 from confboost.dask.partitions import (
     bin_sample,
     computed,
@@ -265,12 +264,7 @@ class ClusterFit(Fit):
 
     def run(self, state, callbacks=(), tuner=None):
         """``Fit.run``, each ``Checkpoint`` of the main run saving what rebuilds its
-        shards' state (``ClusterCheckpoint``); on multi-label data, every run of MR cutting
-        its scores on the shards (``ClusterCut``)."""
-        if self.params.scheme == "mr" and self.known["_multilabel"]:
-            for part in (state.main, *state.folds):
-                if not any(isinstance(each, ClusterCut) for each in part.callbacks):
-                    part.callbacks.append(ClusterCut(part.run.scheme.reducer.inner))
+        shards' state (``ClusterCheckpoint``)."""
         recorder = state.main.run.scheme.reducer
         cover = next(each for each in state.main.callbacks if isinstance(each, ClusterCover))
         callbacks = [ClusterCheckpoint(each, recorder, cover, state.fingerprint)
@@ -506,8 +500,7 @@ class ClusterFit(Fit):
         """The run's shards (``_build_shards``: ``Fit._part`` makes the learner after the
         scheme), then its learner: each round the learner and the scheme's update on every
         worker (``collective.CollectiveLearner``), the worker's learner taking its sums over
-        the workers (``round_learner``: a term learner's and a tree per label's too); on
-        multi-label AdaBoost.MR each round's cut taken in the round (``cut``)."""
+        the workers (``round_learner``: a term learner's and a tree per label's too)."""
         name, p = self.known["weak_learner_"], self.params
         if name not in TREE_ROUNDS:  # its own errors (a product or trim on mixed columns) here
             make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),
@@ -516,8 +509,7 @@ class ClusterFit(Fit):
         self.placed.learner = self.placed.reducer.learner(RoundSpec(
             name, self.mode, smoothing, self._alpha_method(), self.known["learning_rate_"],
             {"n_terms": int(p.product_terms), "trim": float(p.trim),
-             **self.probe._tree_params(self.known["max_leaves_"])},
-            cut=p.scheme == "mr" and self.placed.multilabel))
+             **self.probe._tree_params(self.known["max_leaves_"])}))
         return self.placed.learner
 
     def _run_callbacks(self, weight):

@@ -6,15 +6,14 @@ The learner is the engine's learner (``engine.learners.make_learner``) with the 
 stump's weight-mass buckets, kept rows' histogram and block statistics included), with the
 term learner, whose local form reads the rows without a reducer, replaced by its twin that
 takes every sum through it (``text.ClusterTermLearner``: every term's masses summed over the
-workers). Their sums are allreduces inside the round's task, so the round stays one trip.
-The multi-label MR cut is taken in the round too, after the update (``RoundSpec.cut``).
+workers). Their sums are allreduces inside the round's task, so the round stays one trip
+(the scheme's too: multi-label MR's cut is taken by its update, ``engine/schemes/mr_cut.py``).
 """
 
 from dataclasses import dataclass
 
 from confboost.dask.cluster_label_trees import CollectiveLabelTreesLearner
 from confboost.dask.collective import TREES
-from confboost.dask.cut import cluster_threshold
 from confboost.dask.text import ClusterTermLearner
 from confboost.engine.boosting import round_step
 from confboost.engine.learners import BestOfLearner, TermLearner, make_learner
@@ -68,8 +67,6 @@ class RoundSpec:
     learning_rate : float
     learner_params : dict
         ``n_terms``, ``trim`` and the tree parameters.
-    cut : bool
-        Multi-label MR: the round's cut after the update, its histograms in the log.
     """
 
     learner: str
@@ -78,7 +75,6 @@ class RoundSpec:
     alpha_method: str
     learning_rate: float
     learner_params: dict
-    cut: bool = False
 
     def make_learner(self, link, dataset, reducer):
         """This rank's learner: ``round_learner``'s over ``reducer``, a tree over ``link``."""
@@ -91,10 +87,6 @@ class RoundSpec:
 
     def finish(self, scheme, fit):
         """The rest of Figure 1's round after the learner (``BoostingRun.run``'s own
-        ``boosting.round_step``): α, then the scheme's update (and MR's multi-label cut,
-        ``cut``); returns the update's Z_t."""
-        z = round_step(scheme, fit, self.alpha_method, self.mode, self.smoothing,
-                       self.learning_rate)[2]
-        if self.cut:
-            cluster_threshold(scheme.reducer, scheme)
-        return z
+        ``boosting.round_step``): α, then the scheme's update; returns the update's Z_t."""
+        return round_step(scheme, fit, self.alpha_method, self.mode, self.smoothing,
+                          self.learning_rate)[2]

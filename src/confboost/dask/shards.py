@@ -257,7 +257,7 @@ def make_shard(pieces, header, classes, multilabel, init, total_weight, code=Non
     dataset = dataclasses.replace(header, codes=codes, categorical=categorical, text=text,
                                   n_samples=X.shape[0])
     if mr:
-        scheme = MRScheme(signs, sample_weight, total_weight=total_weight)
+        scheme = MRScheme(signs, sample_weight, multilabel, total_weight=total_weight)
     elif code is not None and code.shape[1] > 1:
         scheme = MOScheme(encoded, code, decoding, sample_weight, total_weight=total_weight)
     else:

@@ -12,7 +12,8 @@ part; here a reducer is handed to the learner and the scheme instead):
 - ``rows(function, dataset, *args)``: ``function(dataset, *args)`` of each shard's rows,
   kept where the rows are (the training blocks of a round's hypothesis);
 - ``apply(function, scheme, *args)``: every shard's scheme changed in place by
-  ``function(scheme, *args)``, and what the calls return summed (Z_t and loss shares).
+  ``function(scheme, *args)``, and what the calls return summed (Z_t and loss shares; MR's
+  pair masses and the histograms of its multi-label cut, which only read the scheme).
 
 On one machine there is one shard, the data itself: ``LocalReducer`` calls the function
 and returns what it returns (no copy, no other work), so a local fit is the fit it was

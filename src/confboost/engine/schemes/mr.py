@@ -28,7 +28,9 @@ m × k × k triple weights of Figure 4 are never stored. Each round:
   ``"freund-schapire"`` is Eq. 28 with h scaled into [-1, 1];
 - v ← v exp(-½ α Y h) / √Z_t (``kernels.weight_update.update_pair_weights``), in two steps
   through the scheme's reducer (``engine/reduction.py``): v' and Z_t's share of the rows,
-  then v' / √Z_t once Z_t is summed.
+  then v' / √Z_t once Z_t is summed;
+- on multi-label data, the cut θ_t on f that ``predict`` uses, from histograms of the
+  scores taken through the same reducer (``schemes/mr_cut.py``).
 
 Theorem 6: the ranking loss on the training set (weighted by the sample weights) is at most
 Π Z_t. Examples whose label set is empty or full have no crucial pair: they get zero weight
@@ -44,6 +46,7 @@ from confboost.data.dataset import LabelSigns
 from confboost.engine.alpha import choose_alpha, exact_alpha
 from confboost.engine.reduction import LOCAL
 from confboost.engine.schemes.mh import MHOutputs
+from confboost.engine.schemes.mr_cut import cut_threshold
 from confboost.kernels.criterion_numpy import DISCRETE, REAL, REAL_ABSTAIN
 from confboost.kernels.weight_update import (
     example_ranking_losses,
@@ -208,44 +211,6 @@ def bound_offsets(values, weight_pos, weight_neg):
                     0.0)
 
 
-def hamming_threshold(signs, scores, sample_weight):
-    """The θ for which {l : f(x, l) > θ} has the least weighted Hamming loss on (signs, f).
-
-    AdaBoost.MR learns a ranking, and f has no natural zero (adding c(x) to every f(x, l)
-    leaves every Z_t unchanged); a multi-label prediction needs a cut. One global θ is
-    chosen on the training scores, halfway between two consecutive distinct scores.
-
-    Parameters
-    ----------
-    signs : ndarray of shape (n_samples, k)
-    scores : ndarray of shape (n_samples, k)
-    sample_weight : ndarray of shape (n_samples,)
-
-    Returns
-    -------
-    threshold : float
-    """
-    flat = scores.ravel()
-    order = np.argsort(flat, kind="stable")
-    sorted_scores = flat[order]
-    weight = np.repeat(sample_weight, scores.shape[1])[order]
-    positive = signs.ravel()[order] > 0
-    # cutting before position j predicts the labels at j, j+1, ... : the errors are the
-    # positives before j and the negatives from j on
-    missed = np.concatenate([[0.0], np.cumsum(np.where(positive, weight, 0.0))])
-    false_alarms = np.concatenate([np.cumsum(np.where(positive, 0.0, weight)[::-1])[::-1],
-                                   [0.0]])
-    cut_allowed = np.ones(flat.size + 1, dtype=bool)
-    cut_allowed[1:-1] = sorted_scores[:-1] < sorted_scores[1:]
-    errors = np.where(cut_allowed, missed + false_alarms, np.inf)
-    j = int(np.argmin(errors))
-    if j == 0:
-        return float(sorted_scores[0] - 1.0)
-    if j == flat.size:
-        return float(sorted_scores[-1] + 1.0)
-    return float(0.5 * (sorted_scores[j - 1] + sorted_scores[j]))
-
-
 class MRScheme:
     """AdaBoost.MR state over one training set (Figure 5).
 
@@ -256,7 +221,8 @@ class MRScheme:
     sample_weight : ndarray of shape (n_samples,)
     multilabel : bool, default=False
         Multi-label data: after each round the scheme also learns the cut θ_t on f that
-        ``predict`` uses (``hamming_threshold``), kept in ``thresholds``.
+        ``predict`` uses (``mr_cut.cut_threshold``, through the reducer), kept in
+        ``thresholds``.
     total_weight : float, optional
         The whole training set's Σ w when these examples are a part of it (a Dask shard):
         v, d and the loss are then this part's share of the whole set's (see
@@ -376,13 +342,13 @@ class MRScheme:
     def update(self, fit, alpha):
         """Apply α h_t to v and f (Figure 5); returns Z_t. Two steps through the reducer:
         v' = v e^{-½ α Y h} and the rows' share of Z_t, then v' / √Z_t with d and the
-        ranking loss."""
+        ranking loss; on multi-label data the cut θ_t on the new f from histograms of the
+        scores summed through it too (``mr_cut.cut_threshold``)."""
         z = float(self.reducer.apply(pair_round, self, fit.train_blocks,
                                      fit.hypothesis.values, alpha))
         self._loss = float(self.reducer.apply(pair_normalise, self, z))
         if self.multilabel:
-            self.thresholds.append(hamming_threshold(self.labels.signs, self.scores,
-                                                     self._sample_weight))
+            self.thresholds.append(cut_threshold(self.reducer, self))
         return z
 
     def train_loss(self):
