@@ -2,11 +2,11 @@
 round's parameters and rest (``RoundSpec``) and its weak learner (``round_learner``).
 
 The learner is the engine's learner (``engine.learners.make_learner``) with the round's
-``CollectiveReducer`` as its reducer, so that its sums are the whole set's, with the two
-learners whose local form reads the rows without a reducer replaced by their twins that
-take every sum through it: the term learner (``text.ClusterTermLearner``: every term's
-masses summed over the workers) and the trimmed stump (``trim.ClusterTrimmedStumpLearner``:
-the cut from the workers' summed weight-mass buckets). Their sums are allreduces inside the
+``CollectiveReducer`` as its reducer, so that its sums are the whole set's (the term
+learner's too: a shard's text columns have it score every term, ``text.py``), with the
+learner whose local form reads the rows without a reducer replaced by its twin that
+takes every sum through it: the trimmed stump (``trim.ClusterTrimmedStumpLearner``:
+the cut from the workers' summed weight-mass buckets). Its sums are allreduces inside the
 round's task, so the round stays one trip. The multi-label MR cut is taken in the round
 too, after the update (``RoundSpec.cut``).
 """
@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from confboost.dask.cluster_label_trees import CollectiveLabelTreesLearner
 from confboost.dask.collective import TREES
 from confboost.dask.cut import cluster_threshold
-from confboost.dask.text import ClusterTermLearner
 from confboost.dask.trim import ClusterTrimmedStumpLearner
 from confboost.engine.boosting import round_step
-from confboost.engine.learners import BestOfLearner, StumpLearner, TermLearner, make_learner
+from confboost.engine.learners import StumpLearner, make_learner
 
 #: The learners that grow trees over the collective's link, by ``weak_learner``: a shared
 #: tree, a Hamming tree, a tree per label.
@@ -49,10 +48,6 @@ def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
                            reducer=reducer)
     if type(learner) is StumpLearner and learner.trim > 0:  # its cut from bucket sums
         return ClusterTrimmedStumpLearner(mode, smoothing, learner.trim, reducer)
-    if isinstance(learner, BestOfLearner):  # the term learner: its sums over the workers
-        learner.learners = [ClusterTermLearner(mode, smoothing, reducer)
-                            if type(each) is TermLearner else each
-                            for each in learner.learners]
     return learner
 
 

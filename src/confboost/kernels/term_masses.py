@@ -10,6 +10,10 @@ term at once,
 
 reading the term postings (CSC ``indptr`` / ``indices``) once: O(nnz · k). The absent block's
 statistics are the totals minus these; the learner forms them.
+
+The term learner sums the present blocks of the lists it scores as W+ and W+ + W-
+(``present_sums``: sums over rows, which its reducer adds over the shards of a cluster),
+and scores every list from those sums and the totals (``present_criteria``).
 """
 
 import numpy as np
@@ -95,73 +99,98 @@ def _criterion_of_present(present_pos, present_all, total_pos, total_neg, mode, 
     return z_from_sums(u, v, abstained, mode, total)
 
 
-#: Terms per parallel chunk of ``term_criteria`` (its two length-k buffers are per chunk).
-_TERM_CHUNK = 512
+@njit(cache=True, parallel=True, nogil=True)
+def present_sums(indptr, indices, lists, weights, signs):
+    """W+ and W+ + W- of the "term present" block of each list in ``lists``, per label.
+
+    A term test's criterion needs, of its present block, W+ and W- per label (Eq. 9/16);
+    these are summed as W+ and W+ + W- (each weight, and it or 0.0 by its label's sign: no
+    (n_docs, k) copy), from which ``_criterion_of_present`` takes W- as the difference.
+    Sums over disjoint row sets add up to the sums over their union, so the sums of the
+    same terms on the shards of a cluster add up to the whole set's.
+
+    Cost O(k · Σ list lengths) time.
+
+    Parameters
+    ----------
+    indptr, indices : CSC postings, as in ``term_block_weights``
+    lists : ndarray of shape (n_scored,), int32
+        The posting list of each output row (``TextColumn.scored_list``).
+    weights : ndarray of shape (n_docs, k), float64
+    signs : ndarray of shape (n_docs, k), int8
+
+    Returns
+    -------
+    present_pos, present_all : ndarray of shape (n_scored, k), float64
+        Per row ``u`` and label ``l``: Σ of ``weights[i, l]`` over the documents ``i`` of list
+        ``lists[u]`` with ``signs[i, l] > 0``, and over all of them; added in list order.
+    """
+    n_scored = lists.shape[0]
+    k = weights.shape[1]
+    present_pos = np.zeros((n_scored, k), dtype=weights.dtype)
+    present_all = np.zeros((n_scored, k), dtype=weights.dtype)
+    for u in prange(n_scored):
+        at = lists[u]
+        for position in range(indptr[at], indptr[at + 1]):
+            i = indices[position]
+            for l in range(k):
+                weight = weights[i, l]
+                present_pos[u, l] += weight if signs[i, l] > 0 else 0.0
+                present_all[u, l] += weight
+    return present_pos, present_all
+
+
+def present_sums_naive(indptr, indices, lists, weights, signs):
+    """Twin of ``present_sums``: ``term_block_weights_naive``'s dense product, row by row
+    of ``lists``.
+
+    Parameters and returns are as in ``present_sums``.
+    """
+    w_plus, w_minus = term_block_weights_naive(indptr, indices, weights, signs)
+    return w_plus[lists], (w_plus + w_minus)[lists]
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def term_criteria(indptr, indices, weights, signs, total_pos, total_neg, mode, total, out):
-    """Z of every term's presence test, fused: no (n_terms, k) array is materialised.
+def present_criteria(present_pos, present_all, total_pos, total_neg, mode, total, out):
+    """Z of the presence test of each row of ``present_sums``' output.
 
-    The test on term ``j`` partitions the documents into two blocks: present (the postings of
-    ``j``) and absent (all others; the abstaining block of the abstaining modes). Per term the
-    present block's W+ and W+ + W- are summed into two length-k buffers (each weight, and it
-    or 0.0 by its label's sign: no (n_docs, k) copy), its W- is the difference, the absent
-    block's statistics are the totals minus the present ones, and the criterion of the
-    confidence mode follows (as in ``kernels/stump_split.py``, with the absent block in the role of
-    the missing block):
+    The test partitions the documents into two blocks: present and absent (all others; the
+    abstaining block of the abstaining modes). The present block's W- is W+ + W- less W+,
+    the absent block's statistics are the totals minus the present ones, and the criterion
+    of the confidence mode follows (as in ``kernels/stump_split.py``, with the absent block
+    in the role of the missing block):
 
     - real: Z = 2 Σ_l (sqrt(P+ P-) + sqrt(A+ A-))                (Eq. 10, 16)
     - discrete: Z = sqrt(total² - r²), r = Σ_l |P+ - P-| + |A+ - A-|  (§3.1)
     - abstain: Z = W0 + 2 sqrt(a d), a = Σ_l max(P+, P-), d = Σ_l min(P+, P-), W0 = Σ_l A+ + A-
     - real-abstain: Z = W0 + 2 Σ_l sqrt(P+ P-)
 
-    Cost O(nnz · k) time and O(threads · k) extra memory.
-
     Parameters
     ----------
-    indptr, indices : CSC postings, as in ``term_block_weights``
-    weights : ndarray of shape (n_docs, k), float64
-    signs : ndarray of shape (n_docs, k), int8
+    present_pos, present_all : ndarray of shape (n_scored, k), float64
+        The present blocks' W+ and W+ + W- (``present_sums``, summed over the shards).
     total_pos, total_neg : ndarray of shape (k,), float64
         W+ and W- of all documents per label.
     mode : int
         Confidence mode code.
     total : float
         Total weight mass.
-    out : ndarray of shape (n_terms,), float64
-        Output: Z of each term.
+    out : ndarray of shape (n_scored,), float64
+        Output: Z of each row.
     """
-    n_terms = indptr.shape[0] - 1
-    k = weights.shape[1]
-    n_chunks = (n_terms + _TERM_CHUNK - 1) // _TERM_CHUNK
-    for chunk in prange(n_chunks):
-        present_pos = np.empty(k, dtype=weights.dtype)
-        present_all = np.empty(k, dtype=weights.dtype)
-        for term in range(chunk * _TERM_CHUNK, min((chunk + 1) * _TERM_CHUNK, n_terms)):
-            present_pos[:] = 0.0
-            present_all[:] = 0.0
-            for position in range(indptr[term], indptr[term + 1]):
-                i = indices[position]
-                for l in range(k):
-                    weight = weights[i, l]
-                    present_pos[l] += weight if signs[i, l] > 0 else 0.0
-                    present_all[l] += weight
-            out[term] = _criterion_of_present(present_pos, present_all, total_pos, total_neg,
-                                              mode, total)
+    for u in prange(present_pos.shape[0]):
+        out[u] = _criterion_of_present(present_pos[u], present_all[u], total_pos, total_neg,
+                                       mode, total)
 
 
-def term_criteria_naive(indptr, indices, weights, signs, mode):
-    """Twin of ``term_criteria``: dense block statistics, then the criterion per term.
+def present_criteria_naive(present_pos, present_all, total_pos, total_neg, mode, total):
+    """Twin of ``present_criteria``: the blocks' statistics stacked, then ``partition_z``.
 
     Returns
     -------
-    z : ndarray of shape (n_terms,)
+    z : ndarray of shape (n_scored,)
     """
-    w_plus, w_minus = term_block_weights_naive(indptr, indices, weights, signs)
-    total_pos = np.where(signs > 0, weights, 0.0).sum(axis=0)
-    total_neg = np.where(signs < 0, weights, 0.0).sum(axis=0)
-    weight_pos = np.stack([w_plus, np.maximum(total_pos - w_plus, 0.0)], axis=1)
-    weight_neg = np.stack([w_minus, np.maximum(total_neg - w_minus, 0.0)], axis=1)
-    return partition_z(weight_pos, weight_neg, np.array([False, True]), mode,
-                       float(weights.sum()))
+    present_neg = np.maximum(present_all - present_pos, 0.0)
+    weight_pos = np.stack([present_pos, np.maximum(total_pos - present_pos, 0.0)], axis=1)
+    weight_neg = np.stack([present_neg, np.maximum(total_neg - present_neg, 0.0)], axis=1)
+    return partition_z(weight_pos, weight_neg, np.array([False, True]), mode, total)
