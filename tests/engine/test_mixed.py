@@ -69,7 +69,8 @@ def test_present_sums_and_criteria_equal_naive(rng, mode, k):
     total_pos = np.where(signs > 0, weights, 0).sum(axis=0)
     total_neg = np.where(signs < 0, weights, 0).sum(axis=0)
     lists = rng.integers(0, 700, 900).astype(np.int32)  # some lists twice, some never
-    present_pos, present_all = present_sums(indptr, indices, lists, weights, signs)
+    present_pos, present_all = np.full((900, k), np.nan), np.full((900, k), np.nan)
+    present_sums(indptr, indices, lists, weights, signs, present_pos, present_all)
     naive_pos, naive_all = present_sums_naive(indptr, indices, lists, weights, signs)
     np.testing.assert_allclose(present_pos, naive_pos, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(present_all, naive_all, rtol=1e-12, atol=1e-15)

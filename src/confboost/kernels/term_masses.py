@@ -100,7 +100,7 @@ def _criterion_of_present(present_pos, present_all, total_pos, total_neg, mode, 
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def present_sums(indptr, indices, lists, weights, signs):
+def present_sums(indptr, indices, lists, weights, signs, present_pos, present_all):
     """W+ and W+ + W- of the "term present" block of each list in ``lists``, per label.
 
     A term test's criterion needs, of its present block, W+ and W- per label (Eq. 9/16);
@@ -118,33 +118,44 @@ def present_sums(indptr, indices, lists, weights, signs):
         The posting list of each output row (``TextColumn.scored_list``).
     weights : ndarray of shape (n_docs, k), float64
     signs : ndarray of shape (n_docs, k), int8
-
-    Returns
-    -------
     present_pos, present_all : ndarray of shape (n_scored, k), float64
-        Per row ``u`` and label ``l``: Σ of ``weights[i, l]`` over the documents ``i`` of list
-        ``lists[u]`` with ``signs[i, l] > 0``, and over all of them; added in list order.
+        Output (overwritten; the caller's, as an array made here would be zeroed page by
+        page on each call): per row ``u`` and label ``l``, Σ of ``weights[i, l]`` over the
+        documents ``i`` of list ``lists[u]`` with ``signs[i, l] > 0``, and over all of them;
+        added in list order.
     """
-    n_scored = lists.shape[0]
     k = weights.shape[1]
-    present_pos = np.zeros((n_scored, k), dtype=weights.dtype)
-    present_all = np.zeros((n_scored, k), dtype=weights.dtype)
-    for u in prange(n_scored):
+    if k == 1:  # one label: the sums in scalars (the same additions, in the same order)
+        for u in prange(lists.shape[0]):
+            at = lists[u]
+            pos = 0.0
+            every = 0.0
+            for position in range(indptr[at], indptr[at + 1]):
+                i = indices[position]
+                weight = weights[i, 0]
+                pos += weight if signs[i, 0] > 0 else 0.0
+                every += weight
+            present_pos[u, 0] = pos
+            present_all[u, 0] = every
+        return
+    for u in prange(lists.shape[0]):
         at = lists[u]
+        for l in range(k):
+            present_pos[u, l] = 0.0
+            present_all[u, l] = 0.0
         for position in range(indptr[at], indptr[at + 1]):
             i = indices[position]
             for l in range(k):
                 weight = weights[i, l]
                 present_pos[u, l] += weight if signs[i, l] > 0 else 0.0
                 present_all[u, l] += weight
-    return present_pos, present_all
 
 
 def present_sums_naive(indptr, indices, lists, weights, signs):
     """Twin of ``present_sums``: ``term_block_weights_naive``'s dense product, row by row
     of ``lists``.
 
-    Parameters and returns are as in ``present_sums``.
+    Parameters are as in ``present_sums``, less the outputs, which it returns.
     """
     w_plus, w_minus = term_block_weights_naive(indptr, indices, weights, signs)
     return w_plus[lists], (w_plus + w_minus)[lists]

@@ -149,8 +149,13 @@ def term_sums(dataset, weights, labels):
         total_neg = np.sum(weights, axis=0, where=signs < 0)
     else:  # the same sums, a slice of rows at a time
         total_pos, total_neg = signed_sums(weights, signs)
-    present = [present_sums(column.distinct_indptr, column.distinct_indices,
-                            column.scored_list, weights, signs) for column in dataset.text]
+    present = []
+    for column in dataset.text:
+        shape = (column.scored_list.shape[0], weights.shape[1])
+        present_pos, present_all = np.empty(shape), np.empty(shape)
+        present_sums(column.distinct_indptr, column.distinct_indices, column.scored_list,
+                     weights, signs, present_pos, present_all)
+        present.append((present_pos, present_all))
     return present, total_pos, total_neg, float(weights.sum())
 
 
