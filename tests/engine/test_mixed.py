@@ -1,6 +1,7 @@
 """Mixed-type data: categorical and term learners, the best over feature kinds, the estimator."""
 
 import dataclasses
+import math
 
 import numpy as np
 import pandas as pd
@@ -85,6 +86,36 @@ def test_present_sums_and_criteria_equal_naive(rng, mode, k):
     np.testing.assert_allclose(
         out, present_criteria_naive(present_pos, present_all, total_pos, total_neg, mode, 1.0),
         rtol=1e-10, atol=1e-12)
+    for u in (0, 1, 511, 512, 899):  # the sums label by label, as the paper's terms: to the bit
+        assert out[u] == _z_of_present(present_pos[u], present_all[u], total_pos, total_neg,
+                                       mode, 1.0)
+
+
+def _z_of_present(present_pos, present_all, total_pos, total_neg, mode, total):
+    """Z of one term test, label by label in Python: the present block's cell, then the
+    absent block's (or its mass, abstaining), as the learner has always added them."""
+    real, abstain = mode in (MODES["real"], MODES["real-abstain"]), mode == MODES["abstain"]
+    abstaining = mode in (MODES["abstain"], MODES["real-abstain"])
+
+    def cell(pos, neg):
+        return math.sqrt(pos * neg) if real else max(pos, neg) if abstain else abs(pos - neg)
+
+    u = v = w0 = 0.0
+    for label in range(present_pos.shape[0]):
+        p_pos = float(present_pos[label])
+        p_neg = max(float(present_all[label]) - p_pos, 0.0)
+        a_pos, a_neg = max(total_pos[label] - p_pos, 0.0), max(total_neg[label] - p_neg, 0.0)
+        u += cell(p_pos, p_neg)
+        v += min(p_pos, p_neg)
+        if abstaining:
+            w0 += a_pos + a_neg
+        else:
+            u += cell(a_pos, a_neg)
+    if mode == MODES["real"]:
+        return 2.0 * u
+    if mode == MODES["discrete"]:
+        return math.sqrt(max(total * total - u * u, 0.0))
+    return w0 + 2.0 * (math.sqrt(u * v) if abstain else u)
 
 
 @pytest.mark.parametrize("mode", sorted(MODES.values()))

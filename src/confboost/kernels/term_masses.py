@@ -75,37 +75,13 @@ def term_block_weights_naive(indptr, indices, weights, signs):
     return w_plus, w_minus
 
 
-@njit(cache=True, nogil=True)
-def _criterion_of_present(present_pos, present_all, total_pos, total_neg, mode, total):
-    """Z of a term test from its present block's W+ and W+ + W- (each of shape (k,)); the
-    absent block is the abstaining one (``kernels/criterion_numba.py``)."""
-    abstaining = is_abstaining(mode)
-    with_v = needs_v(mode)
-    u = 0.0
-    v = 0.0
-    abstained = 0.0
-    for l in range(present_pos.shape[0]):
-        p_pos = present_pos[l]
-        p_neg = max(present_all[l] - p_pos, 0.0)
-        absent_pos = max(total_pos[l] - p_pos, 0.0)
-        absent_neg = max(total_neg[l] - p_neg, 0.0)
-        u += cell(p_pos, p_neg, mode)
-        if with_v:
-            v += min(p_pos, p_neg)
-        if abstaining:
-            abstained += absent_pos + absent_neg
-        else:
-            u += cell(absent_pos, absent_neg, mode)
-    return z_from_sums(u, v, abstained, mode, total)
-
-
 @njit(cache=True, parallel=True, nogil=True)
 def present_sums(indptr, indices, lists, weights, signs, present_pos, present_all):
     """W+ and W+ + W- of the "term present" block of each list in ``lists``, per label.
 
     A term test's criterion needs, of its present block, W+ and W- per label (Eq. 9/16);
     these are summed as W+ and W+ + W- (each weight, and it or 0.0 by its label's sign: no
-    (n_docs, k) copy), from which ``_criterion_of_present`` takes W- as the difference.
+    (n_docs, k) copy), from which ``present_criteria`` takes W- as the difference.
     Sums over disjoint row sets add up to the sums over their union, so the sums of the
     same terms on the shards of a cluster add up to the whole set's.
 
@@ -161,6 +137,10 @@ def present_sums_naive(indptr, indices, lists, weights, signs):
     return w_plus[lists], (w_plus + w_minus)[lists]
 
 
+#: Lists per parallel chunk of ``present_criteria`` (its three length-k buffers are per chunk).
+_CHUNK = 512
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def present_criteria(present_pos, present_all, total_pos, total_neg, mode, total, out):
     """Z of the presence test of each row of ``present_sums``' output.
@@ -189,9 +169,35 @@ def present_criteria(present_pos, present_all, total_pos, total_neg, mode, total
     out : ndarray of shape (n_scored,), float64
         Output: Z of each row.
     """
-    for u in prange(present_pos.shape[0]):
-        out[u] = _criterion_of_present(present_pos[u], present_all[u], total_pos, total_neg,
-                                       mode, total)
+    n_scored, k = present_pos.shape
+    abstaining = is_abstaining(mode)
+    with_v = needs_v(mode)
+    for chunk in prange((n_scored + _CHUNK - 1) // _CHUNK):
+        present_cell = np.empty(k, dtype=present_pos.dtype)
+        absent_part = np.empty(k, dtype=present_pos.dtype)  # its cell, or its mass (W0)
+        smaller = np.empty(k, dtype=present_pos.dtype)
+        for u in range(chunk * _CHUNK, min((chunk + 1) * _CHUNK, n_scored)):
+            for l in range(k):  # no value carried from label to label: LLVM vectorises it
+                p_pos = present_pos[u, l]
+                p_neg = max(present_all[u, l] - p_pos, 0.0)
+                absent_pos = max(total_pos[l] - p_pos, 0.0)
+                absent_neg = max(total_neg[l] - p_neg, 0.0)
+                present_cell[l] = cell(p_pos, p_neg, mode)
+                smaller[l] = min(p_pos, p_neg)
+                absent_part[l] = (absent_pos + absent_neg if abstaining
+                                  else cell(absent_pos, absent_neg, mode))
+            u_sum = 0.0
+            v = 0.0
+            abstained = 0.0
+            for l in range(k):  # the sums, label by label, in the order of Eq. 10's terms
+                u_sum += present_cell[l]
+                if with_v:
+                    v += smaller[l]
+                if abstaining:
+                    abstained += absent_part[l]
+                else:
+                    u_sum += absent_part[l]
+            out[u] = z_from_sums(u_sum, v, abstained, mode, total)
 
 
 def present_criteria_naive(present_pos, present_all, total_pos, total_neg, mode, total):
