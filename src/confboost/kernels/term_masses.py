@@ -137,11 +137,7 @@ def present_sums_naive(indptr, indices, lists, weights, signs):
     return w_plus[lists], (w_plus + w_minus)[lists]
 
 
-#: Lists per parallel chunk of ``present_criteria`` (its three length-k buffers are per chunk).
-_CHUNK = 512
-
-
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def present_criteria(present_pos, present_all, total_pos, total_neg, mode, total, out):
     """Z of the presence test of each row of ``present_sums``' output.
 
@@ -168,36 +164,38 @@ def present_criteria(present_pos, present_all, total_pos, total_neg, mode, total
         Total weight mass.
     out : ndarray of shape (n_scored,), float64
         Output: Z of each row.
+
+    One thread: vectorised, a row costs a few nanoseconds a label (Reuters-21578's 100,912
+    lists × 90 labels: 8 ms), less than a second parallel region's start on busy cores.
     """
     n_scored, k = present_pos.shape
     abstaining = is_abstaining(mode)
     with_v = needs_v(mode)
-    for chunk in prange((n_scored + _CHUNK - 1) // _CHUNK):
-        present_cell = np.empty(k, dtype=present_pos.dtype)
-        absent_part = np.empty(k, dtype=present_pos.dtype)  # its cell, or its mass (W0)
-        smaller = np.empty(k, dtype=present_pos.dtype)
-        for u in range(chunk * _CHUNK, min((chunk + 1) * _CHUNK, n_scored)):
-            for l in range(k):  # no value carried from label to label: LLVM vectorises it
-                p_pos = present_pos[u, l]
-                p_neg = max(present_all[u, l] - p_pos, 0.0)
-                absent_pos = max(total_pos[l] - p_pos, 0.0)
-                absent_neg = max(total_neg[l] - p_neg, 0.0)
-                present_cell[l] = cell(p_pos, p_neg, mode)
-                smaller[l] = min(p_pos, p_neg)
-                absent_part[l] = (absent_pos + absent_neg if abstaining
-                                  else cell(absent_pos, absent_neg, mode))
-            u_sum = 0.0
-            v = 0.0
-            abstained = 0.0
-            for l in range(k):  # the sums, label by label, in the order of Eq. 10's terms
-                u_sum += present_cell[l]
-                if with_v:
-                    v += smaller[l]
-                if abstaining:
-                    abstained += absent_part[l]
-                else:
-                    u_sum += absent_part[l]
-            out[u] = z_from_sums(u_sum, v, abstained, mode, total)
+    present_cell = np.empty(k, dtype=present_pos.dtype)
+    absent_part = np.empty(k, dtype=present_pos.dtype)  # its cell, or its mass (W0)
+    smaller = np.empty(k, dtype=present_pos.dtype)
+    for u in range(n_scored):
+        for l in range(k):  # no value carried from label to label: LLVM vectorises it
+            p_pos = present_pos[u, l]
+            p_neg = max(present_all[u, l] - p_pos, 0.0)
+            absent_pos = max(total_pos[l] - p_pos, 0.0)
+            absent_neg = max(total_neg[l] - p_neg, 0.0)
+            present_cell[l] = cell(p_pos, p_neg, mode)
+            smaller[l] = min(p_pos, p_neg)
+            absent_part[l] = (absent_pos + absent_neg if abstaining
+                              else cell(absent_pos, absent_neg, mode))
+        u_sum = 0.0
+        v = 0.0
+        abstained = 0.0
+        for l in range(k):  # the sums, label by label, in the order of Eq. 10's terms
+            u_sum += present_cell[l]
+            if with_v:
+                v += smaller[l]
+            if abstaining:
+                abstained += absent_part[l]
+            else:
+                u_sum += absent_part[l]
+        out[u] = z_from_sums(u_sum, v, abstained, mode, total)
 
 
 def present_criteria_naive(present_pos, present_all, total_pos, total_neg, mode, total):
