@@ -1,15 +1,17 @@
-"""Seconds per term-learner call (a text round's search): this checkout against another
-source tree, each call in a fresh process, the processes alternated.
+"""Seconds per term-learner call (a text round's search) and per text round: this checkout
+against another source tree, in fresh processes, alternated.
 
 The term learner's fit (``engine/learners/term.TermLearner``: the totals, every text
 column's scored lists, Z, the chosen term's block statistics and blocks) is timed on
 fixed, normalised random weights; the rest of a text round (α, the update) is a stump
-round's. Tasks: icsiboost's ``reuters10`` stem (6,490 documents, word uni- and bigrams,
-10 topics, multi-label), Reuters-21578 (ModApte, 90 topics, uni- and bigrams; needs the
-data folder), and a synthetic set of 20,000 documents over 50,000 Zipf-drawn words, binary
-and 10 labels (about 50,000 terms). Within a process the median of ``--calls`` calls after
-a warm-up is kept, with the process's peak resident memory; across processes the median
-and range of ``--alternations`` processes per (source, task, threads).
+round's, timed too: CPU seconds of whole rounds of real AdaBoost.MH (``round_cpu``: the
+median of three fresh runs of ``--calls`` rounds: the first compiles the update). Tasks:
+icsiboost's ``reuters10`` stem (6,490 documents, word uni- and bigrams, 10 topics,
+multi-label), Reuters-21578 (ModApte, 90 topics, uni- and bigrams; needs the data
+folder), and a synthetic set of 20,000 documents over 50,000 Zipf-drawn words, binary and
+10 labels (about 50,000 terms). Within a process the median of ``--calls`` calls after a
+warm-up is kept, with the process's peak resident memory; across processes the median and
+range of ``--alternations`` processes per (source, task, threads).
 
 Run alone: ``python benchmarks/bench_term_rounds.py [task ...] --before SRC [--threads 1]
 [--alternations 3] [--calls 5]``, with ``CONFBOOST_GOLDEN`` (the reuters10 stem under
@@ -91,7 +93,10 @@ def child(task, threads, calls):
     from confboost.data.columns import FrameEncoder
     from confboost.data.dataset import LabelSigns
     from confboost.data.postings import TextExpert
+    from confboost.engine.boosting import BoostingRun
+    from confboost.engine.learners import make_learner
     from confboost.engine.learners.term import TermLearner
+    from confboost.engine.schemes.mh import MHScheme
     from confboost.kernels.criterion_numpy import MODES
 
     numba.set_num_threads(threads)
@@ -111,8 +116,17 @@ def child(task, threads, calls):
         learner.fit(dataset, weights, labels)
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
+    round_cpu = []  # whole MH rounds (the term search, α, the update), fresh runs
+    for _ in range(3):
+        run = BoostingRun(dataset, MHScheme(signs, np.ones(signs.shape[0]), False),
+                          make_learner("stump", dataset, MODES["real"], 1e-4), "auto",
+                          MODES["real"], 1e-4)
+        cpu = time.process_time()
+        run.run(calls)
+        round_cpu.append((time.process_time() - cpu) / calls)
     column = dataset.text[0]
     print(json.dumps({"wall": statistics.median(walls), "cpu": statistics.median(cpus),
+                      "round_cpu": statistics.median(round_cpu),
                       "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "terms": column.n_terms, "lists": int(column.distinct_first_term.shape[0]),
                       "nnz": int(column.distinct_indices.shape[0]), "k": int(Y.shape[1])}))
@@ -146,7 +160,7 @@ def main():
             print(f"{task}, {threads} thread(s): {shape['terms']} terms, {shape['lists']} "
                   f"lists, {shape['nnz']} postings, k = {shape['k']}")
             for name, runs in got.items():
-                for key in ("cpu", "wall"):
+                for key in ("cpu", "wall", "round_cpu"):
                     values = sorted(run[key] for run in runs)
                     print(f"  {name:6s} {key:4s} median {statistics.median(values):.4f} s "
                           f"(range {values[0]:.4f}-{values[-1]:.4f})")
