@@ -3,8 +3,8 @@
 round's log through ``ClusterReducer``), with the shards held in this process (no
 cluster). One shard gives the local model bit for bit (every allreduce of one rank is the
 identity); three shards, their ranks in threads over the collective's sockets, give it to
-rounding. Stumps on a table, trimmed stumps, trees, Hamming trees and products, under MH, MO
-and MR.
+rounding. Stumps on a table (with a text column: the term learner), trimmed stumps, trees,
+Hamming trees and products, under MH, MO and MR.
 """
 
 import dataclasses
@@ -22,6 +22,7 @@ from confboost.dask.link import Link, children  # noqa: E402
 from confboost.dask.round_learner import RoundSpec  # noqa: E402
 from confboost.dask.shards import ClusterReducer, Shard, _add  # noqa: E402
 from confboost.data.columns import FrameEncoder  # noqa: E402
+from confboost.data.dataset import TextColumn  # noqa: E402
 from confboost.engine.boosting import BoostingRun  # noqa: E402
 from confboost.engine.learners import make_learner  # noqa: E402
 from confboost.engine.schemes.mh import MHScheme  # noqa: E402
@@ -61,9 +62,9 @@ class InProcessShards:
         return _add(*[function(shard, *args) for shard in self.shards])
 
 
-def _table(n_classes, with_values):
-    """A table of 300 rows: five continuous columns, and a categorical one
-    (``with_values``)."""
+def _table(n_classes, with_values, with_text=False):
+    """A table of 300 rows: five continuous columns, a categorical one (``with_values``) and
+    a text one (``with_text``)."""
     X, y = make_classification(300, 5, n_informative=4, n_redundant=0, n_classes=n_classes,
                                random_state=3)
     X[::7, 2] = np.nan
@@ -72,9 +73,33 @@ def _table(n_classes, with_values):
     city = np.array(["paris", "oslo", "rome", "lima"], dtype=object)[noisy]
     city[::11] = None
     columns = {f"x{j}": X[:, j] for j in range(5)} | ({"city": city} if with_values else {})
-    kinds = {"city": "categorical"} if with_values else None
-    dataset = FrameEncoder.from_table(columns, kinds).fit_dataset(columns, 64)
+    kinds = {"city": "categorical"} if with_values else {}
+    if with_text:  # words that tell the class, others, and pairs of words met once
+        rng = np.random.default_rng(1)
+        note = np.array([" ".join([f"c{label}"] * (rng.random() < 0.7)
+                                  + [f"w{word}" for word in rng.integers(0, 40, 3)]
+                                  + [f"once{row} also{row}"] * (row % 5 == 0))
+                         for row, label in enumerate(y)], dtype=object)
+        note[::13] = None
+        columns["note"], kinds["note"] = note, "text"
+    dataset = FrameEncoder.from_table(columns, kinds or None).fit_dataset(columns, 64)
     return dataset, y
+
+
+def _shard_rows(dataset, rows):
+    """The shard of ``dataset``'s consecutive ``rows``: a text column's postings over every
+    term of the vocabulary, each term scored on its own (``dask/text.ColumnVocabulary``)."""
+    if not dataset.text:
+        return dataset_rows(dataset, rows)
+    text = []
+    for column in dataset.text:
+        lists = [column.postings(term) for term in range(column.n_terms)]
+        lists = [held[(held >= rows[0]) & (held <= rows[-1])] - rows[0] for held in lists]
+        indptr = np.concatenate([[0], np.cumsum([held.shape[0] for held in lists])])
+        text.append(TextColumn(column.column, column.terms, indptr.astype(np.int64),
+                               np.concatenate(lists).astype(np.int64), per_term=True))
+    return dataclasses.replace(dataset_rows(dataclasses.replace(dataset, text=[]), rows),
+                               text=text)
 
 
 def _header(dataset):
@@ -106,10 +131,11 @@ def _header_scheme(name, weight, reducer):
     return MHScheme(signs, np.empty(0), True, "balanced", weight.sum(), reducer)
 
 
-def _runs(learner, scheme, confidence, n_shards, trim=0.0):
+def _runs(learner, scheme, confidence, n_shards, trim=0.0, with_text=False):
     """(the local run, the run over ``n_shards`` shards), 12 rounds each; stumps on a table
-    with a categorical column unless trimmed (``trim``: β, numeric columns only)."""
-    dataset, y = _table(3, learner == "stump" and not trim)
+    with a categorical column unless trimmed (``trim``: β, numeric columns only), and a
+    text column (``with_text``)."""
+    dataset, y = _table(3, learner == "stump" and not trim, with_text)
     weight = np.linspace(0.5, 2.0, y.size)
     mode = MODES[confidence]
     tree = TREE if "tree" in learner else {}
@@ -118,7 +144,7 @@ def _runs(learner, scheme, confidence, n_shards, trim=0.0):
     parts = np.array_split(np.arange(y.size), n_shards)
     total = weight.sum() if n_shards > 1 else None  # one shard: the local scheme's own
     shards = InProcessShards([
-        Shard(dataset_rows(dataset, rows), _schemes(scheme, y[rows], weight[rows], total),
+        Shard(_shard_rows(dataset, rows), _schemes(scheme, y[rows], weight[rows], total),
               weight[rows])
         for rows in parts])
     reducer = ClusterReducer(shards)
@@ -177,6 +203,21 @@ def test_trimmed_stumps_on_one_shard_give_the_local_model_bit_for_bit(scheme, co
         assert np.array_equal(shard_run.history[key], values), key
 
 
+@pytest.mark.parametrize("scheme", ["mh", "mo", "mr"])
+@pytest.mark.parametrize("confidence", ["real", "discrete", "abstain", "real-abstain"])
+def test_text_local_and_one_shard_give_the_same_model_bit_for_bit(scheme, confidence):
+    """The term learner on one shard, every term scored on its own, is the local one that
+    scores each distinct posting list once: a term's Z is its list's, to the bit."""
+    local_run, shard_run = _runs("stump", scheme, confidence, 1, with_text=True)
+    assert "TermHypothesis" in {type(h).__name__ for h in local_run.hypotheses}
+    for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
+        assert mine.to_dict() == theirs.to_dict()
+        assert np.array_equal(mine.values, theirs.values)
+        assert np.array_equal(mine.cover, theirs.cover)
+    for key, values in local_run.history.items():
+        assert np.array_equal(shard_run.history[key], values), key
+
+
 @pytest.mark.parametrize("scheme", ["mh", "mr"])
 def test_trimmed_stumps_on_three_shards_give_the_local_model(scheme):
     """Three ranks in threads: each keeps its own rows at or above the cut of the summed
@@ -190,6 +231,19 @@ def test_trimmed_stumps_on_three_shards_give_the_local_model(scheme):
         np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=atol)
     for key, values in local_run.history.items():
         np.testing.assert_allclose(shard_run.history[key], values, rtol=atol, atol=1e-12)
+
+
+def test_text_three_shards_give_the_local_model():
+    """Three ranks: the term learner's sums added term by term over shards whose distinct
+    posting lists differ, the same tests in every round."""
+    local_run, shard_run = _runs("stump", "mh", "real", 3, with_text=True)
+    assert "TermHypothesis" in {type(h).__name__ for h in local_run.hypotheses}
+    for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
+        assert {key: value for key, value in mine.to_dict().items() if key != "values"} == \
+            {key: value for key, value in theirs.to_dict().items() if key != "values"}
+        np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=1e-9)
+    for key, values in local_run.history.items():
+        np.testing.assert_allclose(shard_run.history[key], values, rtol=1e-9, atol=1e-12)
 
 
 # not products under real MR: a term's search there meets a near tie that the last bits of

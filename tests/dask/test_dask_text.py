@@ -15,6 +15,7 @@ from confboost import BoostClassifier
 from confboost.data.columns import string_values
 from confboost.data.postings import TermVocabulary
 from confboost.data.text_experts import TextExpert
+from confboost.training.checkpoint import Checkpoint
 
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
@@ -76,6 +77,9 @@ def test_partition_counts_give_the_local_vocabulary_and_postings(expert):
         np.testing.assert_array_equal(
             shard.postings(term),
             shard_postings.indices[shard_postings.indptr[term]:shard_postings.indptr[term + 1]])
+    # the term learner scores every term of a shard: the shards' distinct lists differ
+    np.testing.assert_array_equal(shard.scored_list, shard.term_list)
+    np.testing.assert_array_equal(shard.scored_first_term, np.arange(len(terms)))
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +123,22 @@ def test_a_text_round_is_one_trip(client, monkeypatch):
                             weak_learner="stump", feature_types={"note": "text"}).fit(
             *_dask_table(frame, y))
     assert [shards.trips - 1 - (len(shards.workers) > 1) for shards in made] == [2, 5]
+
+
+def test_a_text_fit_resumes_from_its_checkpoint(client, tmp_path):
+    """A term round's blocks are kept on the shards by the local learner's function
+    (``engine/learners/term.term_blocks``), which a checkpoint names and a resume makes
+    again: the resumed fit is the local one."""
+    frame, y = _table()
+    params = {"calibration": None, "weak_learner": "stump", "feature_types": {"note": "text"}}
+    path = tmp_path / "run.ckpt"
+    DaskBoostClassifier(6, client=client, **params).fit(
+        *_dask_table(frame, y), callbacks=[Checkpoint(path, every=3)])
+    resumed = DaskBoostClassifier(10, client=client, **params).fit(
+        *_dask_table(frame, y), callbacks=[Checkpoint(path, every=3)])
+    theirs = BoostClassifier(10, **params).fit(frame, y)
+    assert "term" in {h.to_dict()["type"] for h in theirs.model_.hypotheses[:6]}
+    _assert_same_model(resumed, theirs, 1e-9)
 
 
 @pytest.mark.slow

@@ -1,5 +1,8 @@
 """Mixed-type data: categorical and term learners, the best over feature kinds, the estimator."""
 
+import dataclasses
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,12 +16,22 @@ from confboost.engine.learners import make_learner
 from confboost.engine.learners import term as term_module
 from confboost.engine.learners.categorical import CategoricalLearner
 from confboost.engine.learners.stump import StumpLearner
-from confboost.engine.learners.term import TermLearner, signed_sums, term_block_stats
+from confboost.engine.learners.term import (
+    TermLearner,
+    signed_sums,
+    term_block_stats,
+    term_sums,
+)
 from confboost.estimators import load
 from confboost.kernels.criterion_numpy import MODES, partition_z
-from confboost.kernels.term_masses import term_criteria, term_criteria_naive
+from confboost.kernels.term_masses import (
+    present_criteria,
+    present_criteria_naive,
+    present_sums,
+    present_sums_naive,
+)
 from confboost.kernels.value_masses import value_histogram, value_histogram_naive
-from tests.helpers import mixed_frame, random_postings
+from tests.helpers import mixed_frame, random_postings, table_fit_parts
 
 
 def test_first_term_and_confidences_by_hand():
@@ -49,17 +62,95 @@ def test_first_term_and_confidences_by_hand():
 
 @pytest.mark.parametrize("mode", sorted(MODES.values()))
 @pytest.mark.parametrize("k", [1, 4])
-def test_term_criteria_equals_naive(rng, mode, k):
+def test_present_sums_and_criteria_equal_naive(rng, mode, k):
     indptr, indices = random_postings(rng, 60, 700, 0.05)
     signs = np.where(rng.random((60, k)) < 0.4, 1, -1).astype(np.int8)
     weights = rng.random((60, k))
     weights /= weights.sum()
     total_pos = np.where(signs > 0, weights, 0).sum(axis=0)
     total_neg = np.where(signs < 0, weights, 0).sum(axis=0)
-    out = np.empty(700)
-    term_criteria(indptr, indices, weights, signs, total_pos, total_neg, mode, 1.0, out)
-    np.testing.assert_allclose(out, term_criteria_naive(indptr, indices, weights, signs, mode),
-                               rtol=1e-10, atol=1e-12)
+    lists = rng.integers(0, 700, 900).astype(np.int32)  # some lists twice, some never
+    present_pos, present_all = np.full((900, k), np.nan), np.full((900, k), np.nan)
+    present_sums(indptr, indices, lists, weights, signs, present_pos, present_all)
+    naive_pos, naive_all = present_sums_naive(indptr, indices, lists, weights, signs)
+    np.testing.assert_allclose(present_pos, naive_pos, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(present_all, naive_all, rtol=1e-12, atol=1e-15)
+    for u in (0, 1, 899):  # added in list order: a loop's bits
+        pos, every = np.zeros(k), np.zeros(k)
+        for i in indices[indptr[lists[u]]:indptr[lists[u] + 1]]:
+            pos += np.where(signs[i] > 0, weights[i], 0.0)
+            every += weights[i]
+        assert np.array_equal(present_pos[u], pos) and np.array_equal(present_all[u], every)
+    out = np.empty(900)
+    present_criteria(present_pos, present_all, total_pos, total_neg, mode, 1.0, out)
+    np.testing.assert_allclose(
+        out, present_criteria_naive(present_pos, present_all, total_pos, total_neg, mode, 1.0),
+        rtol=1e-10, atol=1e-12)
+    for u in (0, 1, 511, 512, 899):  # the sums label by label, as the paper's terms: to the bit
+        assert out[u] == _z_of_present(present_pos[u], present_all[u], total_pos, total_neg,
+                                       mode, 1.0)
+
+
+def _z_of_present(present_pos, present_all, total_pos, total_neg, mode, total):
+    """Z of one term test, label by label in Python: the present block's cell, then the
+    absent block's (or its mass, abstaining), as the learner has always added them."""
+    real, abstain = mode in (MODES["real"], MODES["real-abstain"]), mode == MODES["abstain"]
+    abstaining = mode in (MODES["abstain"], MODES["real-abstain"])
+
+    def cell(pos, neg):
+        return math.sqrt(pos * neg) if real else max(pos, neg) if abstain else abs(pos - neg)
+
+    u = v = w0 = 0.0
+    for label in range(present_pos.shape[0]):
+        p_pos = float(present_pos[label])
+        p_neg = max(float(present_all[label]) - p_pos, 0.0)
+        a_pos, a_neg = max(total_pos[label] - p_pos, 0.0), max(total_neg[label] - p_neg, 0.0)
+        u += cell(p_pos, p_neg)
+        v += min(p_pos, p_neg)
+        if abstaining:
+            w0 += a_pos + a_neg
+        else:
+            u += cell(a_pos, a_neg)
+    if mode == MODES["real"]:
+        return 2.0 * u
+    if mode == MODES["discrete"]:
+        return math.sqrt(max(total * total - u * u, 0.0))
+    return w0 + 2.0 * (math.sqrt(u * v) if abstain else u)
+
+
+@pytest.mark.parametrize("mode", sorted(MODES.values()))
+def test_scoring_every_term_gives_the_distinct_lists_fit_to_the_bit(rng, mode):
+    """A shard's column of a cluster scores each term (``per_term``); on the whole set it
+    gives the fit of the distinct lists, bit for bit: a term's Z is its list's."""
+    frame = mixed_frame(rng, 200)[0]
+    frame.loc[[3, 7], "text"] = ["cheap rare words", "free rare words"]  # two terms, a list
+    Y = np.where(rng.random((200, 3)) < 0.4, 1, -1)
+    _, dataset, _, labels, weights = table_fit_parts(frame, Y, rng)
+    per_term = [TextColumn(column.column, column.terms, *_term_postings(column), per_term=True)
+                for column in dataset.text]
+    assert all(np.array_equal(mine.scored_list, column.term_list)
+               and np.array_equal(mine.scored_first_term, np.arange(column.n_terms))
+               for mine, column in zip(per_term, dataset.text, strict=True))
+    assert sum(c.scored_list.shape[0] for c in dataset.text) < sum(c.n_terms for c in per_term)
+    theirs = TermLearner(mode, 0.01).fit(dataset, weights, labels)
+    mine = TermLearner(mode, 0.01).fit(dataclasses.replace(dataset, text=per_term), weights,
+                                       labels)
+    assert mine.hypothesis.to_dict() == theirs.hypothesis.to_dict()
+    assert mine.criterion == theirs.criterion
+    for name in ("weight_pos", "weight_neg", "train_blocks"):
+        assert np.array_equal(getattr(mine, name), getattr(theirs, name)), name
+    present = term_sums(dataclasses.replace(dataset, text=per_term), weights, labels)[0]
+    for (pos, every), column, (list_pos, list_every) in zip(
+            present, dataset.text, term_sums(dataset, weights, labels)[0], strict=True):
+        assert np.array_equal(pos, list_pos[column.term_list])
+        assert np.array_equal(every, list_every[column.term_list])
+
+
+def _term_postings(column):
+    """CSC postings (indptr, indices) of every term of a ``TextColumn``, int32."""
+    lists = [column.postings(term) for term in range(column.n_terms)]
+    indptr = np.concatenate([[0], np.cumsum([rows.shape[0] for rows in lists])])
+    return indptr.astype(np.int32), np.concatenate(lists + [[]]).astype(np.int32)
 
 
 @pytest.mark.parametrize("k", [1, 3])
@@ -255,11 +346,11 @@ def test_term_block_stats_by_slices_are_the_plain_sums_to_the_bit(monkeypatch, r
     w, s = weights[rows], signs[rows]
     plain_pos, plain_neg = np.where(s > 0, w, 0.0).sum(axis=0), np.where(s < 0, w, 0.0).sum(axis=0)
     monkeypatch.setattr(term_module, "_ROWS_AT_ONCE", 16)
-    pos, neg = term_block_stats(rows, weights, signs, total_pos, total_neg)
+    pos, neg = term_block_stats(*signed_sums(weights, signs, rows), total_pos, total_neg)
     assert np.array_equal(pos[0], plain_pos) and np.array_equal(neg[0], plain_neg)
     np.testing.assert_array_equal(pos[1], np.maximum(total_pos - plain_pos, 0.0))
     np.testing.assert_array_equal(neg[1], np.maximum(total_neg - plain_neg, 0.0))
-    empty = term_block_stats(rows[:0], weights, signs, total_pos, total_neg)
+    empty = term_block_stats(*signed_sums(weights, signs, rows[:0]), total_pos, total_neg)
     np.testing.assert_array_equal(empty[0], [np.zeros(k), total_pos])
     if k > 1:  # every row, by slices: the masked sums of the term learner's totals
         every = signed_sums(weights, signs)

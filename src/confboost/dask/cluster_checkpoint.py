@@ -27,11 +27,11 @@ import numpy as np
 
 from confboost.dask.cluster_label_trees import label_tree_blocks
 from confboost.dask.collective import tree_code_blocks
-from confboost.dask.text import term_blocks
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.learners.categorical import value_blocks
 from confboost.engine.learners.product import product_blocks, product_term_signs, sign_patterns
 from confboost.engine.learners.stump import stump_train_blocks
+from confboost.engine.learners.term import term_blocks
 from confboost.engine.schemes.mh import apply_round
 from confboost.engine.schemes.mr import block_pair_masses, pair_normalise, pair_round
 from confboost.engine.schemes.mr_cut import cut_histograms

@@ -2,21 +2,19 @@
 round's parameters and rest (``RoundSpec``) and its weak learner (``round_learner``).
 
 The learner is the engine's learner (``engine.learners.make_learner``) with the round's
-``CollectiveReducer`` as its reducer, so that its sums are the whole set's (the trimmed
-stump's weight-mass buckets, kept rows' histogram and block statistics included), with the
-term learner, whose local form reads the rows without a reducer, replaced by its twin that
-takes every sum through it (``text.ClusterTermLearner``: every term's masses summed over the
-workers). Their sums are allreduces inside the round's task, so the round stays one trip
-(the scheme's too: multi-label MR's cut is taken by its update, ``engine/schemes/mr_cut.py``).
+``CollectiveReducer`` as its reducer, so that its sums are the whole set's: no learner has
+a twin (the trimmed stump's weight-mass buckets, kept rows' histogram and block statistics;
+the term learner's present blocks, a shard's text columns scoring every term, ``text.py``).
+Their sums are allreduces inside the round's task, so the round stays one trip (the
+scheme's too: multi-label MR's cut is taken by its update, ``engine/schemes/mr_cut.py``).
 """
 
 from dataclasses import dataclass
 
 from confboost.dask.cluster_label_trees import CollectiveLabelTreesLearner
 from confboost.dask.collective import TREES
-from confboost.dask.text import ClusterTermLearner
 from confboost.engine.boosting import round_step
-from confboost.engine.learners import BestOfLearner, TermLearner, make_learner
+from confboost.engine.learners import make_learner
 
 #: The learners that grow trees over the collective's link, by ``weak_learner``: a shared
 #: tree, a Hamming tree, a tree per label.
@@ -25,8 +23,7 @@ TREE_ROUNDS = {**TREES, "label_trees": CollectiveLabelTreesLearner}
 
 def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
     """The learner ``name`` for a shard's ``dataset``, its sums through ``reducer``: the
-    engine's own (a trimmed stump's included), a best-of's term learner replaced by
-    ``text.ClusterTermLearner``.
+    engine's own.
 
     Parameters
     ----------
@@ -44,13 +41,8 @@ def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
     reducer : Reducer
         The round's ``CollectiveReducer``.
     """
-    learner = make_learner(name, dataset, mode, smoothing, trim=trim, n_terms=n_terms,
-                           reducer=reducer)
-    if isinstance(learner, BestOfLearner):  # the term learner: its sums over the workers
-        learner.learners = [ClusterTermLearner(mode, smoothing, reducer)
-                            if type(each) is TermLearner else each
-                            for each in learner.learners]
-    return learner
+    return make_learner(name, dataset, mode, smoothing, trim=trim, n_terms=n_terms,
+                        reducer=reducer)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Text columns on the cluster: the vocabulary from every partition, the postings on each
-shard, and the term learner's sums through the reducer (BoosTexter, Schapire & Singer
-2000; the term test of §7.1 of the 1999 paper).
+shard, and a tree node's term masses (BoosTexter, Schapire & Singer 2000; the term test of
+§7.1 of the 1999 paper).
 
 No document leaves its worker:
 
@@ -10,18 +10,17 @@ No document leaves its worker:
   rule (``merged_vocabulary``: ``cutoff``, icsiboost's replay of it, the ``order``), which
   gives ``data.postings.TermVocabulary``'s terms on the gathered documents;
 - each shard turns its documents into postings over that vocabulary
-  (``ColumnVocabulary.of_rows``, called when the shard is built);
-- the term learner (``ClusterTermLearner``, every worker's in a round of the collective:
-  ``round_learner.py``) sums, through the reducer, W+ and W- of every term's "present"
-  block (``term_masses``, allreduced), chooses the term of least Z (the same on every
-  worker), and keeps the round's blocks on the shards (``term_blocks``);
+  (``ColumnVocabulary.of_rows``, called when the shard is built), whose every term the
+  local term learner (``engine/learners/term.py``, its sums through the round's reducer)
+  scores on its own;
 - a tree's node takes its term splits from the node's rows' W+ and W- of every term
   (``node_term_masses``), allreduced as a numeric column's histogram is, and scored by the
   local kernel (``term_splits``); a Hamming tree's vote from every term's margins
   (``term_votes``).
 
 A shard's distinct posting lists (terms found in the same documents share one) are its
-own, so every sum is taken per term of the common vocabulary, never per list.
+own, so every sum over the shards is taken per term of the common vocabulary, never per
+list.
 """
 
 import dataclasses
@@ -31,11 +30,7 @@ import numpy as np
 
 from confboost.data.dataset import TextColumn
 from confboost.data.postings import TermVocabulary, _icsiboost_cutoff
-from confboost.engine.confidence import block_confidences
-from confboost.engine.learners.base import PartitionFit
-from confboost.engine.learners.term import TERM_ABSTAINING, TermHypothesis, TermLearner
 from confboost.engine.learners.tree import _best_factorised
-from confboost.kernels.criterion_numpy import partition_z
 from confboost.kernels.term_masses import term_block_weights
 from confboost.kernels.tree_nodes import node_term_gains
 from confboost.utils.dtypes import NODE_TERM
@@ -131,7 +126,9 @@ class ColumnVocabulary:
         Returns
         -------
         TextColumn
-            Term ``j``'s postings: the documents whose terms hold ``terms[j]``.
+            Term ``j``'s postings: the documents whose terms hold ``terms[j]``; the term
+            learner scores each term (``per_term``): the shards' distinct lists differ, its
+            sums are added up term by term of the vocabulary.
         """
         local = TermVocabulary()
         postings, _ = local.fit_transform(documents.tolist(), counting_expert(self.expert))
@@ -146,77 +143,7 @@ class ColumnVocabulary:
         indices = (np.concatenate([postings.indices[postings.indptr[j]:postings.indptr[j + 1]]
                                    for j in kept.tolist()]).astype(np.int64)
                    if kept.size else np.zeros(0, dtype=np.int64))
-        return TextColumn(self.column, self.terms, indptr, indices)
-
-
-def term_masses(dataset, weights, labels):
-    """What the term learner sums over a shard's rows: per text column, W+ and W- of every
-    term's "present" block, shape (n_terms, k) each (``kernels/term_masses``); W+ and W- of
-    all the rows per label, shape (k,); and Σ W."""
-    signs = labels.signs
-    masses = []
-    for column in dataset.text:
-        w_plus, w_minus = term_block_weights(column.distinct_indptr, column.distinct_indices,
-                                             weights, signs)
-        masses.append((w_plus[column.term_list], w_minus[column.term_list]))
-    return (masses, np.sum(weights, axis=0, where=signs > 0),
-            np.sum(weights, axis=0, where=signs < 0), float(weights.sum()))
-
-
-def term_blocks(dataset, column_index, term):
-    """The block of every row of ``dataset`` under the presence test of ``term`` in its
-    text column ``column_index``: 0 present, 1 absent; shape (n_samples,), uint8."""
-    blocks = np.ones(dataset.n_samples, dtype=np.uint8)
-    blocks[dataset.text[column_index].postings(term)] = 0
-    return blocks
-
-
-class ClusterTermLearner(TermLearner):
-    """``TermLearner``'s choice (the first term of least Z over every text column, its
-    blocks' confidences) from sums taken through a reducer: the text stays on the shards.
-
-    Parameters
-    ----------
-    mode : int
-        Confidence mode code.
-    smoothing : float
-    reducer : Reducer
-    """
-
-    def __init__(self, mode, smoothing, reducer):
-        super().__init__(mode, smoothing)
-        self.reducer = reducer
-
-    def fit(self, dataset, weights, labels):
-        """Best term over ``dataset.text`` (``ColumnVocabulary`` columns); None if no column
-        has terms."""
-        if not any(column.n_terms for column in dataset.text):
-            return None
-        masses, total_pos, total_neg, total = self.reducer.sum(term_masses, dataset, weights,
-                                                               labels)
-        best = None
-        for index, (column, (w_plus, w_minus)) in enumerate(zip(dataset.text, masses,
-                                                                strict=True)):
-            if not column.n_terms:
-                continue
-            # the absent block: the totals less the present one (``term.term_block_stats``)
-            weight_pos = np.stack([w_plus, np.maximum(total_pos - w_plus, 0.0)], axis=1)
-            weight_neg = np.stack([w_minus, np.maximum(total_neg - w_minus, 0.0)], axis=1)
-            z = partition_z(weight_pos, weight_neg, TERM_ABSTAINING, self.mode, total)
-            term = int(np.argmin(z))  # the first term of least Z, as the local learner's
-            if best is None or z[term] < best[0]:
-                best = (float(z[term]), index, term, weight_pos[term], weight_neg[term])
-        z, index, term, weight_pos, weight_neg = best
-        values = block_confidences(weight_pos, weight_neg, TERM_ABSTAINING, self.mode,
-                                   self.smoothing)
-        column = dataset.text[index]
-        return PartitionFit(
-            hypothesis=TermHypothesis(column.column, column.terms[term], values),
-            train_blocks=self.reducer.rows(term_blocks, dataset, index, term),
-            weight_pos=np.ascontiguousarray(weight_pos),
-            weight_neg=np.ascontiguousarray(weight_neg),
-            criterion=z,
-        )
+        return TextColumn(self.column, self.terms, indptr, indices, per_term=True)
 
 
 def node_term_masses(column, in_node, pos, neg):

@@ -67,6 +67,10 @@ class TextColumn:
     indptr, indices : ndarray
         CSC postings of the training documents, the rows of a column increasing. ``indices``
         is taken over: the distinct lists are moved to its start, and it is cut to them.
+    per_term : bool, default=False
+        Whether the term learner scores every term on its own (``scored_list``): a shard's
+        column on a cluster, whose sums are added to other shards' whose distinct lists
+        differ; False: it scores each distinct list once.
 
     Attributes
     ----------
@@ -77,6 +81,12 @@ class TextColumn:
         The first term of each distinct list, increasing.
     term_list : ndarray of shape (n_terms,), int32
         The distinct list of each term.
+    scored_list : ndarray of shape (n_scored,), int32
+        What the term learner sums and scores (``engine/learners/term.py``): the distinct
+        list of each scored set of terms, the distinct lists themselves (``per_term`` False)
+        or each term's.
+    scored_first_term : ndarray of shape (n_scored,), intp
+        The first term of each scored set, increasing.
     """
 
     column: int
@@ -87,8 +97,11 @@ class TextColumn:
     distinct_indices: np.ndarray = field(init=False)
     distinct_first_term: np.ndarray = field(init=False)
     term_list: np.ndarray = field(init=False)
+    per_term: InitVar[bool] = False
+    scored_list: np.ndarray = field(init=False)
+    scored_first_term: np.ndarray = field(init=False)
 
-    def __post_init__(self, indptr, indices):
+    def __post_init__(self, indptr, indices, per_term):
         bounds = indptr.tolist()
         number_of = {}  # the hash of a list's bytes -> its number (the list itself not kept)
         collided = {}  # a hash that two distinct lists share -> their numbers after the first
@@ -125,6 +138,12 @@ class TextColumn:
             else:
                 indices = indices[:to[-1]].copy()
         self.distinct_indices = indices
+        if per_term:
+            self.scored_list = term_list
+            self.scored_first_term = np.arange(term_list.shape[0], dtype=np.intp)
+        else:
+            self.scored_list = np.arange(lengths.shape[0], dtype=np.int32)
+            self.scored_first_term = self.distinct_first_term
 
     @staticmethod
     def _same(rows, indices, bounds, term):

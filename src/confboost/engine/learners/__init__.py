@@ -75,7 +75,8 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
     trim, n_terms, max_leaves, max_depth, min_leaf_weight
         The parameters of the stump, product and tree learners.
     reducer : Reducer, default=LOCAL
-        Where the stump and product learners' sums are taken (``engine/reduction.py``).
+        Where the stump, categorical, term and product learners' sums are taken
+        (``engine/reduction.py``).
     """
     mixed = bool(dataset.categorical or dataset.text)
     if dataset.exact and (name != "stump" or trim > 0):
@@ -86,7 +87,7 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
         return BestOfLearner([StumpLearner(mode, smoothing, reducer=reducer),
                               ExactStumpLearner(mode, smoothing),
                               CategoricalLearner(mode, smoothing, reducer),
-                              TermLearner(mode, smoothing)])
+                              TermLearner(mode, smoothing, reducer)])
     if name in TREE_LEARNERS:
         return TREE_LEARNERS[name](mode, smoothing, max_leaves=max_leaves,
                                    max_depth=max_depth, min_leaf_weight=min_leaf_weight)
@@ -102,7 +103,7 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
                          "or text columns is boosted without trimming (trim=0)")
     return BestOfLearner([StumpLearner(mode, smoothing, reducer=reducer),
                           CategoricalLearner(mode, smoothing, reducer),
-                          TermLearner(mode, smoothing)])
+                          TermLearner(mode, smoothing, reducer)])
 
 
 __all__ = ["HYPOTHESIS_TYPES", "LEARNERS", "MAX_LEAVES", "TREE_LEARNERS", "BestOfLearner",

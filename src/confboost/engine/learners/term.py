@@ -6,11 +6,14 @@ including a missing text).
 Under the abstaining modes ("abstain", "real-abstain") the absent block abstains, which is
 BoosTexter's real abstaining AdaBoost.MH.
 
-Per round the learner reads each text column's distinct posting lists once (terms found in
-the same documents share one list and one Z, ``data/dataset.TextColumn``), computing every
-list's Z in one fused pass (``kernels/term_masses.term_criteria``: O(nnz · k), no (n_terms, k)
-array), keeps the first term of least Z, and only for that term forms the block statistics
-and confidences.
+Per round the learner takes its sums through its reducer (``engine/reduction.py``: the
+identity on one machine, the sum over the shards of a cluster): W+ and W- of all the rows,
+Σ W, and each text column's present blocks, W+ and W+ + W- per label of every posting list
+it scores (``term_sums``; ``TextColumn.scored_list``: each distinct list once on one machine,
+terms found in the same documents sharing one list and one Z; each term on a cluster's
+shard, whose lists are its own). It scores them (``kernels/term_masses.present_criteria``),
+keeps the first term of least Z, and only for that term sums the block statistics
+(``present_masses``) and keeps the round's blocks (``term_blocks``, through ``rows``).
 """
 
 import numpy as np
@@ -24,7 +27,8 @@ from confboost.engine.learners.base import (
     column_label,
     saved_values,
 )
-from confboost.kernels.term_masses import term_criteria
+from confboost.engine.reduction import LOCAL
+from confboost.kernels.term_masses import present_criteria, present_sums
 from confboost.utils.untrusted import read_int, read_str, require
 
 #: The abstaining block of a term test: absent.
@@ -119,21 +123,69 @@ def signed_sums(weights, signs, rows=None):
     return pos_sum, neg_sum
 
 
-def term_block_stats(rows, weights, signs, total_pos, total_neg):
-    """W+ and W- of the present and absent blocks of one term, shape (2, k) each.
+def term_sums(dataset, weights, labels):
+    """What the term learner sums over the rows in a round: W+ and W- of every text
+    column's scored lists' present blocks, and of all the rows.
 
     Parameters
     ----------
-    rows : ndarray of shape (n_present,), integer
-        The documents holding the term.
-    weights : ndarray of shape (n_docs, k), float64
-    signs : ndarray of shape (n_docs, k), int8
+    dataset : Dataset
+    weights : ndarray of shape (n_samples, k), float64
+    labels : LabelSigns
+
+    Returns
+    -------
+    present : list of (ndarray, ndarray)
+        Per text column, the present blocks' W+ and W+ + W- of its scored lists
+        (``kernels/term_masses.present_sums``), shape (n_scored, k) each.
+    total_pos, total_neg : ndarray of shape (k,)
+        W+ and W- of all the rows per label.
+    total : float
+        Σ W.
+    """
+    signs = labels.signs
+    if weights.shape[1] == 1:  # masked sums, in the order of a plain (pairwise) one
+        total_pos = np.sum(weights, axis=0, where=signs > 0)
+        total_neg = np.sum(weights, axis=0, where=signs < 0)
+    else:  # the same sums, a slice of rows at a time
+        total_pos, total_neg = signed_sums(weights, signs)
+    present = []
+    for column in dataset.text:
+        shape = (column.scored_list.shape[0], weights.shape[1])
+        present_pos, present_all = np.empty(shape), np.empty(shape)
+        present_sums(column.distinct_indptr, column.distinct_indices, column.scored_list,
+                     weights, signs, present_pos, present_all)
+        present.append((present_pos, present_all))
+    return present, total_pos, total_neg, float(weights.sum())
+
+
+def present_masses(dataset, weights, labels, column_index, term):
+    """W+ and W- per label of the rows holding ``term`` in text column ``column_index``
+    (``signed_sums``), shape (k,) each."""
+    return signed_sums(weights, labels.signs, dataset.text[column_index].postings(term))
+
+
+def term_block_stats(present_pos, present_neg, total_pos, total_neg):
+    """W+ and W- of the present and absent blocks of one term, shape (2, k) each: the
+    absent block's are the totals less the present one's.
+
+    Parameters
+    ----------
+    present_pos, present_neg : ndarray of shape (k,), float64
+        W+ and W- of the documents holding the term per label (``present_masses``).
     total_pos, total_neg : ndarray of shape (k,), float64
         W+ and W- of all documents per label.
     """
-    present_pos, present_neg = signed_sums(weights, signs, rows)
     return (np.stack([present_pos, np.maximum(total_pos - present_pos, 0.0)]),
             np.stack([present_neg, np.maximum(total_neg - present_neg, 0.0)]))
+
+
+def term_blocks(dataset, column_index, term):
+    """The block of every row of ``dataset`` under the presence test of ``term`` in its
+    text column ``column_index``: 0 present, 1 absent; shape (n_samples,), uint8."""
+    blocks = np.ones(dataset.n_samples, dtype=np.uint8)
+    blocks[dataset.text[column_index].postings(term)] = 0
+    return blocks
 
 
 class TermLearner:
@@ -144,44 +196,43 @@ class TermLearner:
     mode : int
         Confidence mode code.
     smoothing : float
+    reducer : Reducer, default=LOCAL
+        Where the sums are taken and the training blocks kept (``engine/reduction.py``):
+        one machine, or the shards of a cluster.
     """
 
-    def __init__(self, mode, smoothing):
+    def __init__(self, mode, smoothing, reducer=LOCAL):
         self.mode = mode
         self.smoothing = smoothing
+        self.reducer = reducer
 
     def fit(self, dataset, weights, labels):
         """Best term over ``dataset.text`` (a ``Dataset``); None if no column has terms."""
-        signs = labels.signs
-        if weights.shape[1] == 1:  # masked sums, in the order of a plain (pairwise) one
-            total_pos = np.sum(weights, axis=0, where=signs > 0)
-            total_neg = np.sum(weights, axis=0, where=signs < 0)
-        else:  # the same sums, a slice of rows at a time
-            total_pos, total_neg = signed_sums(weights, signs)
-        total = float(weights.sum())
-        best = None
-        for column in dataset.text:
-            n_lists = column.distinct_first_term.shape[0]
-            if n_lists == 0:
-                continue
-            z = np.empty(n_lists, dtype=np.float64)
-            term_criteria(column.distinct_indptr, column.distinct_indices, weights, signs,
-                          total_pos, total_neg, self.mode, total, z)
-            best_list = int(np.argmin(z))  # the first term of least Z: lists are in term order
-            if best is None or z[best_list] < best[0]:
-                best = (float(z[best_list]), column, int(column.distinct_first_term[best_list]))
-        if best is None:
+        if not any(column.n_terms for column in dataset.text):
             return None
-        z, column, term = best
-        present = column.postings(term)
-        weight_pos, weight_neg = term_block_stats(present, weights, signs, total_pos, total_neg)
+        present, total_pos, total_neg, total = self.reducer.sum(term_sums, dataset, weights,
+                                                                labels)
+        best = None
+        for index, (column, (present_pos, present_all)) in enumerate(zip(dataset.text, present,
+                                                                         strict=True)):
+            if present_pos.shape[0] == 0:
+                continue
+            z = np.empty(present_pos.shape[0], dtype=np.float64)
+            present_criteria(present_pos, present_all, total_pos, total_neg, self.mode, total,
+                             z)
+            scored = int(np.argmin(z))  # the first term of least Z: lists are in term order
+            if best is None or z[scored] < best[0]:
+                best = (float(z[scored]), index, int(column.scored_first_term[scored]))
+        z, index, term = best
+        weight_pos, weight_neg = term_block_stats(
+            *self.reducer.sum(present_masses, dataset, weights, labels, index, term),
+            total_pos, total_neg)
         values = block_confidences(weight_pos, weight_neg, TERM_ABSTAINING, self.mode,
                                    self.smoothing)
-        train_blocks = np.ones(weights.shape[0], dtype=np.uint8)
-        train_blocks[present] = 0
+        column = dataset.text[index]
         return PartitionFit(
             hypothesis=TermHypothesis(column.column, column.terms[term], values),
-            train_blocks=train_blocks,
+            train_blocks=self.reducer.rows(term_blocks, dataset, index, term),
             weight_pos=weight_pos,
             weight_neg=weight_neg,
             criterion=z,
