@@ -27,18 +27,10 @@ IMPLEMENTATIONS = [
     (protocols.Reducer, [LocalReducer]),
 ]
 try:
-    from confboost.dask.collective import (
-        CollectiveHammingTreeLearner,
-        CollectiveLearner,
-        CollectiveReducer,
-        CollectiveRows,
-        CollectiveTreeLearner,
-    )
+    from confboost.dask.collective import CollectiveLearner, CollectiveReducer
     from confboost.dask.shards import ClusterReducer
 
-    IMPLEMENTATIONS[0][1].extend([CollectiveLearner, CollectiveTreeLearner,
-                                  CollectiveHammingTreeLearner])
-    IMPLEMENTATIONS[3][1].append(CollectiveRows)
+    IMPLEMENTATIONS[0][1].append(CollectiveLearner)
     IMPLEMENTATIONS[4][1].extend([ClusterReducer, CollectiveReducer])
 except ImportError:  # the dask extra is not installed
     pass

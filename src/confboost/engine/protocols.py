@@ -145,6 +145,18 @@ class Reducer(Protocol):
             machine (a reducer over shards returns a new array).
         """
 
+    def total(self, value, out: np.ndarray | None = None):
+        """Σ over the shards of ``value``, which each shard computed of its own rows (a
+        tree node's histogram or row count, a leaf's W+ and W-).
+
+        Parameters
+        ----------
+        value : ndarray, float, int, or a list or tuple of them
+            Of the same shapes on every shard; on one machine it is returned as it is.
+        out : ndarray, optional
+            Where the sum is written (``value`` itself: in place), and returned.
+        """
+
     def rows(self, function, dataset: Dataset, *args):
         """``function(dataset, *args)``, an array over the rows (a round's training blocks),
         of each shard, kept where the rows are: a later ``sum`` or ``apply`` of the same
