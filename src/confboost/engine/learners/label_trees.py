@@ -335,7 +335,8 @@ class LabelTreesLearner:
             return fits
         while len(self._more_trees) < n_threads - 1:
             self._more_trees.append(TreeLearner(tree.mode, tree.smoothing, tree.max_leaves,
-                                                tree.max_depth, tree.min_leaf_weight))
+                                                tree.max_depth, tree.min_leaf_weight,
+                                                tree.reducer, tree.terms))
         learners = [tree, *self._more_trees[:n_threads - 1]]
         for learner in learners[1:]:
             learner.compacted(dataset, tree)
