@@ -299,6 +299,7 @@ class LabelTreesLearner:
         """Drop the arrays kept across rounds (as ``TreeLearner.release_work``)."""
         for learner in [self._tree, *self._more_trees]:
             learner.release_work()
+        self.grown = []
 
     def _grow_trees(self, dataset, columns, signs):
         """Tree l on weight column ``columns[l]``, shape (n_samples, 1), and signs

@@ -255,8 +255,10 @@ class TreeLearner:
 
     def release_work(self):
         """Drop the arrays kept across rounds (``BoostingRun.run`` calls it when a call's
-        rounds are done); the next round makes them again."""
+        rounds are done; the last tree grown, its blocks a row each, with them); the next
+        round makes them again."""
         self._work = WorkArrays()
+        self.grown = None
 
     def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
               n_hist_bins=N_HIST_BINS):
