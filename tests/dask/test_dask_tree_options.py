@@ -25,9 +25,10 @@ pd = pytest.importorskip("pandas")
 dd = pytest.importorskip("dask.dataframe")
 from confboost.dask.cluster_fit import ClusterCover  # noqa: E402
 from confboost.dask.cluster_label_trees import (  # noqa: E402
-    CollectiveLabelTreesLearner,
     label_tree_blocks,
+    label_trees_recipe,
 )
+from confboost.dask.collective import CollectiveReducer, ShardTerms  # noqa: E402
 from confboost.dask.dask_classifier import DaskBoostClassifier  # noqa: E402
 from confboost.dask.link import Link  # noqa: E402
 from confboost.dask.round_learner import RoundSpec  # noqa: E402
@@ -171,9 +172,11 @@ def test_label_tree_blocks_are_the_learners_blocks():
     dataset = encoder.fit_dataset(columns, 64)
     weights = np.full((y.size, 3), 1.0 / (3 * y.size))
     signs = np.where(y[:, None] == np.arange(3), 1, -1).astype(np.int8)
-    learner = CollectiveLabelTreesLearner(Link(0, 1), MODES["real"], 0.01, **TREE)
+    reducer = CollectiveReducer(Link(0, 1))
+    learner = make_learner("label_trees", dataset, MODES["real"], 0.01, reducer=reducer,
+                           terms=ShardTerms(reducer), **TREE)
     fit = learner.fit(dataset, weights, LabelSigns.from_signs(signs))
-    recipe = learner.blocks_recipe()
+    recipe = label_trees_recipe(learner.grown)
     assert recipe.function is label_tree_blocks
     assert fit.train_blocks.shape == (y.size, 3)
     assert np.array_equal(recipe.on(dataset), fit.train_blocks)

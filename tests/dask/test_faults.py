@@ -46,9 +46,9 @@ def _within(seconds, fit):
 def _kill_at_partition(count):
     """Arm this worker process to SIGKILL itself at its ``count``-th node partition (in
     the middle of a round's tree, its task waiting on the other worker's)."""
-    from confboost.dask import collective
+    from confboost.engine.learners import grower
 
-    partition, calls = collective.CollectiveRows.partition, []
+    partition, calls = grower.LocalRows.partition, []
 
     def partition_then_kill(self, *args):
         calls.append(1)
@@ -56,7 +56,7 @@ def _kill_at_partition(count):
             os.kill(os.getpid(), signal.SIGKILL)
         return partition(self, *args)
 
-    collective.CollectiveRows.partition = partition_then_kill
+    grower.LocalRows.partition = partition_then_kill
 
 
 @pytest.mark.slow

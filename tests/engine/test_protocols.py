@@ -9,6 +9,7 @@ from confboost.engine import protocols
 from confboost.engine.learners.best_of import BestOfLearner
 from confboost.engine.learners.categorical import CategoricalLearner
 from confboost.engine.learners.grower import LocalRows
+from confboost.engine.learners.label_trees import LabelTreesLearner
 from confboost.engine.learners.product import ProductLearner
 from confboost.engine.learners.stump import StumpLearner
 from confboost.engine.learners.term import TermLearner
@@ -20,25 +21,18 @@ from confboost.engine.schemes.mr import MROutputs, MRScheme
 
 IMPLEMENTATIONS = [
     (protocols.WeakLearner, [StumpLearner, CategoricalLearner, TermLearner, ProductLearner,
-                             TreeLearner, HammingTreeLearner, BestOfLearner]),
+                             TreeLearner, HammingTreeLearner, LabelTreesLearner,
+                             BestOfLearner]),
     (protocols.Scheme, [MHScheme, MRScheme, MOScheme]),
     (protocols.SchemeOutputs, [MHOutputs, MROutputs, MOOutputs]),
     (protocols.RowSets, [LocalRows]),
     (protocols.Reducer, [LocalReducer]),
 ]
 try:
-    from confboost.dask.collective import (
-        CollectiveHammingTreeLearner,
-        CollectiveLearner,
-        CollectiveReducer,
-        CollectiveRows,
-        CollectiveTreeLearner,
-    )
+    from confboost.dask.collective import CollectiveLearner, CollectiveReducer
     from confboost.dask.shards import ClusterReducer
 
-    IMPLEMENTATIONS[0][1].extend([CollectiveLearner, CollectiveTreeLearner,
-                                  CollectiveHammingTreeLearner])
-    IMPLEMENTATIONS[3][1].append(CollectiveRows)
+    IMPLEMENTATIONS[0][1].append(CollectiveLearner)
     IMPLEMENTATIONS[4][1].extend([ClusterReducer, CollectiveReducer])
 except ImportError:  # the dask extra is not installed
     pass

@@ -75,13 +75,13 @@ from confboost.dask.partitions import (
     table_columns,
     weighted_by_class,
 )
-from confboost.dask.round_learner import TREE_ROUNDS, RoundSpec
+from confboost.dask.round_learner import RoundSpec
 from confboost.dask.shards import ClusterReducer, Shards, build_shards
 from confboost.dask.text import ColumnVocabulary, merged_vocabulary, partition_terms
 from confboost.data.dataset import CategoricalColumn, Dataset
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.confidence import smoothing_from_totals
-from confboost.engine.learners import make_learner
+from confboost.engine.learners import TREE_LEARNERS, make_learner
 from confboost.training.checkpoint import Checkpoint
 from confboost.training.fit_runs import Fit
 from confboost.training.fit_state import Split, TrainingInputs, eval_fingerprint, eval_pairs
@@ -502,7 +502,7 @@ class ClusterFit(Fit):
         worker (``collective.CollectiveLearner``), the worker's learner taking its sums over
         the workers (``round_learner``: a term learner's and a tree per label's too)."""
         name, p = self.known["weak_learner_"], self.params
-        if name not in TREE_ROUNDS:  # its own errors (a product or trim on mixed columns) here
+        if name not in TREE_LEARNERS:  # its own errors (a product or trim on mixed columns) here
             make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),
                          n_terms=int(p.product_terms))
         self._build_shards()

@@ -3,77 +3,36 @@
 The local ``LabelTreesLearner`` grows tree l with the tree learner on label l's masses
 alone (paper §7.1: under AdaBoost.MH, Z_t = Σ_l Z_t^l and each share depends on tree l
 only). On every worker of a round (``collective.run_round``) it runs as it is, with the
-collective's tree learner (``collective.CollectiveTreeLearner``) in place of its own: each
-label's node histograms, node sizes, categorical and term masses and leaf statistics are
-allreduced as a shared tree's are, so every worker grows the same k trees, one after the
-other, in the round's one task. The round's blocks, a block per row and label, are made
-again on any shard from the k trees' node arrays (``label_tree_blocks``).
+round's reducer: each label's node histograms, node sizes, categorical and term masses and
+leaf statistics are allreduced as a shared tree's are, so every worker grows the same k
+trees, one after the other, in the round's one task. The round's blocks, a block per row
+and label, are made again on any shard from the k trees' node arrays
+(``label_trees_recipe``, ``label_tree_blocks``).
 """
 
 import numpy as np
 
-from confboost.dask.collective import (
-    CollectiveTreeLearner,
-    OnShards,
-    _Collective,
-    tree_code_blocks,
-)
-from confboost.engine.learners.label_trees import LABEL_BLOCK_DTYPE, LabelTreesLearner
+from confboost.dask.collective import OnShards, tree_code_blocks
+from confboost.engine.learners.label_trees import LABEL_BLOCK_DTYPE
 
 #: The node arrays of a ``GrownTree`` that give its blocks (``tree_code_blocks``).
 _NODE_ARRAYS = ("kind", "feature", "threshold_bin", "missing_left", "left", "right")
 
 
-class _RecordingTreeLearner(CollectiveTreeLearner):
-    """``CollectiveTreeLearner`` that keeps every tree it grows (a round's k trees)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.trees = []
-
-    def fit(self, dataset, weights, labels):
-        fit = super().fit(dataset, weights, labels)
-        self.trees.append(self.grown)
-        return fit
-
-
-class CollectiveLabelTreesLearner(_Collective, LabelTreesLearner):
-    """``LabelTreesLearner`` whose trees take their sums over ``link``.
-
-    A ``_Collective`` for ``collective.run_round``, which takes a collective learner's
-    blocks from its ``blocks_recipe``; its trees are grown by ``_tree``, the collective's
-    tree learner (this class grows none itself).
+def label_trees_recipe(trees):
+    """How a later task makes a round's blocks on any shard (``OnShards`` of
+    ``label_tree_blocks``) from its trees, ``LabelTreesLearner.grown``.
 
     Parameters
     ----------
-    link : link.Link
-    mode, smoothing, max_leaves, max_depth, min_leaf_weight
-        ``LabelTreesLearner``'s.
+    trees : list of GrownTree
+        Label by label.
     """
-
-    concurrent_trees = False  # every worker allreduces each tree's sums in the same order
-
-    def __init__(self, link, mode, smoothing, max_leaves=8, max_depth=None,
-                 min_leaf_weight=0.0):
-        LabelTreesLearner.__init__(self, mode, smoothing, max_leaves, max_depth,
-                                   min_leaf_weight)
-        self.link = link
-        self._tree = _RecordingTreeLearner(link, mode, smoothing, max_leaves, max_depth,
-                                           min_leaf_weight)
-
-    def fit(self, dataset, weights, labels):
-        self._tree.trees = []
-        return LabelTreesLearner.fit(self, dataset, weights, labels)
-
-    def blocks_recipe(self):
-        """How a later task makes the round's blocks on any shard (``OnShards``)."""
-        trees = self._tree.trees
-        offsets = np.concatenate([[0], np.cumsum([tree.n_leaves for tree in trees])[:-1]])
-        starts = np.concatenate([[0], np.cumsum([tree.kind.shape[0] for tree in trees])])
-        return OnShards(label_tree_blocks, (
-            offsets.astype(np.intp), starts.astype(np.intp),
-            *[np.concatenate([getattr(tree, name) for tree in trees])
-              for name in _NODE_ARRAYS]))
+    offsets = np.concatenate([[0], np.cumsum([tree.n_leaves for tree in trees])[:-1]])
+    starts = np.concatenate([[0], np.cumsum([tree.kind.shape[0] for tree in trees])])
+    return OnShards(label_tree_blocks, (
+        offsets.astype(np.intp), starts.astype(np.intp),
+        *[np.concatenate([getattr(tree, name) for tree in trees]) for name in _NODE_ARRAYS]))
 
 
 def label_tree_blocks(dataset, offsets, starts, kind, feature, threshold_bin, missing_left,

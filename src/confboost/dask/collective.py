@@ -8,6 +8,8 @@ the engine's own weak learner runs on the worker's shard, then the scheme's
 their reducer:
 
 - ``sum``: the function of the shard's own rows, allreduced over the fit's workers;
+- ``total``: a value the learner computed of the shard's own rows, allreduced (a tree's
+  node histograms in place, ``Link.allreduce_into``);
 - ``rows``: the function of the shard's rows, kept here (and how to make it again on any
   shard: ``recipe``);
 - ``apply``: the shard's scheme changed in place, what it returns allreduced (and kept in
@@ -16,13 +18,15 @@ their reducer:
 Every worker gets the identical sum (added up a binomial tree of the ranks in a fixed
 pairwise order and sent back down from rank 0, ``link.Link.allreduce``), so every worker
 makes the identical choice at each split and grows the identical tree; one rank returns
-it. The tree learners take their sums in the grower's row sets (``CollectiveRows``: a
-node's histogram and row count), the splitter's categorical and term masses
-(``CollectiveNodeSplits``; a term's, ``text.term_splits``) and the leaf statistics (with
-the round's cover, ``_Collective.leaf_values``): the local ``TreeLearner`` and
-``HammingTreeLearner`` with those few methods over the link. On
-one rank every allreduce is the identity, so a collective of one worker is the local fit,
-bit for bit.
+it. The tree learners are the local ones (``engine.learners.make_learner`` with the round's
+reducer): their row sets, splitter and leaves take their sums through ``total``. Two things
+stay here: a tree's text columns, summed per term of the common vocabulary rather than per
+distinct posting list (``ShardTerms``, ``text.term_splits`` and ``term_votes``), and a
+tree's blocks made again on any shard from its node arrays (``tree_recipe``: they come
+from the grower's rows, not from ``rows``); the round's cover rides with a shared or
+Hamming tree's leaf statistics (``tree_cover``, ``TreeLearner.leaf_extra``), saving the
+round an allreduce of its own. On one rank every allreduce is the identity, so a
+collective of one worker is the local fit, bit for bit.
 
 The client's side of a round (``CollectiveLearner``) gets the round's hypothesis, its block
 statistics and the log of the scheme's allreduced results; the client's scheme of no rows
@@ -38,6 +42,7 @@ The link between the ranks (TCP sockets, ``Link.allreduce``) is ``dask/link.py``
 """
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from distributed import get_worker, secede
@@ -47,17 +52,13 @@ from confboost.dask.text import term_splits, term_votes
 from confboost.engine.boosting import no_edge
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.learners.base import PartitionFit
-from confboost.engine.learners.grower import LocalRows, grow_tree
-from confboost.engine.learners.splitter import NodeSplits
-from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner, _best_factorised
+from confboost.engine.learners.tree import TreeLearner
 from confboost.explain.contributions import block_cover_of
-from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.tree_nodes import (
     code_goes_left,
     term_goes_left,
     value_goes_left,
 )
-from confboost.kernels.value_masses import value_histogram
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_TERM, NODE_THRESHOLD
 from confboost.utils.threads import numba_threads
 
@@ -124,6 +125,14 @@ class CollectiveReducer:
             out[...] = total
         return out
 
+    def total(self, value, out=None):
+        if out is None:
+            return self.link.allreduce(value)
+        if out is value and out.flags.c_contiguous and out.dtype == np.float64:
+            return self.link.allreduce_into(out)
+        out[...] = self.link.allreduce(value)
+        return out
+
     def rows(self, function, dataset, *args):
         result = function(dataset, *args)
         made = [self.recipes[id(arg)][1] if id(arg) in self.recipes else arg for arg in args]
@@ -140,169 +149,51 @@ class CollectiveReducer:
         return None if array is None else self.recipes[id(array)][1]
 
 
-class CollectiveRows(LocalRows):
-    """``LocalRows`` of one rank: a node's histogram and its row count are the sums over
-    the ranks (the grower sees the whole set's nodes), its rows this shard's.
-
-    The count of a tree's last split (its ``max_leaves - 1``-th) is not summed: ``grow_tree``
-    stops at that split, and its children are leaves that it neither searches nor picks one
-    of by size, so their sizes are never read; the round saves an allreduce.
-
-    Parameters
-    ----------
-    link : Link
-    n_total : int or None
-        The rows over every rank, when a tree before this one summed them (the shard's
-        rows do not change); None: summed here (one allreduce).
-    max_leaves : int
-        The tree's ``max_leaves``.
-    *args
-        ``LocalRows``'.
-    """
-
-    def __init__(self, link, n_total, max_leaves, dataset, fill_histogram, other_splits=None,
-                 work=None):
-        super().__init__(dataset, fill_histogram, other_splits, work)
-        self.link = link
-        self.n_samples = int(link.allreduce(self.n_samples)) if n_total is None else n_total
-        self.splits_left = max_leaves - 1
-
-    def fill(self, node, hist):
-        super().fill(node, hist)
-        if hist.flags.c_contiguous and hist.dtype == np.float64:
-            self.link.allreduce_into(hist)
-        else:
-            hist[...] = self.link.allreduce(hist)
-
-    def partition(self, node, split, left, right):
-        n_left = super().partition(node, split, left, right)
-        self.splits_left -= 1
-        return n_left if self.splits_left == 0 else int(self.link.allreduce(n_left))
-
-
-class CollectiveNodeSplits(NodeSplits):
-    """``NodeSplits`` whose node, value and term masses are the sums over the ranks."""
-
-    def __init__(self, link, splits):
-        self.__dict__.update(splits.__dict__)
-        self.link = link
-
-    def node_masses(self, rows):
-        return self.link.allreduce(super().node_masses(rows))
-
-    def value_masses(self, rows):
-        return self.link.allreduce(super().value_masses(rows))
-
-    def term_splits(self, node_pos, node_neg, least_mass):
-        return term_splits(self.link.allreduce, self.text, self._in_node, self.pos, self.neg,
-                           node_pos, node_neg, self.mode, least_mass)
-
-
-class _Collective:
-    """The tree learners' sums over a ``Link`` (mixed into the local learners): the row
-    sets and categorical splits of ``_grow``, the leaves' statistics of ``leaf_values``.
-
-    Attributes
-    ----------
-    grown : GrownTree
-        The last tree grown: its node arrays give its blocks on any shard
-        (``tree_code_blocks``).
-    n_total : int or None
-        The rows over every rank, summed by the first tree (``CollectiveRows``).
-    cover_weight : tuple or None
-        (sample_weight, unit) of the shard's rows (``Shard``'s) where the round's cover
-        rides with the leaves' statistics (``run_round`` sets it on a shared or Hamming
-        tree, whose blocks are its leaves; not on a tree per label's trees); None: it does
-        not.
-    cover : ndarray of shape (n_leaves,) or None
-        The last tree's cover over every rank (``block_cover``) where ``cover_weight`` is
-        set.
-    """
-
-    link = None
-    grown = None
-    n_total = None
-    cover_weight = None
-    cover = None
-
-    def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
-              n_hist_bins=N_HIST_BINS):
-        numeric = dataset if dataset.has_numeric else None
-        if numeric is None and not splits:
-            return super()._grow(dataset, fill_histogram, n_columns, splits)  # its error
-        row_sets = CollectiveRows(self.link, self.n_total, self.max_leaves, numeric,
-                                  fill_histogram if numeric is not None else None,
-                                  CollectiveNodeSplits(self.link, splits) if splits else None,
-                                  self._work)
-        self.n_total = row_sets.n_samples
-        self.grown = grow_tree(row_sets, None if numeric is None else numeric.n_bins,
-                               n_columns, self.mode, self.max_leaves, self.max_depth,
-                               self.min_leaf_weight, self._pool, root_hist, n_hist_bins)
-        return self.grown
-
-    def leaf_values(self, weight_pos, weight_neg, total):
-        """The local rule on the leaves' W+ and W- summed over the ranks (in place: they
-        are the round's block statistics) and the whole set's mass, with the tree's cover
-        where ``cover_weight`` is set (one allreduce: the cover needs only the tree's
-        blocks, and saves ``_round_covers`` its own)."""
-        parts = [weight_pos, weight_neg, float(total)]
-        if self.cover_weight is not None:
-            parts.append(block_cover_of(self.grown.train_blocks, *self.cover_weight,
-                                        self.grown.n_leaves))
-        weight_pos[...], weight_neg[...], total, *cover = self.link.allreduce(parts)
-        self.cover = cover[0] if cover else None
-        return super().leaf_values(weight_pos, weight_neg, total)
-
-    def blocks_recipe(self):
-        """How a later task makes the last tree's blocks on any shard (``OnShards``)."""
-        tree = self.grown
-        return OnShards(tree_code_blocks, (tree.kind, tree.feature, tree.threshold_bin,
-                                           tree.missing_left, tree.left, tree.right))
-
-
-class CollectiveTreeLearner(_Collective, TreeLearner):
-    """``TreeLearner`` with its sums over ``link``.
+class ShardTerms:
+    """A shard's tree learners' text columns (``TreeLearner``'s ``terms``): a node's term
+    splits and a Hamming tree's term votes from every term's masses summed over the shards
+    (``text.term_splits``, ``text.term_votes``). One machine sums them per distinct posting
+    list (terms found in the same documents share one); a shard's lists are its own, so
+    over shards each term of the common vocabulary is summed.
 
     Parameters
     ----------
-    link : Link
-    *args, **kwargs
-        ``TreeLearner``'s.
+    reducer : CollectiveReducer
     """
 
-    def __init__(self, link, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.link = link
+    def __init__(self, reducer):
+        self.reducer = reducer
+
+    def splits(self, node_splits, node_pos, node_neg, least_mass):
+        """``NodeSplits.term_splits``' list at the node whose rows ``node_splits`` flags."""
+        return term_splits(self.reducer.total, node_splits.text, node_splits.in_node,
+                           node_splits.pos, node_splits.neg, node_pos, node_neg,
+                           node_splits.mode, least_mass)
+
+    def votes(self, dataset, weights, labels, margin_total):
+        """(edge, vote) of each text column's best factorised term split
+        (``HammingTreeLearner._other_votes``)."""
+        return term_votes(self.reducer.total, dataset, weights, labels, margin_total)
 
 
-class CollectiveHammingTreeLearner(_Collective, HammingTreeLearner):
-    """``HammingTreeLearner`` with its sums over ``link``: the root's all-label histogram
-    and the categorical and term votes' masses too, and the per-label block statistics."""
+def tree_recipe(tree):
+    """How a later task makes a grown tree's blocks on any shard (``OnShards`` of
+    ``tree_code_blocks``): a tree's blocks come from the grower's row sets, not from
+    ``CollectiveReducer.rows``.
 
-    def __init__(self, link, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.link = link
+    Parameters
+    ----------
+    tree : GrownTree
+    """
+    return OnShards(tree_code_blocks, (tree.kind, tree.feature, tree.threshold_bin,
+                                       tree.missing_left, tree.left, tree.right))
 
-    def fit(self, dataset, weights, labels):
-        fit = super().fit(dataset, weights, labels)
-        fit.weight_pos[...], fit.weight_neg[...] = self.link.allreduce(
-            (fit.weight_pos, fit.weight_neg))
-        return fit
 
-    def _vote(self, label_hist, n_bins):
-        label_hist[...] = self.link.allreduce(label_hist)
-        return HammingTreeLearner._vote(label_hist, n_bins)
-
-    def _other_votes(self, dataset, weights, labels):
-        margin_total = self.link.allreduce(
-            np.where(labels.signs > 0, weights, -weights).sum(axis=0))
-        for column in dataset.categorical:
-            if column.values:
-                w_plus, w_minus = self.link.allreduce(value_histogram(
-                    column.codes, len(column.values), weights, labels.signs))
-                yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
-        if dataset.text:
-            yield from term_votes(self.link.allreduce, dataset, weights, labels, margin_total)
+def tree_cover(sample_weight, unit, tree):
+    """Σ of the shard's sample weights at each leaf of a grown tree (``block_cover_of``),
+    shape (n_leaves,): the round's cover, summed with the leaves' statistics
+    (``TreeLearner.leaf_extra``)."""
+    return block_cover_of(tree.train_blocks, sample_weight, unit, tree.n_leaves)
 
 
 def tree_code_blocks(dataset, kind, feature, threshold_bin, missing_left, left, right):
@@ -346,10 +237,6 @@ def tree_code_blocks(dataset, kind, feature, threshold_bin, missing_left, left, 
             else:
                 stack.append((child, child_rows))
     return out
-
-
-#: The collective tree learners, by ``weak_learner``.
-TREES = {"tree": CollectiveTreeLearner, "hamming_tree": CollectiveHammingTreeLearner}
 
 
 @dataclass
@@ -429,16 +316,18 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
             shard.link = join(rank, size, shard.server, addresses, token, timeout)
             shard.server, shard.token = None, token
             shard.reducer = CollectiveReducer(shard.link)
-            shard.learner = spec.make_learner(shard.link, shard.dataset, shard.reducer)
-            if type(shard.learner) in TREES.values():  # its blocks are its leaves
-                shard.learner.cover_weight = (shard.sample_weight, shard.unit_weight)
+            shard.learner = spec.make_learner(shard.dataset, shard.reducer, ShardTerms(
+                shard.reducer))
+            if isinstance(shard.learner, TreeLearner):  # its blocks are its leaves
+                shard.learner.leaf_extra = partial(tree_cover, shard.sample_weight,
+                                                   shard.unit_weight)
         reducer, learner, scheme = shard.reducer, shard.learner, shard.scheme
         reducer.log, reducer.recipes = [], {}
         with numba_threads(_worker_threads()):
             fit = learner.fit(shard.dataset, scheme.learner_weights, scheme.labels)
             scheme.reducer = reducer
             z = spec.finish(scheme, fit)
-        covers = ((learner.cover, None) if getattr(learner, "cover", None) is not None
+        covers = ((learner.leaf_extra_sum, None) if isinstance(learner, TreeLearner)
                   else _round_covers(shard.link, fit, shard.sample_weight, shard.unit_weight))
     except BaseException:
         shard.close()
@@ -446,8 +335,7 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
     shard.rounds += 1
     if rank != 0:
         return None, z
-    blocks = (learner.blocks_recipe() if isinstance(learner, _Collective)
-              else reducer.recipe(fit.train_blocks))
+    blocks = spec.blocks_recipe(learner, reducer, fit)
     patterns = reducer.recipe(fit.train_patterns)
     for recipe, cover in zip((blocks, patterns), covers, strict=True):
         if recipe is not None:
@@ -462,7 +350,7 @@ def _round_covers(link, fit, sample_weight, unit):
     allreduced in one buffer: taken
     here, where the round's blocks are, rather than made again from a recipe after the
     run (``shards.shard_covers``, the same sums); a shared or Hamming tree's rode with its
-    leaves' statistics (``_Collective.leaf_values``) and is not taken here."""
+    leaves' statistics (``TreeLearner.leaf_extra``) and is not taken here."""
     n_patterns = (0 if fit.train_patterns is None
                   else 1 << len(fit.hypothesis.test_columns()))
     cover = block_cover_of(fit.train_blocks, sample_weight, unit,

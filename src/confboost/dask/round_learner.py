@@ -4,21 +4,19 @@ round's parameters and rest (``RoundSpec``) and its weak learner (``round_learne
 The learner is the engine's learner (``engine.learners.make_learner``) with the round's
 ``CollectiveReducer`` as its reducer, so that its sums are the whole set's: no learner has
 a twin (the trimmed stump's weight-mass buckets, kept rows' histogram and block statistics;
-the term learner's present blocks, a shard's text columns scoring every term, ``text.py``).
-Their sums are allreduces inside the round's task, so the round stays one trip (the
-scheme's too: multi-label MR's cut is taken by its update, ``engine/schemes/mr_cut.py``).
+the term learner's present blocks, a shard's text columns scoring every term, ``text.py``;
+a tree's node histograms and sizes, categorical masses, votes and leaf statistics, and its
+text columns' masses per term, ``collective.ShardTerms``). Their sums are allreduces inside
+the round's task, so the round stays one trip (the scheme's too: multi-label MR's cut is
+taken by its update, ``engine/schemes/mr_cut.py``).
 """
 
 from dataclasses import dataclass
 
-from confboost.dask.cluster_label_trees import CollectiveLabelTreesLearner
-from confboost.dask.collective import TREES
+from confboost.dask.cluster_label_trees import label_trees_recipe
+from confboost.dask.collective import tree_recipe
 from confboost.engine.boosting import round_step
-from confboost.engine.learners import make_learner
-
-#: The learners that grow trees over the collective's link, by ``weak_learner``: a shared
-#: tree, a Hamming tree, a tree per label.
-TREE_ROUNDS = {**TREES, "label_trees": CollectiveLabelTreesLearner}
+from confboost.engine.learners import TREE_LEARNERS, make_learner
 
 
 def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
@@ -28,7 +26,7 @@ def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
     Parameters
     ----------
     name : {"stump", "product"}
-        ``weak_learner`` resolved (the trees are ``TREE_ROUNDS``).
+        ``weak_learner`` resolved (the trees are ``RoundSpec.make_learner``'s).
     dataset : Dataset
         The shard's rows.
     mode : int
@@ -68,14 +66,26 @@ class RoundSpec:
     learning_rate: float
     learner_params: dict
 
-    def make_learner(self, link, dataset, reducer):
-        """This rank's learner: ``round_learner``'s over ``reducer``, a tree over ``link``."""
+    def make_learner(self, dataset, reducer, terms):
+        """This rank's learner over ``reducer``: ``round_learner``'s, or the engine's tree
+        learner with ``terms`` (``collective.ShardTerms``) for its text columns."""
         params = dict(self.learner_params)
         n_terms, trim = params.pop("n_terms"), params.pop("trim", 0.0)  # not the trees'
-        if self.learner in TREE_ROUNDS:
-            return TREE_ROUNDS[self.learner](link, self.mode, self.smoothing, **params)
+        if self.learner in TREE_LEARNERS:
+            return make_learner(self.learner, dataset, self.mode, self.smoothing,
+                                reducer=reducer, terms=terms, **params)
         return round_learner(self.learner, dataset, self.mode, self.smoothing, trim, n_terms,
                              reducer)
+
+    def blocks_recipe(self, learner, reducer, fit):
+        """How a later task makes the round's blocks on any shard: a tree's (a tree per
+        label's) from the node arrays of the trees ``learner`` grew, the other learners'
+        from ``reducer``'s recipe of ``fit.train_blocks``."""
+        if self.learner == "label_trees":
+            return label_trees_recipe(learner.grown)
+        if self.learner in TREE_LEARNERS:
+            return tree_recipe(learner.grown)
+        return reducer.recipe(fit.train_blocks)
 
     def finish(self, scheme, fit):
         """The rest of Figure 1's round after the learner (``BoostingRun.run``'s own

@@ -131,7 +131,8 @@ class ClusterReducer:
     ``apply`` answers from the last round's log (``collective.CollectiveLearner``: the
     workers' scheme took the same steps, its sums allreduced); ``sum`` is one reduction
     over the shards (one round trip); ``rows`` none (an ``OnShards`` that each shard
-    evaluates where a later call reads it).
+    evaluates where a later call reads it); ``total`` refuses (the client has no rows to
+    sum: the learners that take it run on the workers).
 
     Parameters
     ----------
@@ -149,6 +150,10 @@ class ClusterReducer:
 
     def sum(self, function, dataset, weights, labels, *args, out=None):
         return self.shards.reduce(shard_sum, function, args)
+
+    def total(self, value, out=None):
+        raise RuntimeError("a value of a shard's own rows is summed on the workers, in a "
+                           "round (the client holds no rows)")
 
     def rows(self, function, dataset, *args):
         return OnShards(function, args)

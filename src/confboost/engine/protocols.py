@@ -3,9 +3,10 @@ reducer.
 
 The paper's loop (Figure 1) meets its parts only through these methods: a weak learner
 never knows which scheme called it and a scheme never knows which learner it called
-(``docs/DESIGN.md``). The learners and schemes reach every sum over examples through a ``Reducer``
-(``engine/reduction.py``: one machine, or the shards of a Dask cluster), and a tree's rows
-through ``RowSets``. Each protocol is ``runtime_checkable``; ``tests/engine/test_protocols.py``
+(``docs/DESIGN.md``). The learners and schemes reach every sum over examples through a
+``Reducer`` (``engine/reduction.py``: one machine, or the shards of a Dask cluster; the tree
+learners at their own sum points, ``Reducer.total``), and a tree's rows through
+``RowSets``. Each protocol is ``runtime_checkable``; ``tests/engine/test_protocols.py``
 checks every implementation, the Dask ones included, against it.
 """
 
@@ -107,10 +108,12 @@ class RowSets(Protocol):
     n_samples: int
 
     def fill(self, node: int, hist: np.ndarray) -> None:
-        """Overwrite ``hist``, shape (n_features, n_bins, k, 2), with the node's W+ and W-."""
+        """Overwrite ``hist``, shape (n_features, n_bins, k, 2), with the node's W+ and W-
+        (over every shard)."""
 
     def partition(self, node: int, split: tuple, left: int, right: int) -> int:
-        """Split the node's rows into ``left`` and ``right``; return how many go left."""
+        """Split the node's rows into ``left`` and ``right``; return how many go left (over
+        every shard)."""
 
     def best_other(self, node: int) -> tuple[float, tuple] | None:
         """The node's best split on the non-numeric column kinds, (gain, split), or None."""
@@ -143,6 +146,18 @@ class Reducer(Protocol):
         out : ndarray, optional
             A buffer for the sum, passed on as ``function``'s ``out`` keyword on one
             machine (a reducer over shards returns a new array).
+        """
+
+    def total(self, value, out: np.ndarray | None = None):
+        """Σ over the shards of ``value``, which each shard computed of its own rows (a
+        tree node's histogram or row count, a leaf's W+ and W-).
+
+        Parameters
+        ----------
+        value : ndarray, float, int, or a list or tuple of them
+            Of the same shapes on every shard; on one machine it is returned as it is.
+        out : ndarray, optional
+            Where the sum is written (``value`` itself: in place), and returned.
         """
 
     def rows(self, function, dataset: Dataset, *args):

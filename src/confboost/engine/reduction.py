@@ -9,6 +9,9 @@ part; here a reducer is handed to the learner and the scheme instead):
 - ``sum(function, dataset, weights, labels, *args)``: Σ over the shards of
   ``function(dataset, weights, labels, *args)``, each shard putting in its own rows, weights
   and label signs (a learner's histograms);
+- ``total(value)``: Σ over the shards of a value each shard computed of its own rows, at
+  the learner's own sum points (the tree learners': a node's histogram and row count, its
+  categorical masses, a Hamming tree's votes, the leaves' statistics);
 - ``rows(function, dataset, *args)``: ``function(dataset, *args)`` of each shard's rows,
   kept where the rows are (the training blocks of a round's hypothesis);
 - ``apply(function, scheme, *args)``: every shard's scheme changed in place by
@@ -36,6 +39,12 @@ class LocalReducer:
         if out is None:
             return function(dataset, weights, labels, *args)
         return function(dataset, weights, labels, *args, out=out)
+
+    def total(self, value, out=None):
+        if out is None or out is value:
+            return value
+        out[...] = value
+        return out
 
     def rows(self, function, dataset, *args):
         return function(dataset, *args)

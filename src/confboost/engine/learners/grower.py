@@ -26,9 +26,11 @@ term split comes from the splitter's ``NodeSplits``, and each node records its k
 
 The grower reads rows only through a "row sets" object: fill a node's histogram, partition
 a node by a split (-> the left child's size), the node's best split on the other kinds.
-``LocalRows`` is the one-machine implementation; ``confboost.dask`` sends one task per
-partition for each of these steps and sums what comes back, so the same code grows the same
-tree over rows spread across a cluster.
+``LocalRows`` holds the rows of one machine, or of one shard of a cluster: a node's
+histogram and the left child's size are summed through its ``Reducer``
+(``engine/reduction.py``; the identity on one machine, an allreduce over the shards on a
+Dask worker, ``confboost.dask.collective``), so the same code grows the same tree over rows
+spread across a cluster.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from confboost.engine.learners.splitter import numeric_split, search_numeric_split
+from confboost.engine.reduction import LOCAL
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.label_split import label_children_splits
 from confboost.kernels.node_split import children_splits
@@ -150,12 +153,14 @@ class GrownTree:
 
 
 class LocalRows:
-    """The row sets of a tree grown on one machine: one row array in which every node's rows
-    are a contiguous range (``partition_rows`` keeps them so).
+    """The row sets of a tree: one row array of the rows held here in which every node's
+    rows are a contiguous range (``partition_rows`` keeps them so).
 
     The grower reads a node's rows only through this object (``fill``, ``partition``,
-    ``best_other``, ``leaf_blocks``), so the distributed fit (``confboost.dask``) grows the
-    same tree over rows spread across partitions with a stand-in of the same methods.
+    ``best_other``, ``leaf_blocks``), and what it reads of all the rows, a node's histogram
+    and its left child's size, is summed through ``reducer``: on one machine the rows held
+    here are all of them; on a shard of a cluster (``confboost.dask``) the sums are over
+    every shard, so each grows the same tree.
 
     Parameters
     ----------
@@ -173,16 +178,27 @@ class LocalRows:
     work : WorkArrays, optional
         Where the row order and the partition's scratch are kept across trees (the
         learner's); default: arrays of this tree's own.
+    reducer : Reducer, default=LOCAL
+        Where a node's histogram and its left child's size are summed.
+    n_samples : int, optional
+        The rows of every shard (``reducer.total`` of the rows held here, which the
+        learner sums once); default: the rows held here.
+    max_leaves : int, optional
+        The tree's ``max_leaves``: the left child's size of its last split is not summed
+        (``grow_tree`` stops there: its children are leaves, neither searched nor picked by
+        size); default: every size is summed.
     """
 
-    def __init__(self, dataset, fill_histogram, other_splits=None, work=None):
+    def __init__(self, dataset, fill_histogram, other_splits=None, work=None, reducer=LOCAL,
+                 n_samples=None, max_leaves=None):
         self.codes = None if dataset is None else dataset.codes
         self.fill_histogram = fill_histogram
         self.other_splits = other_splits
-        # the rows held here; ``n_samples`` is the rows the grower sees (a stand-in over
-        # several machines' rows sets it to their total)
+        self.reducer = reducer
+        # the rows held here; ``n_samples`` is the rows the grower sees, over every shard
         self.n_rows = other_splits.n_samples if dataset is None else dataset.n_samples
-        self.n_samples = self.n_rows
+        self.n_samples = self.n_rows if n_samples is None else n_samples
+        self.splits_left = None if max_leaves is None else max_leaves - 1
         self._work = WorkArrays() if work is None else work
         # the row order, 0 .. n_rows - 1 until the root splits: written only when read
         # (the root's threshold partition reads the order itself, ``in_order``)
@@ -201,13 +217,14 @@ class LocalRows:
         return self._rows
 
     def fill(self, node, hist):
-        """Overwrite ``hist`` with the histogram of node ``node``'s rows."""
+        """Overwrite ``hist`` with the histogram of node ``node``'s rows (of every shard)."""
         start, stop = self.ranges[node]
         self.fill_histogram(None if node == 0 else self.rows[start:stop], hist)
+        self.reducer.total(hist, out=hist)
 
     def partition(self, node, split, left, right):
         """Split node ``node``'s rows into nodes ``left`` and ``right``; returns the number
-        that go left."""
+        that go left (of every shard, but at the tree's last split: of the rows here)."""
         start, stop = self.ranges[node]
         kind, index, code, missing_left = split
         if kind == NODE_THRESHOLD:
@@ -219,7 +236,11 @@ class LocalRows:
             n_left = self.other_splits.partition(split, self.rows, start, stop)
         self.ranges[left] = (start, start + n_left)
         self.ranges[right] = (start + n_left, stop)
-        return n_left
+        if self.splits_left is not None:
+            self.splits_left -= 1
+            if self.splits_left == 0:
+                return n_left
+        return int(self.reducer.total(n_left))
 
     def best_other(self, node):
         """The node's best split on the other column kinds, (gain, split), or None."""

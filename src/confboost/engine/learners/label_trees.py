@@ -20,6 +20,10 @@ The hypothesis numbers its blocks label after label: tree l's leaves are blocks
 ``offsets[l] .. offsets[l] + n_leaves_l - 1``, ``values`` has a row per block and a column
 per label (0 off the block's own label), and ``blocks(X)`` gives a block per example and
 label, shape (n, k) (the MH update's kernel for it: ``kernels/label_update.py``).
+
+The trees take their sums through the learner's ``Reducer`` (``engine/reduction.py``), as a
+shared tree does; over shards (a Dask worker) they grow one after the other, every shard
+summing each tree's in the same order.
 """
 
 import copy
@@ -34,6 +38,7 @@ from confboost.engine.learners.base import PartitionFit, PartitionHypothesis
 from confboost.engine.learners.grower import HISTOGRAM_MEMORY
 from confboost.engine.learners.tree import TreeLearner
 from confboost.engine.learners.tree_hypothesis import TreeHypothesis
+from confboost.engine.reduction import LOCAL, LocalReducer
 from confboost.kernels.forest_walk import forest_arrays, forest_leaves
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, WEIGHT_DTYPE
 from confboost.utils.threads import concurrent_calls_safe, kernel_threads, threads_here
@@ -265,29 +270,40 @@ class LabelTreesLearner:
     min_leaf_weight : float
         Least weight of a leaf: W+ + W- of its label, of the round's weights (which sum
         to 1 over all labels).
+    reducer : Reducer, default=LOCAL
+        Where the trees' sums are taken; the trees of a round grow on several threads at
+        once only on one machine's (``_grow_trees``: shards take each tree's sums in the
+        order the trees are grown).
+    terms : object, optional
+        The trees' ``TreeLearner.terms``.
+
+    Attributes
+    ----------
+    grown : list of GrownTree
+        The last round's trees, label by label.
     """
 
-    #: Whether a round's trees may grow on several threads at once (``_grow_trees``); a
-    #: subclass whose tree learner takes its sums from other processes, in the order the
-    #: trees are grown, keeps them one after the other.
-    concurrent_trees = True
-
-    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
+    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0,
+                 reducer=LOCAL, terms=None):
         self.max_leaves = max_leaves
+        self.concurrent_trees = isinstance(reducer, LocalReducer)
         # the learner of the trees grown one after the other (they share its histograms and
         # work arrays), and the first of the learners of ``_grow_trees``' threads
-        self._tree = TreeLearner(mode, smoothing, max_leaves, max_depth, min_leaf_weight)
+        self._tree = TreeLearner(mode, smoothing, max_leaves, max_depth, min_leaf_weight,
+                                 reducer, terms)
         self._more_trees = []  # the other threads' learners, kept across rounds
         self._signs = None  # (the labels, each label's LabelSigns)
+        self.grown = []
 
     def release_work(self):
         """Drop the arrays kept across rounds (as ``TreeLearner.release_work``)."""
         for learner in [self._tree, *self._more_trees]:
             learner.release_work()
+        self.grown = []
 
     def _grow_trees(self, dataset, columns, signs):
         """Tree l on weight column ``columns[l]``, shape (n_samples, 1), and signs
-        ``signs[l]``: the ``PartitionFit`` of each, in label order.
+        ``signs[l]``: the ``PartitionFit`` of each, in label order (the trees in ``grown``).
 
         The trees of a round are independent given its weights (Z_t = Σ_l Z_t^l), so with
         T > 1 kernel threads (``threads.kernel_threads``) min(T, k) Python threads grow
@@ -311,12 +327,17 @@ class LabelTreesLearner:
             tree_bytes = self.max_leaves * codes.shape[0] * n_hist_bins * 2 * WEIGHT_BYTES
             n_threads = min(len(columns), kernel_threads(),
                             max(1, HISTOGRAM_MEMORY // max(tree_bytes, 1)))
+        self.grown = [None] * len(columns)
         if n_threads == 1:
-            return [tree.fit(dataset, column, label_signs)
-                    for column, label_signs in zip(columns, signs, strict=True)]
+            fits = []
+            for label, (column, label_signs) in enumerate(zip(columns, signs, strict=True)):
+                fits.append(tree.fit(dataset, column, label_signs))
+                self.grown[label] = tree.grown
+            return fits
         while len(self._more_trees) < n_threads - 1:
             self._more_trees.append(TreeLearner(tree.mode, tree.smoothing, tree.max_leaves,
-                                                tree.max_depth, tree.min_leaf_weight))
+                                                tree.max_depth, tree.min_leaf_weight,
+                                                tree.reducer, tree.terms))
         learners = [tree, *self._more_trees[:n_threads - 1]]
         for learner in learners[1:]:
             learner.compacted(dataset, tree)
@@ -333,6 +354,7 @@ class LabelTreesLearner:
                     if label is None:
                         return
                     fits[label] = learner.fit(dataset, columns[label], signs[label])
+                    self.grown[label] = learner.grown
 
         with ThreadPoolExecutor(n_threads - 1) as pool:
             others = [pool.submit(grow, learner) for learner in learners[1:]]

@@ -17,11 +17,18 @@ Every candidate is scored by the same drop in Z (``criterion_numpy.split_gain``;
 10 and 16; §3.1); on equal gains a threshold wins, then a value, then a term, each in column
 order. A tree has no abstaining block, so a missing categorical value or text goes right
 with the other non-matching examples.
+
+A node's W+ and W- and its value masses are sums over its rows: ``NodeSplits`` takes them
+through its ``Reducer`` (``engine/reduction.py``), so on a shard of a cluster they are the
+node's over every shard. A text column's term masses are summed per distinct posting list,
+which differ between shards: there the splitter's ``terms`` sums them per term
+(``confboost.dask.collective.ShardTerms``).
 """
 
 import numpy as np
 
 from confboost.engine.learners.base import leaf_statistics
+from confboost.engine.reduction import LOCAL
 from confboost.kernels.criterion_numpy import split_gain
 from confboost.kernels.node_split import best_node_splits, choose_split, unseen_missing_left
 from confboost.kernels.tree_nodes import node_term_gains, term_goes_left, value_goes_left
@@ -166,16 +173,30 @@ class NodeSplits:
     mode : int
         Confidence mode code.
     min_leaf_weight : float
+    reducer : Reducer, default=LOCAL
+        Where a node's W+ and W- and its value masses are summed.
+    terms : object, optional
+        The text columns' splits from term masses summed over shards: ``splits(node_splits,
+        node_pos, node_neg, least_mass)``, ``term_splits``' list (a cluster's shard,
+        ``confboost.dask.collective.ShardTerms``); default: ``term_splits``.
+
+    Attributes
+    ----------
+    in_node : ndarray of shape (n_samples,), bool, or None
+        While the term splits of a node are searched, whether each row is one of its rows
+        (None without a text column).
     """
 
-    def __init__(self, dataset, pos, neg, mode, min_leaf_weight):
+    def __init__(self, dataset, pos, neg, mode, min_leaf_weight, reducer=LOCAL, terms=None):
         self.categorical, self.text = self.columns(dataset)
         self.pos, self.neg = pos, neg
         self.mode = mode
         self.min_leaf_weight = min_leaf_weight
+        self.reducer = reducer
+        self.terms = terms
         self.n_samples = dataset.n_samples
         # a flag a row, for the term splits only
-        self._in_node = np.zeros(dataset.n_samples, dtype=bool) if self.text else None
+        self.in_node = np.zeros(dataset.n_samples, dtype=bool) if self.text else None
         self._present = np.zeros(dataset.n_samples, dtype=bool) if self.text else None
 
     @staticmethod
@@ -197,16 +218,19 @@ class NodeSplits:
                                 self.min_leaf_weight)
         least_mass = least_child_mass(node_pos, node_neg, self.min_leaf_weight)
         if self.text:
-            self._in_node[rows] = True
-            for found in self.term_splits(node_pos, node_neg, least_mass):
+            self.in_node[rows] = True
+            found_terms = (self.term_splits(node_pos, node_neg, least_mass)
+                           if self.terms is None
+                           else self.terms.splits(self, node_pos, node_neg, least_mass))
+            for found in found_terms:
                 if best is None or found[0] > best[0]:
                     best = found
-            self._in_node[rows] = False
+            self.in_node[rows] = False
         return best
 
     def term_splits(self, node_pos, node_neg, least_mass):
         """Each text column's best presence split at the node whose rows are flagged in
-        ``self._in_node``: [(gain, (NODE_TERM, index, term, False)), ...], column by column.
+        ``self.in_node``: [(gain, (NODE_TERM, index, term, False)), ...], column by column.
 
         One gain per distinct posting list (``kernels/tree_nodes.node_term_gains``); the
         first term of the best list is the first term of the largest gain
@@ -214,7 +238,7 @@ class NodeSplits:
         found = []
         for index, column in enumerate(self.text):
             gains = np.empty(column.distinct_first_term.shape[0], dtype=np.float64)
-            node_term_gains(column.distinct_indptr, column.distinct_indices, self._in_node,
+            node_term_gains(column.distinct_indptr, column.distinct_indices, self.in_node,
                             self.pos, self.neg, node_pos, node_neg, self.mode, least_mass,
                             gains)
             best_list = int(np.argmax(gains))
@@ -223,14 +247,16 @@ class NodeSplits:
         return found
 
     def node_masses(self, rows):
-        """W+ and W- of the node of ``rows``, shape (k,) each."""
-        return self.pos[rows].sum(axis=0), self.neg[rows].sum(axis=0)
+        """W+ and W- of the node of ``rows`` (over every shard), shape (k,) each."""
+        return self.reducer.total((self.pos[rows].sum(axis=0), self.neg[rows].sum(axis=0)))
 
     def value_masses(self, rows):
-        """``categorical_node_masses`` of every categorical column at the node of ``rows``."""
-        return [categorical_node_masses(column.codes, rows, len(column.values), self.pos,
-                                        self.neg)
-                for column in self.categorical]
+        """``categorical_node_masses`` of every categorical column at the node of ``rows``
+        (over every shard)."""
+        return self.reducer.total([categorical_node_masses(column.codes, rows,
+                                                           len(column.values), self.pos,
+                                                           self.neg)
+                                   for column in self.categorical])
 
     def goes_left(self, split, rows):
         """Whether each of ``rows`` goes left under a categorical or term split, shape

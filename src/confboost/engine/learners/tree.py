@@ -11,6 +11,11 @@ h(x, l) = v_l c_leaf (Kégl 2014). Both grow best-first by the largest drop in Z
 (``learners/splitter.py``). A tree's leaves are a partition in two at each node, so there is
 no abstaining block: under ``confidence="abstain"`` a tree is the discrete tree, and under
 ``"real-abstain"`` the real tree.
+
+Every sum over examples a tree learner reads whole (a node's histogram and size, its
+categorical masses, a Hamming tree's vote, the leaves' statistics) is taken through its
+``Reducer`` (``engine/reduction.py``): the identity on one machine; on a Dask worker the
+sum over the shards, so that every worker grows the same tree (``confboost.dask``).
 """
 
 import numpy as np
@@ -20,6 +25,7 @@ from confboost.engine.learners.base import PartitionFit, label_masses, leaf_stat
 from confboost.engine.learners.grower import HistogramPool, LocalRows, WorkArrays, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
 from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
+from confboost.engine.reduction import LOCAL
 from confboost.kernels.criterion_numpy import base_mode, partition_z
 from confboost.kernels.histogram import (
     N_HIST_BINS,
@@ -209,22 +215,50 @@ class TreeLearner:
         Most splits from the root to a leaf.
     min_leaf_weight : float
         Least weight (Σ_l W+ + W-, of the round's weights that sum to 1) of a leaf.
+    reducer : Reducer, default=LOCAL
+        Where the sums over examples are taken (module docstring).
+    terms : object, optional
+        The text columns' node splits (``NodeSplits``' ``terms``) and a Hamming tree's
+        term votes (``votes(dataset, weights, labels, margin_total)``) from term masses
+        summed over shards (``confboost.dask.collective.ShardTerms``); default: the
+        distinct posting lists' kernels of one machine.
+
+    Attributes
+    ----------
+    grown : GrownTree or None
+        The last tree grown (its node arrays give its leaves on other rows).
+    leaf_extra : callable or None
+        A function of the grown tree whose array is summed in the same ``reducer.total``
+        as the leaves' statistics (a Dask worker's round cover, which saves it a sum of its
+        own); None: nothing else is summed.
+    leaf_extra_sum : ndarray or None
+        That sum, of the last tree.
     """
 
-    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
+    leaf_extra = None
+    leaf_extra_sum = None
+
+    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0,
+                 reducer=LOCAL, terms=None):
         self.mode = mode
         self.smoothing = smoothing
         self.max_leaves = max_leaves
         self.max_depth = max_depth
         self.min_leaf_weight = min_leaf_weight
+        self.reducer = reducer
+        self.terms = terms
+        self.grown = None
         self._pool = HistogramPool()
         self._work = WorkArrays()  # each round's arrays of a row each, kept across rounds
         self._compact = None  # (dataset, its compact_codes, n_hist_bins)
+        self._n_total = None  # (dataset, its rows over every shard)
 
     def release_work(self):
         """Drop the arrays kept across rounds (``BoostingRun.run`` calls it when a call's
-        rounds are done); the next round makes them again."""
+        rounds are done; the last tree grown, its blocks a row each, with them); the next
+        round makes them again."""
         self._work = WorkArrays()
+        self.grown = None
 
     def _grow(self, dataset, fill_histogram, n_columns, splits, root_hist=None,
               n_hist_bins=N_HIST_BINS):
@@ -232,10 +266,35 @@ class TreeLearner:
         if numeric is None and not splits:
             raise _no_feature_error()
         row_sets = LocalRows(numeric, fill_histogram if numeric is not None else None,
-                             splits or None, self._work)
-        return grow_tree(row_sets, None if numeric is None else numeric.n_bins, n_columns,
-                         self.mode, self.max_leaves, self.max_depth, self.min_leaf_weight,
-                         self._pool, root_hist, n_hist_bins)
+                             splits or None, self._work, self.reducer,
+                             self._rows_total(dataset), self.max_leaves)
+        self.grown = grow_tree(row_sets, None if numeric is None else numeric.n_bins,
+                               n_columns, self.mode, self.max_leaves, self.max_depth,
+                               self.min_leaf_weight, self._pool, root_hist, n_hist_bins)
+        return self.grown
+
+    def _rows_total(self, dataset):
+        """The rows of ``dataset`` over every shard: summed by the first tree on it."""
+        if self._n_total is None or self._n_total[0] is not dataset:
+            self._n_total = (dataset, int(self.reducer.total(dataset.n_samples)))
+        return self._n_total[1]
+
+    def _splits(self, dataset, pos, neg):
+        """The node splits on the other column kinds (``NodeSplits``) of masses ``pos``
+        and ``neg``, over this learner's reducer and terms."""
+        return NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight, self.reducer,
+                          self.terms)
+
+    def _leaf_totals(self, tree, weight_pos, weight_neg, total):
+        """The leaves' W+ and W- and the examples' mass ``total`` over every shard, in one
+        ``reducer.total`` (with ``leaf_extra``'s array of ``tree`` where it is set, its sum
+        kept in ``leaf_extra_sum``)."""
+        parts = [weight_pos, weight_neg, total]
+        if self.leaf_extra is not None:
+            parts.append(self.leaf_extra(tree))
+        weight_pos, weight_neg, total, *extra = self.reducer.total(parts)
+        self.leaf_extra_sum = extra[0] if extra else None
+        return weight_pos, weight_neg, total
 
     def fit(self, dataset, weights, labels):
         """Best-first tree for weights ``W`` (n_samples, k) and ``labels`` (``LabelSigns``).
@@ -261,7 +320,7 @@ class TreeLearner:
             pos, neg = masses[..., 0], masses[..., 1]
         else:
             pos, neg = label_masses(weights, labels, self._work)
-        splits = NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight)
+        splits = self._splits(dataset, pos, neg)
         tree = self._grow(dataset, label_histograms(dataset, weights, labels, pos, neg, codes,
                                                     self._work, masses),
                           weights.shape[1], splits, n_hist_bins=n_hist_bins)
@@ -310,7 +369,9 @@ class TreeLearner:
             sums = sums.reshape(tree.n_leaves, -1, 2)
             weight_pos = np.ascontiguousarray(sums[..., 0])
             weight_neg = np.ascontiguousarray(sums[..., 1])
-        values, criterion = self.leaf_values(weight_pos, weight_neg, self._mass(pos, neg))
+        weight_pos, weight_neg, total = self._leaf_totals(tree, weight_pos, weight_neg,
+                                                          self._mass(pos, neg))
+        values, criterion = self.leaf_values(weight_pos, weight_neg, total)
 
         def fit(hypothesis):
             return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
@@ -349,8 +410,10 @@ class HammingTreeLearner(TreeLearner):
     v_l = sign(d_left[l] - d_right[l]).
     """
 
-    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0):
-        super().__init__(mode, smoothing, max_leaves, max_depth, min_leaf_weight)
+    def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0,
+                 reducer=LOCAL, terms=None):
+        super().__init__(mode, smoothing, max_leaves, max_depth, min_leaf_weight, reducer,
+                         terms)
         self._label_hist = None
 
     def fit(self, dataset, weights, labels):
@@ -372,7 +435,7 @@ class HammingTreeLearner(TreeLearner):
         if dataset.has_numeric:
             label_hist = self._pool_labels(dataset.codes.shape[0], pos.shape[1])
             build_histogram(dataset.codes, weights, labels.sign_index, label_hist)
-            best = self._vote(label_hist, dataset.n_bins)
+            best = self._vote(self.reducer.total(label_hist, out=label_hist), dataset.n_bins)
         for edge, vote in self._other_votes(dataset, weights, labels):
             if best is None or edge > best[0]:
                 best = (edge, vote)
@@ -380,7 +443,7 @@ class HammingTreeLearner(TreeLearner):
             raise _no_feature_error()
         vote = best[1]
         agree, disagree = agreement_masses(pos, neg, vote)
-        splits = NodeSplits(dataset, agree, disagree, self.mode, self.min_leaf_weight)
+        splits = self._splits(dataset, agree, disagree)
         fill, root_hist = None, None
         if dataset.has_numeric:
             codes = dataset.codes
@@ -409,12 +472,14 @@ class HammingTreeLearner(TreeLearner):
     def _leaf_fit(self, tree, agree, disagree, pos, neg):
         """The leaf confidences c_j, shape (n_leaves,), and a function of the hypothesis
         giving its ``PartitionFit`` (block statistics per label, Z of the agree/disagree
-        problem)."""
+        problem), each over every shard."""
         leaf_agree, leaf_disagree = leaf_statistics(tree.train_blocks, tree.n_leaves, agree,
                                                     disagree)
-        leaf_values, criterion = self.leaf_values(leaf_agree, leaf_disagree,
-                                                  self._mass(pos, neg))
-        weight_pos, weight_neg = leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg)
+        leaf_agree, leaf_disagree, total = self._leaf_totals(tree, leaf_agree, leaf_disagree,
+                                                             self._mass(pos, neg))
+        leaf_values, criterion = self.leaf_values(leaf_agree, leaf_disagree, total)
+        weight_pos, weight_neg = self.reducer.total(
+            leaf_statistics(tree.train_blocks, tree.n_leaves, pos, neg))
 
         def fit(hypothesis):
             return PartitionFit(hypothesis=hypothesis, train_blocks=tree.train_blocks,
@@ -450,23 +515,27 @@ class HammingTreeLearner(TreeLearner):
             right = right + margin[MISSING_BIN]
         return float(edge[feature]), np.where(left - right >= 0, 1.0, -1.0)
 
-    @staticmethod
-    def _other_votes(dataset, weights, labels):
+    def _other_votes(self, dataset, weights, labels):
         """(edge, vote) of the best factorised categorical and term split of each column.
 
         A split with left margins d[l] and node margins M[l] (W+ - W- over all examples)
         has d_left - d_right = 2 d - M: edge Σ_l |2 d[l] - M[l]|, vote sign(2 d - M)
         (+1 on ties, as the numeric vote). The term margins come from
         ``kernels/term_masses.term_block_weights``, an (n_lists, k) array per text column (one row
-        per distinct posting list).
+        per distinct posting list), or from ``terms`` where it is set.
         """
-        margin_total = np.where(labels.signs > 0, weights, -weights).sum(axis=0)
+        margin_total = self.reducer.total(
+            np.where(labels.signs > 0, weights, -weights).sum(axis=0))
         for column in dataset.categorical:
             if not column.values:
                 continue
-            w_plus, w_minus = value_histogram(column.codes, len(column.values), weights,
-                                              labels.signs)
+            w_plus, w_minus = self.reducer.total(value_histogram(
+                column.codes, len(column.values), weights, labels.signs))
             yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
+        if self.terms is not None:
+            if dataset.text:
+                yield from self.terms.votes(dataset, weights, labels, margin_total)
+            return
         for column in dataset.text:
             if column.n_terms == 0:
                 continue
