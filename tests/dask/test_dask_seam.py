@@ -157,6 +157,17 @@ def _runs(learner, scheme, confidence, n_shards, trim=0.0, with_text=False):
     return local, sharded
 
 
+def _assert_same_run(shard_run, local_run):
+    """The shard's run has the local run's hypotheses (their records, confidences and
+    covers) and history, bit for bit."""
+    for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
+        assert mine.to_dict() == theirs.to_dict()
+        assert np.array_equal(mine.values, theirs.values)
+        assert np.array_equal(mine.cover, theirs.cover)
+    for key, values in local_run.history.items():
+        assert np.array_equal(shard_run.history[key], values), key
+
+
 LEARNERS = ["stump", "product", "tree", "hamming_tree"]
 
 
@@ -166,19 +177,15 @@ LEARNERS = ["stump", "product", "tree", "hamming_tree"]
 def test_local_and_one_shard_give_the_same_model_bit_for_bit(learner, scheme, confidence):
     local_run, shard_run = _runs(learner, scheme, confidence, 1)
     assert len(local_run.hypotheses) == len(shard_run.hypotheses) == 12
-    for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
-        assert mine.to_dict() == theirs.to_dict()
-        assert np.array_equal(mine.values, theirs.values)
-        assert np.array_equal(mine.cover, theirs.cover)
-        if learner == "product":
+    _assert_same_run(shard_run, local_run)
+    if learner == "product":
+        for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
             assert all(np.array_equal(a, b)
                        for a, b in zip(mine.pattern_cover, theirs.pattern_cover, strict=True))
     kinds = {type(h).__name__ for h in local_run.hypotheses}
     assert kinds == {"stump": {"StumpHypothesis", "CategoricalHypothesis"},
                      "product": {"ProductHypothesis"}, "tree": {"TreeHypothesis"},
                      "hamming_tree": {"HammingTreeHypothesis"}}[learner]
-    for key, values in local_run.history.items():
-        assert np.array_equal(shard_run.history[key], values), key
 
 
 def _assert_trimmed(local_run):
@@ -195,12 +202,7 @@ def test_trimmed_stumps_on_one_shard_give_the_local_model_bit_for_bit(scheme, co
     the fall-back to every row are the local learner's."""
     local_run, shard_run = _runs("stump", scheme, confidence, 1, trim=0.5)
     _assert_trimmed(local_run)
-    for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
-        assert mine.to_dict() == theirs.to_dict()
-        assert np.array_equal(mine.values, theirs.values)
-        assert np.array_equal(mine.cover, theirs.cover)
-    for key, values in local_run.history.items():
-        assert np.array_equal(shard_run.history[key], values), key
+    _assert_same_run(shard_run, local_run)
 
 
 @pytest.mark.parametrize("scheme", ["mh", "mo", "mr"])
@@ -210,12 +212,7 @@ def test_text_local_and_one_shard_give_the_same_model_bit_for_bit(scheme, confid
     scores each distinct posting list once: a term's Z is its list's, to the bit."""
     local_run, shard_run = _runs("stump", scheme, confidence, 1, with_text=True)
     assert "TermHypothesis" in {type(h).__name__ for h in local_run.hypotheses}
-    for mine, theirs in zip(shard_run.hypotheses, local_run.hypotheses, strict=True):
-        assert mine.to_dict() == theirs.to_dict()
-        assert np.array_equal(mine.values, theirs.values)
-        assert np.array_equal(mine.cover, theirs.cover)
-    for key, values in local_run.history.items():
-        assert np.array_equal(shard_run.history[key], values), key
+    _assert_same_run(shard_run, local_run)
 
 
 @pytest.mark.parametrize("scheme", ["mh", "mr"])
