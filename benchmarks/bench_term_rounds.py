@@ -1,5 +1,7 @@
 """Seconds per term-learner call (a text round's search) and per text round: this checkout
-against another source tree, in fresh processes, alternated.
+against another source tree, in fresh processes, alternated. ``--learner tree`` (or
+``hamming_tree``, ``label_trees``) times a tree learner's call instead (8 leaves: each
+node's term splits over the text column, the default's weak learner on large text sets).
 
 The term learner's fit (``engine/learners/term.TermLearner``: the totals, every text
 column's scored lists, Z, the chosen term's block statistics and blocks) is timed on
@@ -14,10 +16,10 @@ warm-up is kept, with the process's peak resident memory; across processes the m
 range of ``--alternations`` processes per (source, task, threads).
 
 Run alone: ``python benchmarks/bench_term_rounds.py [task ...] --before SRC [--threads 1]
-[--alternations 3] [--calls 5]``, with ``CONFBOOST_GOLDEN`` (the reuters10 stem under
-``icsiboost/``) and ``CONFBOOST_DATA`` (Reuters-21578) set. CPU seconds are reported
-beside wall seconds: on shared cores a one-thread process's CPU time hardly moves with
-the load.
+[--alternations 3] [--calls 5] [--learner term]``, with ``CONFBOOST_GOLDEN`` (the
+reuters10 stem under ``icsiboost/``) and ``CONFBOOST_DATA`` (Reuters-21578) set. CPU
+seconds are reported beside wall seconds: on shared cores a one-thread process's CPU time
+hardly moves with the load.
 """
 
 import argparse
@@ -86,8 +88,9 @@ def load(task):
     return (*_synthetic(1 if task == "synthetic binary" else 10), {})
 
 
-def child(task, threads, calls):
-    """Time ``calls`` term-learner fits on the task in this process; print JSON."""
+def child(task, threads, calls, name):
+    """Time ``calls`` fits of the learner ``name`` on the task in this process; print
+    JSON."""
     import numba
 
     from confboost.data.columns import FrameEncoder
@@ -108,7 +111,8 @@ def child(task, threads, calls):
     weights = np.random.default_rng(1).random(signs.shape)
     weights /= weights.sum()
     labels = LabelSigns.from_signs(signs)
-    learner = TermLearner(MODES["real"], 1e-4)
+    learner = (TermLearner(MODES["real"], 1e-4) if name == "term"
+               else make_learner(name, dataset, MODES["real"], 1e-4))
     learner.fit(dataset, weights, labels)
     walls, cpus = [], []
     for _ in range(calls):
@@ -119,7 +123,8 @@ def child(task, threads, calls):
     round_cpu = []  # whole MH rounds (the term search, α, the update), fresh runs
     for _ in range(3):
         run = BoostingRun(dataset, MHScheme(signs, np.ones(signs.shape[0]), False),
-                          make_learner("stump", dataset, MODES["real"], 1e-4), "auto",
+                          make_learner("stump" if name == "term" else name, dataset,
+                                       MODES["real"], 1e-4), "auto",
                           MODES["real"], 1e-4)
         cpu = time.process_time()
         run.run(calls)
@@ -139,10 +144,12 @@ def main():
     parser.add_argument("--threads", type=int, nargs="+", default=[1])
     parser.add_argument("--alternations", type=int, default=3)
     parser.add_argument("--calls", type=int, default=5)
+    parser.add_argument("--learner", default="term",
+                        choices=["term", "tree", "hamming_tree", "label_trees"])
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.calls)
+        child(args.child[0], int(args.child[1]), args.calls, args.learner)
         return
     sources = {"before": args.before, "after": str(SRC)}
     for task in args.tasks:
@@ -152,13 +159,14 @@ def main():
                 for name, src in sources.items():
                     env = {**os.environ, "PYTHONPATH": src}
                     out = subprocess.run([sys.executable, __file__, "--before", src,
-                                          "--calls", str(args.calls), "--child", task,
+                                          "--calls", str(args.calls), "--learner",
+                                          args.learner, "--child", task,
                                           str(threads)], env=env, capture_output=True,
                                          text=True, check=True)
                     got[name].append(json.loads(out.stdout.splitlines()[-1]))
             shape = got["after"][0]
-            print(f"{task}, {threads} thread(s): {shape['terms']} terms, {shape['lists']} "
-                  f"lists, {shape['nnz']} postings, k = {shape['k']}")
+            print(f"{task}, {args.learner}, {threads} thread(s): {shape['terms']} terms, "
+                  f"{shape['lists']} lists, {shape['nnz']} postings, k = {shape['k']}")
             for name, runs in got.items():
                 for key in ("cpu", "wall", "round_cpu"):
                     values = sorted(run[key] for run in runs)

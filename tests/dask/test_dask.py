@@ -269,7 +269,7 @@ def test_tree_code_blocks_are_the_growths_leaves():
     from confboost.data.columns import FrameEncoder
     from confboost.data.dataset import LabelSigns
     from confboost.engine.learners.base import label_masses
-    from confboost.engine.learners.grower import HistogramPool, LocalRows, grow_tree
+    from confboost.engine.learners.grower import HistogramPool, LocalRows, WorkArrays, grow_tree
     from confboost.engine.learners.splitter import NodeSplits
     from confboost.engine.learners.tree import label_histograms
     from confboost.kernels.criterion_numpy import REAL
@@ -284,7 +284,7 @@ def test_tree_code_blocks_are_the_growths_leaves():
     weights /= weights.sum()
     pos, neg = label_masses(weights, labels)
     rows = LocalRows(dataset, label_histograms(dataset, weights, labels, pos, neg),
-                     NodeSplits(dataset, pos, neg, REAL, 0.0))
+                     NodeSplits(dataset, pos, neg, REAL, 0.0, WorkArrays()))
     with numba_threads(1):  # a small fit's serial builds, which other tests compile too
         tree = grow_tree(rows, dataset.n_bins, 4, REAL, 16, None, 0.0, HistogramPool())
     assert tree.n_leaves == 16

@@ -1,7 +1,7 @@
 """Trees on the cluster with every option: a tree per label (``weak_learner="label_trees"``,
 ``dask/cluster_label_trees.py``), and trees and Hamming trees on tables with text columns
-(a node's term masses allreduced, ``dask/text.term_splits``; a Hamming tree's term votes,
-``text.term_votes``).
+(a node's term masses and a Hamming tree's term margins allreduced per term of the common
+vocabulary by the local splitter and learner).
 
 Without a cluster (local = one shard, ``test_dask_seam``'s shards in this process): one
 shard gives the local model bit for bit, three shards whose ranks run in threads over the
@@ -28,7 +28,7 @@ from confboost.dask.cluster_label_trees import (  # noqa: E402
     label_tree_blocks,
     label_trees_recipe,
 )
-from confboost.dask.collective import CollectiveReducer, ShardTerms  # noqa: E402
+from confboost.dask.collective import CollectiveReducer  # noqa: E402
 from confboost.dask.dask_classifier import DaskBoostClassifier  # noqa: E402
 from confboost.dask.link import Link  # noqa: E402
 from confboost.dask.round_learner import RoundSpec  # noqa: E402
@@ -174,7 +174,7 @@ def test_label_tree_blocks_are_the_learners_blocks():
     signs = np.where(y[:, None] == np.arange(3), 1, -1).astype(np.int8)
     reducer = CollectiveReducer(Link(0, 1))
     learner = make_learner("label_trees", dataset, MODES["real"], 0.01, reducer=reducer,
-                           terms=ShardTerms(reducer), **TREE)
+                           **TREE)
     fit = learner.fit(dataset, weights, LabelSigns.from_signs(signs))
     recipe = label_trees_recipe(learner.grown)
     assert recipe.function is label_tree_blocks

@@ -15,7 +15,13 @@ from confboost.engine.learners.term import TermLearner
 from confboost.engine.learners.tree import HammingTreeLearner, TreeLearner
 from confboost.estimators import load
 from confboost.kernels.criterion_numpy import DISCRETE, REAL, partition_z
-from confboost.kernels.tree_nodes import node_term_gains, node_term_gains_naive
+from confboost.kernels.node_terms import (
+    node_term_gains_naive,
+    node_term_sums,
+    node_term_sums_naive,
+    term_split_gains,
+    term_split_gains_naive,
+)
 from tests.helpers import TABLE_TYPES, mixed_frame, random_postings, table_fit_parts
 
 
@@ -47,14 +53,49 @@ def test_node_term_gains_equal_naive_in_any_order(rng, mode, k, least_mass):
     pos, neg = pos / total, neg / total
     rows = rng.choice(80, 50, replace=False).astype(np.intp)
     expected = node_term_gains_naive(indptr, indices, rows, pos, neg, mode, least_mass)
+    every = np.arange(600, dtype=np.int32)
     for order in (np.sort(rows), rng.permutation(rows)):
         in_node = np.zeros(80, dtype=bool)
         in_node[order] = True
+        present_pos, present_neg = np.full((600, k), np.nan), np.full((600, k), np.nan)
+        node_term_sums(indptr, indices, every, in_node, pos, neg, present_pos, present_neg)
         gains = np.empty(600)
-        node_term_gains(indptr, indices, in_node, pos, neg, pos[order].sum(axis=0),
-                        neg[order].sum(axis=0), mode, least_mass, gains)
+        term_split_gains(present_pos, present_neg, pos[order].sum(axis=0),
+                         neg[order].sum(axis=0), mode, least_mass, gains)
         np.testing.assert_allclose(gains, expected, rtol=1e-10, atol=1e-13)
     assert np.isfinite(expected).any() and np.isinf(expected).any()
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_node_term_sums_equal_naive(rng, k):
+    """Any lists, repeated and in any order; the outputs overwritten whatever they held."""
+    indptr, indices = random_postings(rng, 70, 300, 0.06)
+    pos, neg = rng.random((70, k)), rng.random((70, k))
+    rows = rng.choice(70, 40, replace=False).astype(np.intp)
+    in_node = np.zeros(70, dtype=bool)
+    in_node[rows] = True
+    lists = rng.integers(0, 300, 500).astype(np.int32)
+    present_pos, present_neg = np.full((500, k), 7.0), np.full((500, k), -7.0)
+    node_term_sums(indptr, indices, lists, in_node, pos, neg, present_pos, present_neg)
+    expected_pos, expected_neg = node_term_sums_naive(indptr, indices, lists, rows, pos, neg)
+    np.testing.assert_allclose(present_pos, expected_pos, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(present_neg, expected_neg, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("mode", [REAL, DISCRETE])
+@pytest.mark.parametrize("k", [1, 4])
+def test_term_split_gains_equal_naive(rng, mode, k):
+    node_pos, node_neg = rng.random(k), rng.random(k)
+    present_pos = node_pos * rng.random((200, k)) * (rng.random((200, k)) < 0.7)
+    present_neg = node_neg * rng.random((200, k))
+    present_pos[:3], present_neg[:3] = 0.0, 0.0  # an empty left child
+    least_mass = 0.05 * float(node_pos.sum() + node_neg.sum())
+    gains = np.empty(200)
+    term_split_gains(present_pos, present_neg, node_pos, node_neg, mode, least_mass, gains)
+    expected = term_split_gains_naive(present_pos, present_neg, node_pos, node_neg, mode,
+                                      least_mass)
+    np.testing.assert_allclose(gains, expected, rtol=1e-10, atol=1e-13)
+    assert np.isfinite(expected).any() and np.isinf(expected[:3]).all()
 
 
 @pytest.mark.parametrize("mode", [REAL, DISCRETE])

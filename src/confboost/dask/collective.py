@@ -19,14 +19,13 @@ Every worker gets the identical sum (added up a binomial tree of the ranks in a 
 pairwise order and sent back down from rank 0, ``link.Link.allreduce``), so every worker
 makes the identical choice at each split and grows the identical tree; one rank returns
 it. The tree learners are the local ones (``engine.learners.make_learner`` with the round's
-reducer): their row sets, splitter and leaves take their sums through ``total``. Two things
-stay here: a tree's text columns, summed per term of the common vocabulary rather than per
-distinct posting list (``ShardTerms``, ``text.term_splits`` and ``term_votes``), and a
-tree's blocks made again on any shard from its node arrays (``tree_recipe``: they come
-from the grower's rows, not from ``rows``); the round's cover rides with a shared or
-Hamming tree's leaf statistics (``tree_cover``, ``TreeLearner.leaf_extra``), saving the
-round an allreduce of its own. On one rank every allreduce is the identity, so a
-collective of one worker is the local fit, bit for bit.
+reducer): their row sets, splitter (a text column's term masses too, per term of the
+common vocabulary on a shard, ``text.py``) and leaves take their sums through ``total``.
+What stays here is a tree's blocks made again on any shard from its node arrays
+(``tree_recipe``: they come from the grower's rows, not from ``rows``); the round's cover
+rides with a shared or Hamming tree's leaf statistics (``tree_cover``,
+``TreeLearner.leaf_extra``), saving the round an allreduce of its own. On one rank every
+allreduce is the identity, so a collective of one worker is the local fit, bit for bit.
 
 The client's side of a round (``CollectiveLearner``) gets the round's hypothesis, its block
 statistics and the log of the scheme's allreduced results; the client's scheme of no rows
@@ -48,7 +47,6 @@ import numpy as np
 from distributed import get_worker, secede
 
 from confboost.dask.link import join, listen
-from confboost.dask.text import term_splits, term_votes
 from confboost.engine.boosting import no_edge
 from confboost.engine.callbacks import TrainingCallback
 from confboost.engine.learners.base import PartitionFit
@@ -147,33 +145,6 @@ class CollectiveReducer:
     def recipe(self, array):
         """How a later task makes ``array`` (returned by ``rows``) on any shard."""
         return None if array is None else self.recipes[id(array)][1]
-
-
-class ShardTerms:
-    """A shard's tree learners' text columns (``TreeLearner``'s ``terms``): a node's term
-    splits and a Hamming tree's term votes from every term's masses summed over the shards
-    (``text.term_splits``, ``text.term_votes``). One machine sums them per distinct posting
-    list (terms found in the same documents share one); a shard's lists are its own, so
-    over shards each term of the common vocabulary is summed.
-
-    Parameters
-    ----------
-    reducer : CollectiveReducer
-    """
-
-    def __init__(self, reducer):
-        self.reducer = reducer
-
-    def splits(self, node_splits, node_pos, node_neg, least_mass):
-        """``NodeSplits.term_splits``' list at the node whose rows ``node_splits`` flags."""
-        return term_splits(self.reducer.total, node_splits.text, node_splits.in_node,
-                           node_splits.pos, node_splits.neg, node_pos, node_neg,
-                           node_splits.mode, least_mass)
-
-    def votes(self, dataset, weights, labels, margin_total):
-        """(edge, vote) of each text column's best factorised term split
-        (``HammingTreeLearner._other_votes``)."""
-        return term_votes(self.reducer.total, dataset, weights, labels, margin_total)
 
 
 def tree_recipe(tree):
@@ -316,8 +287,7 @@ def run_round(shard, rank, size, addresses, token, spec, round_index, timeout):
             shard.link = join(rank, size, shard.server, addresses, token, timeout)
             shard.server, shard.token = None, token
             shard.reducer = CollectiveReducer(shard.link)
-            shard.learner = spec.make_learner(shard.dataset, shard.reducer, ShardTerms(
-                shard.reducer))
+            shard.learner = spec.make_learner(shard.dataset, shard.reducer)
             if isinstance(shard.learner, TreeLearner):  # its blocks are its leaves
                 shard.learner.leaf_extra = partial(tree_cover, shard.sample_weight,
                                                    shard.unit_weight)

@@ -5,8 +5,8 @@ The learner is the engine's learner (``engine.learners.make_learner``) with the 
 ``CollectiveReducer`` as its reducer, so that its sums are the whole set's: no learner has
 a twin (the trimmed stump's weight-mass buckets, kept rows' histogram and block statistics;
 the term learner's present blocks, a shard's text columns scoring every term, ``text.py``;
-a tree's node histograms and sizes, categorical masses, votes and leaf statistics, and its
-text columns' masses per term, ``collective.ShardTerms``). Their sums are allreduces inside
+a tree's node histograms and sizes, categorical masses, term masses, votes and leaf
+statistics: a shard's text column scores every term there too). Their sums are allreduces inside
 the round's task, so the round stays one trip (the scheme's too: multi-label MR's cut is
 taken by its update, ``engine/schemes/mr_cut.py``).
 """
@@ -66,14 +66,14 @@ class RoundSpec:
     learning_rate: float
     learner_params: dict
 
-    def make_learner(self, dataset, reducer, terms):
+    def make_learner(self, dataset, reducer):
         """This rank's learner over ``reducer``: ``round_learner``'s, or the engine's tree
-        learner with ``terms`` (``collective.ShardTerms``) for its text columns."""
+        learner."""
         params = dict(self.learner_params)
         n_terms, trim = params.pop("n_terms"), params.pop("trim", 0.0)  # not the trees'
         if self.learner in TREE_LEARNERS:
             return make_learner(self.learner, dataset, self.mode, self.smoothing,
-                                reducer=reducer, terms=terms, **params)
+                                reducer=reducer, **params)
         return round_learner(self.learner, dataset, self.mode, self.smoothing, trim, n_terms,
                              reducer)
 

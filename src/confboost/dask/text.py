@@ -1,6 +1,5 @@
-"""Text columns on the cluster: the vocabulary from every partition, the postings on each
-shard, and a tree node's term masses (BoosTexter, Schapire & Singer 2000; the term test of
-§7.1 of the 1999 paper).
+"""Text columns on the cluster: the vocabulary from every partition and the postings on
+each shard (BoosTexter, Schapire & Singer 2000; the term test of §7.1 of the 1999 paper).
 
 No document leaves its worker:
 
@@ -11,12 +10,9 @@ No document leaves its worker:
   gives ``data.postings.TermVocabulary``'s terms on the gathered documents;
 - each shard turns its documents into postings over that vocabulary
   (``ColumnVocabulary.of_rows``, called when the shard is built), whose every term the
-  local term learner (``engine/learners/term.py``, its sums through the round's reducer)
-  scores on its own;
-- a tree's node takes its term splits from the node's rows' W+ and W- of every term
-  (``node_term_masses``), allreduced as a numeric column's histogram is, and scored by the
-  local kernel (``term_splits``); a Hamming tree's vote from every term's margins
-  (``term_votes``).
+  local learners score on their own (``TextColumn.scored_list``: the term learner,
+  ``engine/learners/term.py``; a tree node's term splits, ``learners/splitter.py``, and a
+  Hamming tree's term votes), their sums through the round's reducer.
 
 A shard's distinct posting lists (terms found in the same documents share one) are its
 own, so every sum over the shards is taken per term of the common vocabulary, never per
@@ -30,10 +26,6 @@ import numpy as np
 
 from confboost.data.dataset import TextColumn
 from confboost.data.postings import TermVocabulary, _icsiboost_cutoff
-from confboost.engine.learners.tree import _best_factorised
-from confboost.kernels.term_masses import term_block_weights
-from confboost.kernels.tree_nodes import node_term_gains
-from confboost.utils.dtypes import NODE_TERM
 
 
 def counting_expert(expert):
@@ -144,81 +136,3 @@ class ColumnVocabulary:
                                    for j in kept.tolist()]).astype(np.int64)
                    if kept.size else np.zeros(0, dtype=np.int64))
         return TextColumn(self.column, self.terms, indptr, indices, per_term=True)
-
-
-def node_term_masses(column, in_node, pos, neg):
-    """W+ and W- of a tree node's rows holding each term of a text column, shape
-    (n_terms, c) each.
-
-    Parameters
-    ----------
-    column : TextColumn
-        A shard's column (its postings over the common vocabulary).
-    in_node : ndarray of shape (n_samples,), bool
-        Whether each row is one of the node's.
-    pos, neg : ndarray of shape (n_samples, c)
-        Positive and negative mass of each row and histogram column.
-
-    The masses of disjoint row sets add up to those of their union: the shards' sum is the
-    node's over every row (as ``kernels/tree_nodes.node_term_gains`` forms it for a list).
-    """
-    indptr, indices = column.distinct_indptr, column.distinct_indices
-    n_lists = indptr.shape[0] - 1
-    lists = np.repeat(np.arange(n_lists), np.diff(indptr))
-    held = in_node[indices]
-    rows, lists = indices[held], lists[held]
-    masses = [np.stack([np.bincount(lists, weights=side[rows, j], minlength=n_lists)
-                        for j in range(side.shape[1])], axis=1)[column.term_list]
-              for side in (pos, neg)]
-    return masses[0], masses[1]
-
-
-def term_splits(allreduce, text, in_node, pos, neg, node_pos, node_neg, mode, least_mass):
-    """Each text column's best presence split at a tree node, from the node's term masses
-    summed over the shards: ``NodeSplits.term_splits``' list, term by term of the common
-    vocabulary (the first term of the largest gain, as the local rule's first term of the
-    best distinct list).
-
-    Parameters
-    ----------
-    allreduce : callable
-        The sum over the shards (``link.Link.allreduce``).
-    text : list of TextColumn
-        The splitter's text columns (those with terms).
-    in_node, pos, neg
-        As ``node_term_masses``.
-    node_pos, node_neg : ndarray of shape (c,)
-        The node's W+ and W- (over every shard).
-    mode : int
-        Confidence mode code.
-    least_mass : float
-        Least mass of a child.
-    """
-    masses = allreduce([node_term_masses(column, in_node, pos, neg) for column in text])
-    found = []
-    for index, (w_plus, w_minus) in enumerate(masses):
-        # the local kernel's arithmetic on the summed masses: each term its own "document"
-        # holding them (0.0 + a sum is that sum), so one shard gives the local gains' bits
-        n_terms = w_plus.shape[0]
-        gains = np.empty(n_terms, dtype=np.float64)
-        # int32, a fit's postings' dtype: no other specialisation to compile on the workers
-        every = np.arange(n_terms + 1, dtype=np.int32)
-        node_term_gains(every, every[:-1], np.ones(n_terms, dtype=bool),
-                        np.ascontiguousarray(w_plus), np.ascontiguousarray(w_minus),
-                        node_pos, node_neg, mode, least_mass, gains)
-        term = int(np.argmax(gains))
-        found.append((float(gains[term]), (NODE_TERM, index, term, False)))
-    return found
-
-
-def term_votes(allreduce, dataset, weights, labels, margin_total):
-    """(edge, vote) of the best factorised term split of each text column with terms
-    (``HammingTreeLearner._other_votes``), from every term's margins W+ - W- summed over
-    the shards; ``margin_total``: the node's margins over every shard, shape (k,)."""
-    columns = [column for column in dataset.text if column.n_terms]
-    margins = []
-    for column in columns:
-        w_plus, w_minus = term_block_weights(column.distinct_indptr, column.distinct_indices,
-                                             weights, labels.signs)
-        margins.append((w_plus - w_minus)[column.term_list])
-    return [_best_factorised(margin, margin_total) for margin in allreduce(margins)]

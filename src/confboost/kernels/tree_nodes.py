@@ -17,9 +17,8 @@ A tree is grown over a row index array ``rows`` in which every node owns a conti
     r = -Σ_leaves s; Z falls as r grows, so the largest r gain is the largest Z drop;
 
   a missing value goes to the side of the split that gives the larger gain;
-- find each term's presence split of a node by the same gain, from the term postings of a
-  text column restricted to the node's rows (``node_term_gains``, O(nnz · k); trees on
-  tables with text columns, ``learners/splitter.py``);
+- (a text column's term splits of a node are ``kernels/node_terms.py``'s, by the same
+  gain);
 - find a factorised stump's edge per feature (``best_factorized_splits``), which sets the
   vote vector of a Hamming tree (Kégl 2014);
 - partition a node's rows into its two children (``partition_rows``), and give each
@@ -41,8 +40,6 @@ left), and ``left``, ``right``: a child ``c >= 0`` is an internal node, ``c < 0`
 
 import numpy as np
 
-from confboost.kernels.criterion_numba import node_score as _score
-from confboost.kernels.criterion_numpy import node_score as node_score_naive
 from confboost.utils.dtypes import BLOCK_DTYPE, MISSING_BIN, WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
@@ -464,93 +461,3 @@ def tree_blocks_naive(X, feature, threshold, missing_left, left, right):
             node = left[node] if goes_left else right[node]
         out[i] = -node - 1
     return out
-
-
-#: Terms per parallel chunk of ``node_term_gains`` (its two length-k buffers are per chunk).
-_TERM_CHUNK = 512
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def node_term_gains(indptr, indices, in_node, pos, neg, node_pos, node_neg, mode,
-                    least_mass, out):
-    """Each term's presence split of a node: the drop in Z, as in ``best_node_splits``.
-
-    The split sends the node's documents holding the term left and the others (a missing
-    text holds no term) right. Per term the left child's W+ and W- are summed over the
-    term's postings whose document is in the node, the right child's are the node's minus
-    them; the gain is score(node) - score(left) - score(right) with the mode's score (module
-    docstring). Cost O(nnz · k) per node, no (n_terms, k) array.
-
-    Parameters
-    ----------
-    indptr : ndarray of shape (n_terms + 1,), int32 or int64
-        CSC column pointers of the postings (documents × terms).
-    indices : ndarray of shape (nnz,), int32 or int64
-        Document of each posting.
-    in_node : ndarray of shape (n_samples,), bool
-        Whether each document is one of the node's rows.
-    pos, neg : ndarray of shape (n_samples, k), float64
-        Positive and negative mass of each example and column.
-    node_pos, node_neg : ndarray of shape (k,), float64
-        The node's W+ and W- per column.
-    mode : int
-        Confidence mode code.
-    least_mass : float
-        Least mass (Σ over columns of W+ + W-) of a child.
-    out : ndarray of shape (n_terms,), float64
-        Output: the gain of each term's split, -inf where a child is lighter than
-        ``least_mass``.
-    """
-    n_terms = indptr.shape[0] - 1
-    k = pos.shape[1]
-    node_score = 0.0
-    node_mass = 0.0
-    for l in range(k):
-        node_score += _score(node_pos[l], node_neg[l], mode)
-        node_mass += node_pos[l] + node_neg[l]
-    n_chunks = (n_terms + _TERM_CHUNK - 1) // _TERM_CHUNK
-    for chunk in prange(n_chunks):
-        present_pos = np.empty(k, dtype=WEIGHT_DTYPE)
-        present_neg = np.empty(k, dtype=WEIGHT_DTYPE)
-        for term in range(chunk * _TERM_CHUNK, min((chunk + 1) * _TERM_CHUNK, n_terms)):
-            present_pos[:] = 0.0
-            present_neg[:] = 0.0
-            for position in range(indptr[term], indptr[term + 1]):
-                i = indices[position]
-                if in_node[i]:
-                    for l in range(k):
-                        present_pos[l] += pos[i, l]
-                        present_neg[l] += neg[i, l]
-            present_mass = 0.0
-            children_score = 0.0
-            for l in range(k):
-                present_mass += present_pos[l] + present_neg[l]
-                children_score += _score(present_pos[l], present_neg[l], mode)
-                children_score += _score(max(node_pos[l] - present_pos[l], 0.0),
-                                         max(node_neg[l] - present_neg[l], 0.0), mode)
-            if present_mass < least_mass or node_mass - present_mass < least_mass:
-                out[term] = -np.inf
-            else:
-                out[term] = node_score - children_score
-
-
-def node_term_gains_naive(indptr, indices, rows, pos, neg, mode, least_mass):
-    """Twin of ``node_term_gains``: each term's two children formed from the node's rows.
-
-    Returns
-    -------
-    gains : ndarray of shape (n_terms,)
-    """
-    n_terms = indptr.shape[0] - 1
-    gains = np.full(n_terms, -np.inf)
-    node_score = node_score_naive(pos[rows].sum(axis=0), neg[rows].sum(axis=0), mode)
-    for term in range(n_terms):
-        present = np.isin(rows, indices[indptr[term]: indptr[term + 1]])
-        left, right = rows[present], rows[~present]
-        if (pos[left].sum() + neg[left].sum() < least_mass
-                or pos[right].sum() + neg[right].sum() < least_mass):
-            continue
-        gains[term] = node_score - (
-            node_score_naive(pos[left].sum(axis=0), neg[left].sum(axis=0), mode)
-            + node_score_naive(pos[right].sum(axis=0), neg[right].sum(axis=0), mode))
-    return gains

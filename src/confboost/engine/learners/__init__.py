@@ -57,7 +57,7 @@ def choose_learner(name, n_samples, trim=0.0):
 
 
 def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_leaves=8,
-                 max_depth=None, min_leaf_weight=0.0, reducer=LOCAL, terms=None):
+                 max_depth=None, min_leaf_weight=0.0, reducer=LOCAL):
     """The weak learner ``name`` for ``dataset``, with its parameters.
 
     ``"stump"`` on a Dataset with categorical, text or exact columns is the best of the
@@ -77,8 +77,6 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
     reducer : Reducer, default=LOCAL
         Where the stump, categorical, term, product and tree learners' sums are taken
         (``engine/reduction.py``).
-    terms : object, optional
-        The tree learners' term sums over shards (``TreeLearner``'s ``terms``).
     """
     mixed = bool(dataset.categorical or dataset.text)
     if dataset.exact and (name != "stump" or trim > 0):
@@ -93,7 +91,7 @@ def make_learner(name, dataset, mode, smoothing, *, trim=0.0, n_terms=3, max_lea
     if name in TREE_LEARNERS:
         return TREE_LEARNERS[name](mode, smoothing, max_leaves=max_leaves,
                                    max_depth=max_depth, min_leaf_weight=min_leaf_weight,
-                                   reducer=reducer, terms=terms)
+                                   reducer=reducer)
     if name == "product":
         if mixed:
             raise ValueError("weak_learner='product' needs numeric features; a table with "

@@ -274,8 +274,6 @@ class LabelTreesLearner:
         Where the trees' sums are taken; the trees of a round grow on several threads at
         once only on one machine's (``_grow_trees``: shards take each tree's sums in the
         order the trees are grown).
-    terms : object, optional
-        The trees' ``TreeLearner.terms``.
 
     Attributes
     ----------
@@ -284,13 +282,13 @@ class LabelTreesLearner:
     """
 
     def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0,
-                 reducer=LOCAL, terms=None):
+                 reducer=LOCAL):
         self.max_leaves = max_leaves
         self.concurrent_trees = isinstance(reducer, LocalReducer)
         # the learner of the trees grown one after the other (they share its histograms and
         # work arrays), and the first of the learners of ``_grow_trees``' threads
         self._tree = TreeLearner(mode, smoothing, max_leaves, max_depth, min_leaf_weight,
-                                 reducer, terms)
+                                 reducer)
         self._more_trees = []  # the other threads' learners, kept across rounds
         self._signs = None  # (the labels, each label's LabelSigns)
         self.grown = []
@@ -337,7 +335,7 @@ class LabelTreesLearner:
         while len(self._more_trees) < n_threads - 1:
             self._more_trees.append(TreeLearner(tree.mode, tree.smoothing, tree.max_leaves,
                                                 tree.max_depth, tree.min_leaf_weight,
-                                                tree.reducer, tree.terms))
+                                                tree.reducer))
         learners = [tree, *self._more_trees[:n_threads - 1]]
         for learner in learners[1:]:
             learner.compacted(dataset, tree)

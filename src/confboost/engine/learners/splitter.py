@@ -10,19 +10,20 @@ bin and column) the candidates are
   value v seen in training, from the column's value histogram over the node's rows
   (O(n_node · k) per column, ``categorical_node_masses``, ``value_split_gains``);
 - a term of a text column: present left, absent right (a missing text holds no term), from
-  the term postings restricted to the node's rows (``kernels/tree_nodes.node_term_gains``,
-  O(nnz · k) per column and node).
+  the term postings restricted to the node's rows (``kernels/node_terms.node_term_sums``,
+  O(nnz + k · the node's postings) per column and node, and ``term_split_gains``).
 
 Every candidate is scored by the same drop in Z (``criterion_numpy.split_gain``; paper §4.1, Eq.
 10 and 16; §3.1); on equal gains a threshold wins, then a value, then a term, each in column
 order. A tree has no abstaining block, so a missing categorical value or text goes right
 with the other non-matching examples.
 
-A node's W+ and W- and its value masses are sums over its rows: ``NodeSplits`` takes them
-through its ``Reducer`` (``engine/reduction.py``), so on a shard of a cluster they are the
-node's over every shard. A text column's term masses are summed per distinct posting list,
-which differ between shards: there the splitter's ``terms`` sums them per term
-(``confboost.dask.collective.ShardTerms``).
+A node's W+ and W-, its value masses and its term masses are sums over its rows:
+``NodeSplits`` takes them through its ``Reducer`` (``engine/reduction.py``), so on a shard
+of a cluster they are the node's over every shard. A text column's term masses are summed
+per list its column scores (``TextColumn.scored_list``: each distinct posting list once on
+one machine, each term of the common vocabulary on a shard, whose distinct lists are its
+own), and the gains computed from the sums by the same code on both.
 """
 
 import numpy as np
@@ -31,7 +32,8 @@ from confboost.engine.learners.base import leaf_statistics
 from confboost.engine.reduction import LOCAL
 from confboost.kernels.criterion_numpy import split_gain
 from confboost.kernels.node_split import best_node_splits, choose_split, unseen_missing_left
-from confboost.kernels.tree_nodes import node_term_gains, term_goes_left, value_goes_left
+from confboost.kernels.node_terms import node_term_sums, term_split_gains
+from confboost.kernels.tree_nodes import term_goes_left, value_goes_left
 from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
 
 
@@ -173,12 +175,10 @@ class NodeSplits:
     mode : int
         Confidence mode code.
     min_leaf_weight : float
+    work : grower.WorkArrays
+        Where the term masses' arrays are kept (the tree learner's, kept across rounds).
     reducer : Reducer, default=LOCAL
-        Where a node's W+ and W- and its value masses are summed.
-    terms : object, optional
-        The text columns' splits from term masses summed over shards: ``splits(node_splits,
-        node_pos, node_neg, least_mass)``, ``term_splits``' list (a cluster's shard,
-        ``confboost.dask.collective.ShardTerms``); default: ``term_splits``.
+        Where a node's W+ and W-, its value masses and its term masses are summed.
 
     Attributes
     ----------
@@ -187,13 +187,13 @@ class NodeSplits:
         (None without a text column).
     """
 
-    def __init__(self, dataset, pos, neg, mode, min_leaf_weight, reducer=LOCAL, terms=None):
+    def __init__(self, dataset, pos, neg, mode, min_leaf_weight, work, reducer=LOCAL):
         self.categorical, self.text = self.columns(dataset)
         self.pos, self.neg = pos, neg
         self.mode = mode
         self.min_leaf_weight = min_leaf_weight
         self.reducer = reducer
-        self.terms = terms
+        self.work = work
         self.n_samples = dataset.n_samples
         # a flag a row, for the term splits only
         self.in_node = np.zeros(dataset.n_samples, dtype=bool) if self.text else None
@@ -219,10 +219,7 @@ class NodeSplits:
         least_mass = least_child_mass(node_pos, node_neg, self.min_leaf_weight)
         if self.text:
             self.in_node[rows] = True
-            found_terms = (self.term_splits(node_pos, node_neg, least_mass)
-                           if self.terms is None
-                           else self.terms.splits(self, node_pos, node_neg, least_mass))
-            for found in found_terms:
+            for found in self.term_splits(node_pos, node_neg, least_mass):
                 if best is None or found[0] > best[0]:
                     best = found
             self.in_node[rows] = False
@@ -232,18 +229,29 @@ class NodeSplits:
         """Each text column's best presence split at the node whose rows are flagged in
         ``self.in_node``: [(gain, (NODE_TERM, index, term, False)), ...], column by column.
 
-        One gain per distinct posting list (``kernels/tree_nodes.node_term_gains``); the
-        first term of the best list is the first term of the largest gain
-        (``data/dataset.TextColumn``)."""
-        found = []
+        One gain per list the column scores (``TextColumn.scored_list``), from the node's
+        W+ and W- of its rows holding the list's terms (``kernels/node_terms.node_term_sums``,
+        over every shard) and the node's (``term_split_gains``); the term of the largest
+        gain is the first term of the first such list (``TextColumn.scored_first_term``).
+        """
+        k = self.pos.shape[1]
+        sums = []
         for index, column in enumerate(self.text):
-            gains = np.empty(column.distinct_first_term.shape[0], dtype=np.float64)
-            node_term_gains(column.distinct_indptr, column.distinct_indices, self.in_node,
-                            self.pos, self.neg, node_pos, node_neg, self.mode, least_mass,
-                            gains)
-            best_list = int(np.argmax(gains))
-            found.append((float(gains[best_list]),
-                          (NODE_TERM, index, int(column.distinct_first_term[best_list]), False)))
+            n_scored = column.scored_list.shape[0]
+            present_pos = self.work.get(f"term pos {index}", (n_scored, k))
+            present_neg = self.work.get(f"term neg {index}", (n_scored, k))
+            node_term_sums(column.distinct_indptr, column.distinct_indices, column.scored_list,
+                           self.in_node, self.pos, self.neg, present_pos, present_neg)
+            sums.append((present_pos, present_neg))
+        found = []
+        for index, (column, (present_pos, present_neg)) in enumerate(
+                zip(self.text, self.reducer.total(sums), strict=True)):
+            gains = self.work.get(f"term gains {index}", (column.scored_list.shape[0],))
+            term_split_gains(present_pos, present_neg, node_pos, node_neg, self.mode,
+                             least_mass, gains)
+            best = int(np.argmax(gains))
+            found.append((float(gains[best]),
+                          (NODE_TERM, index, int(column.scored_first_term[best]), False)))
         return found
 
     def node_masses(self, rows):

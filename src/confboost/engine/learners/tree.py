@@ -217,11 +217,6 @@ class TreeLearner:
         Least weight (Σ_l W+ + W-, of the round's weights that sum to 1) of a leaf.
     reducer : Reducer, default=LOCAL
         Where the sums over examples are taken (module docstring).
-    terms : object, optional
-        The text columns' node splits (``NodeSplits``' ``terms``) and a Hamming tree's
-        term votes (``votes(dataset, weights, labels, margin_total)``) from term masses
-        summed over shards (``confboost.dask.collective.ShardTerms``); default: the
-        distinct posting lists' kernels of one machine.
 
     Attributes
     ----------
@@ -239,14 +234,13 @@ class TreeLearner:
     leaf_extra_sum = None
 
     def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0,
-                 reducer=LOCAL, terms=None):
+                 reducer=LOCAL):
         self.mode = mode
         self.smoothing = smoothing
         self.max_leaves = max_leaves
         self.max_depth = max_depth
         self.min_leaf_weight = min_leaf_weight
         self.reducer = reducer
-        self.terms = terms
         self.grown = None
         self._pool = HistogramPool()
         self._work = WorkArrays()  # each round's arrays of a row each, kept across rounds
@@ -281,9 +275,9 @@ class TreeLearner:
 
     def _splits(self, dataset, pos, neg):
         """The node splits on the other column kinds (``NodeSplits``) of masses ``pos``
-        and ``neg``, over this learner's reducer and terms."""
-        return NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight, self.reducer,
-                          self.terms)
+        and ``neg``, over this learner's reducer, its term masses in its work arrays."""
+        return NodeSplits(dataset, pos, neg, self.mode, self.min_leaf_weight, self._work,
+                          self.reducer)
 
     def _leaf_totals(self, tree, weight_pos, weight_neg, total):
         """The leaves' W+ and W- and the examples' mass ``total`` over every shard, in one
@@ -411,9 +405,8 @@ class HammingTreeLearner(TreeLearner):
     """
 
     def __init__(self, mode, smoothing, max_leaves=8, max_depth=None, min_leaf_weight=0.0,
-                 reducer=LOCAL, terms=None):
-        super().__init__(mode, smoothing, max_leaves, max_depth, min_leaf_weight, reducer,
-                         terms)
+                 reducer=LOCAL):
+        super().__init__(mode, smoothing, max_leaves, max_depth, min_leaf_weight, reducer)
         self._label_hist = None
 
     def fit(self, dataset, weights, labels):
@@ -521,8 +514,9 @@ class HammingTreeLearner(TreeLearner):
         A split with left margins d[l] and node margins M[l] (W+ - W- over all examples)
         has d_left - d_right = 2 d - M: edge Σ_l |2 d[l] - M[l]|, vote sign(2 d - M)
         (+1 on ties, as the numeric vote). The term margins come from
-        ``kernels/term_masses.term_block_weights``, an (n_lists, k) array per text column (one row
-        per distinct posting list), or from ``terms`` where it is set.
+        ``kernels/term_masses.term_block_weights`` (a row per distinct posting list), taken
+        for the lists each text column scores (``TextColumn.scored_list``: on a shard of a
+        cluster every term of the common vocabulary) and summed in one ``reducer.total``.
         """
         margin_total = self.reducer.total(
             np.where(labels.signs > 0, weights, -weights).sum(axis=0))
@@ -532,17 +526,17 @@ class HammingTreeLearner(TreeLearner):
             w_plus, w_minus = self.reducer.total(value_histogram(
                 column.codes, len(column.values), weights, labels.signs))
             yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
-        if self.terms is not None:
-            if dataset.text:
-                yield from self.terms.votes(dataset, weights, labels, margin_total)
-            return
+        margins = []
         for column in dataset.text:
             if column.n_terms == 0:
                 continue
             w_plus, w_minus = term_block_weights(column.distinct_indptr,
                                                  column.distinct_indices, weights,
                                                  labels.signs)
-            yield _best_factorised(w_plus - w_minus, margin_total)
+            margins.append((w_plus - w_minus)[column.scored_list])
+        if margins:
+            for margin in self.reducer.total(margins):
+                yield _best_factorised(margin, margin_total)
 
 
 def _best_factorised(left_margin, margin_total):
