@@ -500,7 +500,7 @@ class ClusterFit(Fit):
         """The run's shards (``_build_shards``: ``Fit._part`` makes the learner after the
         scheme), then its learner: each round the learner and the scheme's update on every
         worker (``collective.CollectiveLearner``), the worker's learner taking its sums over
-        the workers (``round_learner``: a term learner's and a tree per label's too)."""
+        the workers (``RoundSpec.make_learner``: the engine's learner, as a local fit makes it)."""
         name, p = self.known["weak_learner_"], self.params
         if name not in TREE_LEARNERS:  # its own errors (a product or trim on mixed columns) here
             make_learner(name, dataset, self.mode, smoothing, trim=float(p.trim),

@@ -1,5 +1,5 @@
 """What every worker runs in a round of the collective (``collective.shard_rounds``): the
-round's parameters and rest (``RoundSpec``) and its weak learner (``round_learner``).
+round's parameters, its weak learner and the rest of the round (``RoundSpec``).
 
 The learner is the engine's learner (``engine.learners.make_learner``) with the round's
 ``CollectiveReducer`` as its reducer, so that its sums are the whole set's: no learner has
@@ -17,30 +17,6 @@ from confboost.dask.cluster_label_trees import label_trees_recipe
 from confboost.dask.collective import tree_recipe
 from confboost.engine.boosting import round_step
 from confboost.engine.learners import TREE_LEARNERS, make_learner
-
-
-def round_learner(name, dataset, mode, smoothing, trim, n_terms, reducer):
-    """The learner ``name`` for a shard's ``dataset``, its sums through ``reducer``: the
-    engine's own.
-
-    Parameters
-    ----------
-    name : {"stump", "product"}
-        ``weak_learner`` resolved (the trees are ``RoundSpec.make_learner``'s).
-    dataset : Dataset
-        The shard's rows.
-    mode : int
-        Confidence mode code.
-    smoothing : float
-    trim : float
-        β of weight trimming (0: none).
-    n_terms : int
-        A product's terms.
-    reducer : Reducer
-        The round's ``CollectiveReducer``.
-    """
-    return make_learner(name, dataset, mode, smoothing, trim=trim, n_terms=n_terms,
-                        reducer=reducer)
 
 
 @dataclass
@@ -67,15 +43,11 @@ class RoundSpec:
     learner_params: dict
 
     def make_learner(self, dataset, reducer):
-        """This rank's learner over ``reducer``: ``round_learner``'s, or the engine's tree
-        learner."""
-        params = dict(self.learner_params)
-        n_terms, trim = params.pop("n_terms"), params.pop("trim", 0.0)  # not the trees'
-        if self.learner in TREE_LEARNERS:
-            return make_learner(self.learner, dataset, self.mode, self.smoothing,
-                                reducer=reducer, **params)
-        return round_learner(self.learner, dataset, self.mode, self.smoothing, trim, n_terms,
-                             reducer)
+        """This rank's learner: the engine's (``make_learner``, as a local fit makes it)
+        on the shard's ``dataset``, its sums through ``reducer`` (the round's
+        ``CollectiveReducer``)."""
+        return make_learner(self.learner, dataset, self.mode, self.smoothing, reducer=reducer,
+                            **self.learner_params)
 
     def blocks_recipe(self, learner, reducer, fit):
         """How a later task makes the round's blocks on any shard: a tree's (a tree per
