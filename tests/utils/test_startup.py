@@ -145,6 +145,38 @@ print(seen)
     assert seen == str([(True, True, first == 1)] * 3)
 
 
+def test_resolved_is_the_build_a_call_would_run(tmp_path):
+    # ``resolved`` makes the choice of ``LazyKernel.__call__`` once: the serial build inside
+    # serial_kernels and on one thread before the parallel build ran, else the dispatcher;
+    # a plain function is itself
+    code = """
+import numba
+import numpy as np
+from confboost.kernels import tree_nodes
+from confboost.utils.lazy_numba import load_numba, resolved, serial_kernels
+kernel = tree_nodes.range_blocks  # its LazyKernel: held before numba loaded
+load_numba()
+rows, starts = np.arange(5, dtype=np.intp)[::-1].copy(), np.array([0, 2, 5], dtype=np.intp)
+values = np.array([1, 2], dtype=np.uint8)
+seen = [resolved(len) is len]
+with serial_kernels():
+    seen.append(resolved(kernel) is kernel._serial)
+numba.set_num_threads(1)
+seen.append(resolved(kernel) is kernel._serial)
+if numba.config.NUMBA_NUM_THREADS > 1:
+    numba.set_num_threads(2)
+    build = resolved(kernel)
+    out = np.zeros(5, dtype=np.uint8)
+    build(rows, starts, values, out)
+    numba.set_num_threads(1)  # the parallel build has run: a call on one thread runs it too
+    seen += [build is kernel._dispatcher, resolved(kernel) is kernel._dispatcher,
+             out.tolist() == [2, 2, 2, 1, 1]]
+print(seen)
+"""
+    seen = _python(code, tmp_path)
+    assert seen in (str([True] * 3), str([True] * 6))
+
+
 def test_the_weight_updates_serial_build_gives_its_parallel_builds_bits(tmp_path):
     # sums of many fixed chunks, each build on the same inputs; in a fresh process, where
     # the scheme holds the kernel as it was before numba loaded (its LazyKernel)

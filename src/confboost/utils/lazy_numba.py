@@ -130,6 +130,22 @@ def prefer_twin(kernel, cells, every_round=False):
     return True
 
 
+def resolved(kernel):
+    """The build a call of ``kernel`` from this thread would run now: a ``LazyKernel``'s
+    serial build or its dispatcher, chosen as ``LazyKernel.__call__`` chooses; any other
+    callable itself.
+
+    A caller that makes many calls of a kernel in one block of one thread (a tree's splits:
+    the same thread count, the same ``serial_kernels`` depth) resolves it once and calls
+    the build: the choice costs about 1 µs a call (numba's thread count, read through its
+    lock), some 50 calls of a small tree round. The builds give the same bits, so a
+    build chosen once where the calls would have chosen another changes no result.
+    """
+    if isinstance(kernel, LazyKernel):
+        return kernel.serial if kernel._runs_serial() else kernel.dispatcher
+    return kernel
+
+
 @contextmanager
 def serial_kernels():
     """In this block, in this thread, a parallel kernel called through its ``LazyKernel``

@@ -47,6 +47,7 @@ from confboost.kernels.label_split import label_children_splits
 from confboost.kernels.node_split import children_splits
 from confboost.kernels.tree_nodes import partition_rows, range_blocks
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
+from confboost.utils.lazy_numba import resolved
 
 if TYPE_CHECKING:  # annotations only
     from confboost.engine.protocols import RowSets
@@ -207,6 +208,7 @@ class LocalRows:
         self.ranges = {0: (0, self.n_rows)}  # node -> (start, stop) in ``rows``
         self.scratch = (None if dataset is None
                         else self._work.get("partition scratch", (2, self.n_rows), np.intp))
+        self._partition_rows = None  # the build of ``partition_rows``, chosen at its first call
 
     @property
     def rows(self):
@@ -229,8 +231,10 @@ class LocalRows:
         kind, index, code, missing_left = split
         if kind == NODE_THRESHOLD:
             in_order = self._in_order  # the root, its rows not written yet
-            n_left = partition_rows(self.codes[index], self._rows, start, stop, code,
-                                    missing_left, self.scratch, in_order)
+            if self._partition_rows is None:
+                self._partition_rows = resolved(partition_rows)
+            n_left = self._partition_rows(self.codes[index], self._rows, start, stop, code,
+                                          missing_left, self.scratch, in_order)
             self._in_order = False
         else:
             n_left = self.other_splits.partition(split, self.rows, start, stop)
@@ -347,6 +351,8 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
         root_hist = pool.get(shape)
         row_sets.fill(0, root_hist)
     consider(0, root_hist)
+    if n_bins is not None:  # the build each split calls, chosen once the root's kernels ran
+        children_search = resolved(children_search)
     n_leaves = 1
     while candidates and n_leaves < max_leaves:
         _, node_id, split = heapq.heappop(candidates)

@@ -46,6 +46,7 @@ from confboost.kernels.tree_nodes import best_factorized_splits, node_histogram
 from confboost.kernels.value_masses import value_histogram
 from confboost.kernels.weight_update import block_sums
 from confboost.utils.dtypes import DISCRETE, MISSING_BIN, NODE_THRESHOLD, WEIGHT_DTYPE
+from confboost.utils.lazy_numba import resolved
 
 
 def compact_codes(dataset):
@@ -134,10 +135,11 @@ def label_histograms(dataset, weights, labels, pos, neg, codes=None, work=None, 
     if not mass_histograms(weights.shape[1], codes.shape[0]):
         sign_index = np.ascontiguousarray(labels.sign_index)
         row_chunk = ROW_CHUNK if weights.shape[1] < MASS_MIN_LABELS else max(1, codes.shape[1])
+        build = resolved(build_node_histogram)  # a tree's calls all run this build
 
         def fill_histogram(rows, hist):
-            build_node_histogram(codes, *node_rows(rows), weights, sign_index, hist,
-                                 row_chunk, *_node_work(work, weights, hist, row_chunk))
+            build(codes, *node_rows(rows), weights, sign_index, hist, row_chunk,
+                  *_node_work(work, weights, hist, row_chunk))
 
         return fill_histogram
     if masses is None:
