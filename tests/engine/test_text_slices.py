@@ -78,9 +78,9 @@ def test_a_bad_slice_size_is_refused(cells):
         LocalReducer(slice_cells=cells)
 
 
-def test_the_local_reducer_slices_a_few_mb():
+def test_the_local_reducer_slices_at_most_16_mib_an_array():
     assert LOCAL.slice_cells == LOCAL_SLICE_CELLS
-    assert LOCAL_SLICE_CELLS * 8 <= 4 << 20
+    assert LOCAL_SLICE_CELLS * 8 <= 16 << 20
 
 
 @pytest.mark.parametrize("mode", sorted(MODES.values()))

@@ -38,10 +38,13 @@ call of the kernels; on a cluster, one more allreduce inside the round's task.
 """
 
 
-#: Cells (float64) of a slice of per-list sums on one machine: 2 MiB an array, a few MB of
-#: sums a round or a node whatever the vocabulary and the labels, and small vocabularies
-#: (the icsiboost stems', 10 labels) in a few slices.
-LOCAL_SLICE_CELLS = 1 << 18
+#: Cells (float64) of a slice of per-list sums on one machine: 16 MiB an array, whatever
+#: the vocabulary and the labels (Reuters-21578's 100,912 lists × 90 labels: 5 slices, where
+#: one array of every list was 73 MB); the icsiboost stems and smaller sets are one slice.
+#: A slice more is one more start of the kernels' parallel regions, which on busy cores
+#: (OpenMP threads waiting for a core) costs milliseconds: 2 MiB slices made a two-thread
+#: Reuters-21578 term search 4x slower, 8 MiB ones 1.2x.
+LOCAL_SLICE_CELLS = 1 << 21
 
 
 def slices(sizes, width, cells):
