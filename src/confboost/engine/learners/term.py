@@ -125,9 +125,20 @@ def signed_sums(weights, signs, rows=None):
     return pos_sum, neg_sum
 
 
-def term_sums(dataset, weights, labels, pieces, totals=False):
+def term_totals(dataset, weights, labels):
+    """W+ and W- per label of all the rows, shape (k,) each, and Σ W (a float)."""
+    signs = labels.signs
+    if weights.shape[1] == 1:  # masked sums, in the order of a plain (pairwise) one
+        total_pos = np.sum(weights, axis=0, where=signs > 0)
+        total_neg = np.sum(weights, axis=0, where=signs < 0)
+    else:  # the same sums, a slice of rows at a time
+        total_pos, total_neg = signed_sums(weights, signs)
+    return total_pos, total_neg, float(weights.sum())
+
+
+def term_sums(dataset, weights, labels, pieces, out=None):
     """What the term learner sums over the rows for a slice of the scored lists: W+ and
-    W+ + W- of their present blocks, and, with ``totals``, W+ and W- of all the rows.
+    W+ + W- of their present blocks.
 
     Parameters
     ----------
@@ -137,37 +148,26 @@ def term_sums(dataset, weights, labels, pieces, totals=False):
     pieces : list of (int, int, int)
         The slice (``engine/reduction.slices``): scored lists ``start:stop`` of text
         column ``column``, for each ``(column, start, stop)``, in this order.
-    totals : bool, default=False
-        Whether to sum the totals too (the first slice of a round).
+    out : ndarray of shape (2, n_slice, k), float64, optional
+        Where the sums are written (the learner's, kept from slice to slice and round to
+        round: new arrays would be mapped and faulted in page by page each time).
 
     Returns
     -------
-    present_pos, present_all : ndarray of shape (n_slice, k)
-        The present blocks' W+ and W+ + W- of the slice's lists, a row each
+    ndarray of shape (2, n_slice, k)
+        ``[0]`` the present blocks' W+ and ``[1]`` W+ + W- of the slice's lists, a row each
         (``kernels/term_masses.present_sums``).
-    total_pos, total_neg : ndarray of shape (k,)
-        W+ and W- of all the rows per label; with ``totals`` only.
-    total : float
-        Σ W; with ``totals`` only.
     """
-    signs = labels.signs
-    shape = (sum(stop - start for _, start, stop in pieces), weights.shape[1])
-    present_pos, present_all = np.empty(shape), np.empty(shape)
+    if out is None:
+        out = np.empty((2, sum(stop - start for _, start, stop in pieces), weights.shape[1]))
     at = 0
     for index, start, stop in pieces:
         column = dataset.text[index]
         present_sums(column.distinct_indptr, column.distinct_indices,
-                     column.scored_list[start:stop], weights, signs,
-                     present_pos[at:at + stop - start], present_all[at:at + stop - start])
+                     column.scored_list[start:stop], weights, labels.signs,
+                     out[0, at:at + stop - start], out[1, at:at + stop - start])
         at += stop - start
-    if not totals:
-        return present_pos, present_all
-    if weights.shape[1] == 1:  # masked sums, in the order of a plain (pairwise) one
-        total_pos = np.sum(weights, axis=0, where=signs > 0)
-        total_neg = np.sum(weights, axis=0, where=signs < 0)
-    else:  # the same sums, a slice of rows at a time
-        total_pos, total_neg = signed_sums(weights, signs)
-    return present_pos, present_all, total_pos, total_neg, float(weights.sum())
+    return out
 
 
 def present_masses(dataset, weights, labels, column_index, term):
@@ -216,27 +216,30 @@ class TermLearner:
         self.mode = mode
         self.smoothing = smoothing
         self.reducer = reducer
+        self._sums = None  # a slice's sums and Z, kept across slices and rounds
 
     def fit(self, dataset, weights, labels):
         """Best term over ``dataset.text`` (a ``Dataset``); None if no column has terms.
 
-        The scored lists of every column are taken a slice at a time
-        (``engine/reduction.slices`` of the reducer's ``slice_cells``): a slice's sums, its
-        Z, then the next, keeping the first list of least Z in column and list order (lists
-        are in term order: the first term of least Z). The totals come with the first
-        slice's sums: one ``sum`` a slice (on a cluster one allreduce each).
+        The totals are one ``sum``; the scored lists of every column are then taken a slice
+        at a time (``engine/reduction.slices`` of the reducer's ``slice_cells``): a slice's
+        sums (one ``sum``; on a cluster one allreduce each), its Z, then the next, keeping
+        the first list of least Z in column and list order (lists are in term order: the
+        first term of least Z).
         """
         if not any(column.n_terms for column in dataset.text):
             return None
+        total_pos, total_neg, total = self.reducer.sum(term_totals, dataset, weights, labels)
         cut = slices([column.scored_list.shape[0] for column in dataset.text],
                      weights.shape[1], self.reducer.slice_cells)
+        sums, z = self._buffers(cut, weights.shape[1])
         best = None
-        for number, pieces in enumerate(cut or [[]]):
-            sums = self.reducer.sum(term_sums, dataset, weights, labels, pieces, number == 0)
-            if number == 0:
-                total_pos, total_neg, total = sums[2:]
-            z = np.empty(sums[0].shape[0], dtype=np.float64)
-            present_criteria(sums[0], sums[1], total_pos, total_neg, self.mode, total, z)
+        for pieces in cut:
+            n = sum(stop - start for _, start, stop in pieces)
+            present = self.reducer.sum(term_sums, dataset, weights, labels, pieces,
+                                       out=sums[:, :n])
+            present_criteria(present[0], present[1], total_pos, total_neg, self.mode, total,
+                             z[:n])
             at = 0
             for index, start, stop in pieces:
                 scored = at + int(np.argmin(z[at:at + stop - start]))
@@ -258,3 +261,11 @@ class TermLearner:
             weight_neg=weight_neg,
             criterion=z,
         )
+
+    def _buffers(self, cut, k):
+        """A slice's sums, shape (2, rows, k), and Z, shape (rows,), rows those of the
+        largest slice of ``cut`` (its first): the last call's when of that size."""
+        rows = sum(stop - start for _, start, stop in cut[0]) if cut else 0
+        if self._sums is None or self._sums[0].shape != (2, rows, k):
+            self._sums = (np.empty((2, rows, k)), np.empty(rows))
+        return self._sums
