@@ -7,15 +7,15 @@ Under the abstaining modes ("abstain", "real-abstain") the absent block abstains
 BoosTexter's real abstaining AdaBoost.MH.
 
 Per round the learner takes its sums through its reducer (``engine/reduction.py``: the
-identity on one machine, the sum over the shards of a cluster): W+ and W- of all the rows,
-Σ W, and each text column's present blocks, W+ and W+ + W- per label of every posting list
-it scores (``term_sums``; ``TextColumn.scored_list``: each distinct list once on one machine,
-terms found in the same documents sharing one list and one Z; each term on a cluster's
-shard, whose lists are its own), a slice of lists at a time (``reduction.slices``: a few MB
-of sums whatever the vocabulary and the labels). It scores each slice
-(``kernels/term_masses.present_criteria``), keeps the first term of least Z, and only for
-that term sums the block statistics (``present_masses``) and keeps the round's blocks
-(``term_blocks``, through ``rows``).
+identity on one machine, the sum over the shards of a cluster): W+ and W- of all the rows
+and Σ W (``term_totals``), then each text column's present blocks, W+ and W+ + W- per label
+of every posting list it scores (``term_sums``; ``TextColumn.scored_list``: each distinct
+list once on one machine, terms found in the same documents sharing one list and one Z;
+each term on a cluster's shard, whose lists are its own), a slice of lists at a time
+(``reduction.slices``: at most the reducer's ``slice_cells`` of sums, whatever the
+vocabulary and the labels). It scores each slice (``kernels/term_masses.present_criteria``),
+keeps the first term of least Z, and only for that term sums the block statistics
+(``present_masses``) and keeps the round's blocks (``term_blocks``, through ``rows``).
 """
 
 import numpy as np
