@@ -15,8 +15,12 @@ folder), and a synthetic set of 20,000 documents over 50,000 Zipf-drawn words, b
 warm-up is kept, with the process's peak resident memory; across processes the median and
 range of ``--alternations`` processes per (source, task, threads).
 
+``--fit ROUNDS`` times a whole ``BoostClassifier`` fit of ``ROUNDS`` rounds instead (the
+learner's: ``term`` fits stumps; ``n_jobs`` the threads, no calibration, no early stopping):
+its CPU and wall seconds, and the process's peak resident memory.
+
 Run alone: ``python benchmarks/bench_term_rounds.py [task ...] --before SRC [--threads 1]
-[--alternations 3] [--calls 5] [--learner term]``, with ``CONFBOOST_GOLDEN`` (the
+[--alternations 3] [--calls 5] [--learner term] [--fit ROUNDS]``, with ``CONFBOOST_GOLDEN`` (the
 reuters10 stem under ``icsiboost/``) and ``CONFBOOST_DATA`` (Reuters-21578) set. CPU
 seconds are reported beside wall seconds: on shared cores a one-thread process's CPU time
 hardly moves with the load.
@@ -88,6 +92,25 @@ def load(task):
     return (*_synthetic(1 if task == "synthetic binary" else 10), {})
 
 
+def fit_child(task, threads, rounds, name):
+    """Time one ``BoostClassifier`` fit of ``rounds`` rounds of the learner ``name`` on the
+    task in this process; print JSON."""
+    from confboost import BoostClassifier
+    from confboost.data.postings import TextExpert
+
+    texts, Y, expert = load(task)
+    frame = {"text": np.array(texts, dtype=object)}
+    clf = BoostClassifier(rounds, weak_learner="stump" if name == "term" else name,
+                          n_jobs=threads, calibration=None, early_stopping=False,
+                          text_expert=TextExpert(**expert))
+    wall, cpu = time.perf_counter(), time.process_time()
+    clf.fit(frame, Y)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    print(json.dumps({"wall": wall, "cpu": cpu, "round_cpu": cpu / rounds,
+                      "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "k": int(Y.shape[1])}))
+
+
 def child(task, threads, calls, name):
     """Time ``calls`` fits of the learner ``name`` on the task in this process; print
     JSON."""
@@ -146,10 +169,15 @@ def main():
     parser.add_argument("--calls", type=int, default=5)
     parser.add_argument("--learner", default="term",
                         choices=["term", "tree", "hamming_tree", "label_trees"])
+    parser.add_argument("--fit", type=int, default=0, metavar="ROUNDS",
+                        help="time a whole fit of ROUNDS rounds instead of calls")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.calls, args.learner)
+        if args.fit:
+            fit_child(args.child[0], int(args.child[1]), args.fit, args.learner)
+        else:
+            child(args.child[0], int(args.child[1]), args.calls, args.learner)
         return
     sources = {"before": args.before, "after": str(SRC)}
     for task in args.tasks:
@@ -160,13 +188,14 @@ def main():
                     env = {**os.environ, "PYTHONPATH": src}
                     out = subprocess.run([sys.executable, __file__, "--before", src,
                                           "--calls", str(args.calls), "--learner",
-                                          args.learner, "--child", task,
+                                          args.learner, "--fit", str(args.fit), "--child", task,
                                           str(threads)], env=env, capture_output=True,
                                          text=True, check=True)
                     got[name].append(json.loads(out.stdout.splitlines()[-1]))
             shape = got["after"][0]
-            print(f"{task}, {args.learner}, {threads} thread(s): {shape['terms']} terms, "
-                  f"{shape['lists']} lists, {shape['nnz']} postings, k = {shape['k']}")
+            what = (f"a fit of {args.fit} rounds" if args.fit else
+                    f"{shape['terms']} terms, {shape['lists']} lists, {shape['nnz']} postings")
+            print(f"{task}, {args.learner}, {threads} thread(s): {what}, k = {shape['k']}")
             for name, runs in got.items():
                 for key in ("cpu", "wall", "round_cpu"):
                     values = sorted(run[key] for run in runs)

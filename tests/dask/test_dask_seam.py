@@ -17,7 +17,7 @@ from sklearn.datasets import make_classification
 
 pytest.importorskip("distributed")
 from confboost.dask.cluster_fit import ClusterCover  # noqa: E402
-from confboost.dask.collective import run_round, shard_listen  # noqa: E402
+from confboost.dask.collective import CollectiveReducer, run_round, shard_listen  # noqa: E402
 from confboost.dask.link import Link, children  # noqa: E402
 from confboost.dask.round_learner import RoundSpec  # noqa: E402
 from confboost.dask.shards import ClusterReducer, Shard, _add  # noqa: E402
@@ -25,6 +25,7 @@ from confboost.data.columns import FrameEncoder  # noqa: E402
 from confboost.data.dataset import TextColumn  # noqa: E402
 from confboost.engine.boosting import BoostingRun  # noqa: E402
 from confboost.engine.learners import make_learner  # noqa: E402
+from confboost.engine.reduction import slices  # noqa: E402
 from confboost.engine.schemes.mh import MHScheme  # noqa: E402
 from confboost.engine.schemes.mo import MOScheme, build_code  # noqa: E402
 from confboost.engine.schemes.mr import MRScheme  # noqa: E402
@@ -241,6 +242,36 @@ def test_text_three_shards_give_the_local_model():
         np.testing.assert_allclose(mine.values, theirs.values, rtol=0, atol=1e-9)
     for key, values in local_run.history.items():
         np.testing.assert_allclose(shard_run.history[key], values, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("learner", ["stump", "tree", "hamming_tree"])
+def test_text_in_tiny_slices_on_one_shard_gives_the_local_model_bit_for_bit(monkeypatch,
+                                                                             learner):
+    """The shard scores every term a slice at a time, each slice one allreduce inside the
+    round's task: with slices of a few terms, the local model (one slice) to the bit."""
+    monkeypatch.setattr(CollectiveReducer, "slice_cells", 7)
+    local_run, shard_run = _runs(learner, "mh", "real", 1, with_text=True)
+    assert any("term" in str(h.to_dict()) for h in local_run.hypotheses)
+    _assert_same_run(shard_run, local_run)
+
+
+def test_text_in_tiny_slices_takes_an_allreduce_a_slice(monkeypatch):
+    """Three ranks, the term learner: a round's allreduces are those of one slice, and one
+    more for each slice more; the same tests as one slice's in every round."""
+    calls = []
+    method = Link.allreduce
+    monkeypatch.setattr(Link, "allreduce", lambda self, value: (
+        calls.append(self.rank), method(self, value))[1])
+    one_slice = _runs("stump", "mh", "real", 3, with_text=True)[1]
+    counted = calls.count(0)
+    calls.clear()
+    monkeypatch.setattr(CollectiveReducer, "slice_cells", 7)
+    sliced = _runs("stump", "mh", "real", 3, with_text=True)[1]
+    n_terms = _table(3, True, True)[0].text[0].n_terms
+    assert calls.count(0) == counted + 12 * (len(slices([n_terms], 3, 7)) - 1)
+    for mine, theirs in zip(sliced.hypotheses, one_slice.hypotheses, strict=True):
+        assert mine.to_dict() == theirs.to_dict()
+        assert np.array_equal(mine.values, theirs.values)
 
 
 # not products under real MR: a term's search there meets a near tie that the last bits of

@@ -236,9 +236,11 @@ def test_term_block_weights_equals_naive_in_any_order(k, n_docs, n_terms, densit
     postings = _random_postings(rng, n_docs, n_terms, density)
     weights = rng.random((n_docs, k))
     signs = np.where(rng.random((n_docs, k)) < 0.4, 1, -1).astype(np.int8)
-    arrays = (postings.indptr, postings.indices, weights, signs)
-    w_plus, w_minus = term_block_weights(*arrays)
-    expected_plus, expected_minus = term_block_weights_naive(*arrays)
+    every = np.arange(n_terms)
+    w_plus, w_minus = _term_block_weights(postings.indptr, postings.indices, every, weights,
+                                          signs)
+    expected_plus, expected_minus = term_block_weights_naive(
+        postings.indptr, postings.indices, every, weights, signs)
     assert w_plus.shape == w_minus.shape == (n_terms, k)
     np.testing.assert_allclose(w_plus, expected_plus, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(w_minus, expected_minus, rtol=1e-12, atol=1e-15)
@@ -247,11 +249,27 @@ def test_term_block_weights_equals_naive_in_any_order(k, n_docs, n_terms, densit
 
     order = rng.permutation(n_docs)
     permuted = sp.csc_matrix(postings[order])
-    shuffled = term_block_weights(
-        permuted.indptr, permuted.indices.astype(np.int64), weights[order], signs[order]
+    shuffled = _term_block_weights(
+        permuted.indptr, permuted.indices.astype(np.int64), every, weights[order], signs[order]
     )
     np.testing.assert_allclose(shuffled[0], w_plus, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(shuffled[1], w_minus, rtol=1e-12, atol=1e-15)
+    # some lists, repeated and out of order: their rows of every list's, to the bit
+    lists = rng.integers(0, n_terms, size=2 * n_terms).astype(np.int32)
+    chosen = _term_block_weights(postings.indptr, postings.indices, lists, weights, signs)
+    np.testing.assert_array_equal(chosen[0], w_plus[lists])
+    np.testing.assert_array_equal(chosen[1], w_minus[lists])
+    naive = term_block_weights_naive(postings.indptr, postings.indices, lists, weights, signs)
+    np.testing.assert_allclose(chosen[0], naive[0], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(chosen[1], naive[1], rtol=1e-12, atol=1e-15)
+
+
+def _term_block_weights(indptr, indices, lists, weights, signs):
+    """``term_block_weights`` into new arrays: (w_plus, w_minus), (n_lists, k) each."""
+    w_plus = np.full((lists.shape[0], weights.shape[1]), np.nan)
+    w_minus = np.full((lists.shape[0], weights.shape[1]), np.nan)
+    term_block_weights(indptr, indices, lists, weights, signs, w_plus, w_minus)
+    return w_plus, w_minus
 
 
 def test_term_block_weights_on_vocabulary_postings():
@@ -259,16 +277,17 @@ def test_term_block_weights_on_vocabulary_postings():
     postings, _ = vocabulary.fit_transform(["a b", "b c", None, "a c c"])
     weights = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6], [0.7, 0.8]])
     signs = np.array([[1, -1], [-1, -1], [1, 1], [1, 1]], dtype=np.int8)
-    w_plus, w_minus = term_block_weights(postings.indptr, postings.indices, weights, signs)
+    w_plus, w_minus = _term_block_weights(postings.indptr, postings.indices, np.arange(3),
+                                          weights, signs)
     # terms a, b, c: a in docs 0, 3; b in 0, 1; c in 1, 3
     np.testing.assert_allclose(w_plus, [[0.8, 0.8], [0.1, 0.0], [0.7, 0.8]])
     np.testing.assert_allclose(w_minus, [[0.0, 0.2], [0.3, 0.6], [0.3, 0.4]])
 
 
 def test_term_block_weights_with_no_terms():
-    w_plus, w_minus = term_block_weights(
-        np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.ones((3, 2)),
-        np.ones((3, 2), dtype=np.int8),
+    w_plus, w_minus = _term_block_weights(
+        np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32),
+        np.ones((3, 2)), np.ones((3, 2), dtype=np.int8),
     )
     assert w_plus.shape == w_minus.shape == (0, 2)
 

@@ -139,9 +139,13 @@ def test_scoring_every_term_gives_the_distinct_lists_fit_to_the_bit(rng, mode):
     assert mine.criterion == theirs.criterion
     for name in ("weight_pos", "weight_neg", "train_blocks"):
         assert np.array_equal(getattr(mine, name), getattr(theirs, name)), name
-    present = term_sums(dataclasses.replace(dataset, text=per_term), weights, labels)[0]
-    for (pos, every), column, (list_pos, list_every) in zip(
-            present, dataset.text, term_sums(dataset, weights, labels)[0], strict=True):
+    for index, (mine_column, column) in enumerate(zip(per_term, dataset.text, strict=True)):
+        pos, every = term_sums(dataclasses.replace(dataset, text=per_term), weights, labels,
+                               [(index, 0, mine_column.n_terms)])
+        list_pos, list_every = term_sums(dataset, weights, labels,
+                                         [(index, 0, column.scored_list.shape[0])],
+                                         out=np.full((2, column.scored_list.shape[0], 3),
+                                                     np.nan))
         assert np.array_equal(pos, list_pos[column.term_list])
         assert np.array_equal(every, list_every[column.term_list])
 

@@ -35,6 +35,7 @@ from dask import delayed
 from distributed import wait
 
 from confboost.dask.collective import (
+    CLUSTER_SLICE_CELLS,
     CollectiveLearner,
     OnShards,
     _worker_threads,
@@ -142,7 +143,11 @@ class ClusterReducer:
     ----------
     log : list
         The last round's results not read yet.
+    slice_cells : int
+        The workers' (``collective.CLUSTER_SLICE_CELLS``).
     """
+
+    slice_cells = CLUSTER_SLICE_CELLS
 
     def __init__(self, shards):
         self.shards = shards

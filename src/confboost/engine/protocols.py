@@ -128,7 +128,16 @@ class Reducer(Protocol):
 
     On one machine (``LocalReducer``) each method calls the function on the caller's
     arguments; over shards (``confboost.dask``) each shard calls it on its own rows.
+
+    Attributes
+    ----------
+    slice_cells : int
+        The most float64 cells a learner's sums of one row per posting list hold at once
+        (``reduction.slices``): each slice is one ``sum`` or ``total``, over shards one
+        allreduce, so a cluster's reducer asks for larger slices than one machine's.
     """
+
+    slice_cells: int
 
     def sum(self, function, dataset: Dataset, weights: np.ndarray, labels: LabelSigns,
             *args, out: np.ndarray | None = None):

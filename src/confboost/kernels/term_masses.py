@@ -2,14 +2,15 @@
 
 A BoosTexter weak hypothesis tests whether term ``j`` is in a document, a partition of the
 examples into two blocks, "present" and "absent" (Schapire & Singer 1999, §7.1; BoosTexter,
-ML 39, 2000). ``term_block_weights`` gives the present block's statistics of Eq. 9/16 for every
-term at once,
+ML 39, 2000). ``term_block_weights`` gives the present block's statistics of Eq. 9/16 for the
+terms (or distinct posting lists) it is asked for,
 
     W+[j, l] = Σ_{i ∋ term j, Y[i, l] = +1} W[i, l],
     W-[j, l] = Σ_{i ∋ term j, Y[i, l] = -1} W[i, l],
 
-reading the term postings (CSC ``indptr`` / ``indices``) once: O(nnz · k). The absent block's
-statistics are the totals minus these; the learner forms them.
+reading their postings (CSC ``indptr`` / ``indices``) once: O(k · Σ list lengths) (a
+Hamming tree's term votes, a slice of lists at a time). The absent block's statistics are
+the totals minus these; the learner forms them.
 
 The term learner sums the present blocks of the lists it scores as W+ and W+ + W-
 (``present_sums``: sums over rows, which its reducer adds over the shards of a cluster),
@@ -24,46 +25,46 @@ from confboost.utils.lazy_numba import njit, prange
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def term_block_weights(indptr, indices, weights, signs):
-    """W+ and W- of the "term present" block, for every term and label.
+def term_block_weights(indptr, indices, lists, weights, signs, w_plus, w_minus):
+    """W+ and W- of the "term present" block of each list in ``lists``, per label.
 
     Parameters
     ----------
     indptr : ndarray of shape (n_terms + 1,), int32 or int64
-        CSC column pointers of the postings (documents × terms).
+        CSC column pointers of the postings (documents × terms, or × distinct lists).
     indices : ndarray of shape (nnz,), int32 or int64
-        Document (row) of each posting; term ``j``'s documents are
+        Document (row) of each posting; list ``j``'s documents are
         ``indices[indptr[j]:indptr[j + 1]]``, each at most once.
+    lists : ndarray of shape (n_scored,), integer
+        The list (column of the postings) of each output row.
     weights : ndarray of shape (n_docs, k), float64
         W[i, l].
     signs : ndarray of shape (n_docs, k), int8
         Y[i, l] in {-1, +1}.
-
-    Returns
-    -------
-    w_plus, w_minus : ndarray of shape (n_terms, k), dtype of ``weights``
-        ``w_plus[j, l]`` sums ``weights[i, l]`` over documents ``i`` containing term ``j`` with
-        ``signs[i, l] = +1``; ``w_minus`` over those with ``signs[i, l] = -1``.
+    w_plus, w_minus : ndarray of shape (n_scored, k), dtype of ``weights``
+        Output (overwritten): ``w_plus[u, l]`` sums ``weights[i, l]`` over the documents
+        ``i`` of list ``lists[u]`` with ``signs[i, l] = +1``, ``w_minus`` over the others,
+        added in list order.
     """
-    n_terms = indptr.shape[0] - 1
     k = weights.shape[1]
-    w_plus = np.zeros((n_terms, k), dtype=weights.dtype)
-    w_minus = np.zeros((n_terms, k), dtype=weights.dtype)
-    for term in prange(n_terms):
-        for position in range(indptr[term], indptr[term + 1]):
+    for u in prange(lists.shape[0]):
+        at = lists[u]
+        for l in range(k):
+            w_plus[u, l] = 0.0
+            w_minus[u, l] = 0.0
+        for position in range(indptr[at], indptr[at + 1]):
             i = indices[position]
             for l in range(k):
                 if signs[i, l] > 0:
-                    w_plus[term, l] += weights[i, l]
+                    w_plus[u, l] += weights[i, l]
                 else:
-                    w_minus[term, l] += weights[i, l]
-    return w_plus, w_minus
+                    w_minus[u, l] += weights[i, l]
 
 
-def term_block_weights_naive(indptr, indices, weights, signs):
+def term_block_weights_naive(indptr, indices, lists, weights, signs):
     """Obviously-correct twin of ``term_block_weights``: a dense presence matrix product.
 
-    Parameters and returns are as in ``term_block_weights``.
+    Parameters are as in ``term_block_weights``, less the outputs, which it returns.
     """
     n_docs = weights.shape[0]
     n_terms = indptr.shape[0] - 1
@@ -72,7 +73,7 @@ def term_block_weights_naive(indptr, indices, weights, signs):
         presence[indices[indptr[term] : indptr[term + 1]], term] = 1.0
     w_plus = presence.T @ np.where(signs == 1, weights, 0.0)
     w_minus = presence.T @ np.where(signs == -1, weights, 0.0)
-    return w_plus, w_minus
+    return w_plus[lists], w_minus[lists]
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -133,8 +134,8 @@ def present_sums_naive(indptr, indices, lists, weights, signs):
 
     Parameters are as in ``present_sums``, less the outputs, which it returns.
     """
-    w_plus, w_minus = term_block_weights_naive(indptr, indices, weights, signs)
-    return w_plus[lists], (w_plus + w_minus)[lists]
+    w_plus, w_minus = term_block_weights_naive(indptr, indices, lists, weights, signs)
+    return w_plus, w_plus + w_minus
 
 
 @njit(cache=True, nogil=True)

@@ -29,7 +29,7 @@ own), and the gains computed from the sums by the same code on both.
 import numpy as np
 
 from confboost.engine.learners.base import leaf_statistics
-from confboost.engine.reduction import LOCAL
+from confboost.engine.reduction import LOCAL, slices
 from confboost.kernels.criterion_numpy import split_gain
 from confboost.kernels.node_split import best_node_splits, choose_split, unseen_missing_left
 from confboost.kernels.node_terms import node_term_sums, term_split_gains
@@ -233,26 +233,39 @@ class NodeSplits:
         W+ and W- of its rows holding the list's terms (``kernels/node_terms.node_term_sums``,
         over every shard) and the node's (``term_split_gains``); the term of the largest
         gain is the first term of the first such list (``TextColumn.scored_first_term``).
+        The lists of every column are taken a slice at a time (``engine/reduction.slices``
+        of the reducer's ``slice_cells``, into two arrays of a slice kept in ``work``): a
+        slice's sums, one ``reducer.total`` (on a cluster one allreduce), its gains, then
+        the next slice, each column keeping its first list of largest gain.
         """
         k = self.pos.shape[1]
-        sums = []
-        for index, column in enumerate(self.text):
-            n_scored = column.scored_list.shape[0]
-            present_pos = self.work.get(f"term pos {index}", (n_scored, k))
-            present_neg = self.work.get(f"term neg {index}", (n_scored, k))
-            node_term_sums(column.distinct_indptr, column.distinct_indices, column.scored_list,
-                           self.in_node, self.pos, self.neg, present_pos, present_neg)
-            sums.append((present_pos, present_neg))
-        found = []
-        for index, (column, (present_pos, present_neg)) in enumerate(
-                zip(self.text, self.reducer.total(sums), strict=True)):
-            gains = self.work.get(f"term gains {index}", (column.scored_list.shape[0],))
-            term_split_gains(present_pos, present_neg, node_pos, node_neg, self.mode,
-                             least_mass, gains)
-            best = int(np.argmax(gains))
-            found.append((float(gains[best]),
-                          (NODE_TERM, index, int(column.scored_first_term[best]), False)))
-        return found
+        cut = slices([column.scored_list.shape[0] for column in self.text], k,
+                     self.reducer.slice_cells)
+        rows = sum(stop - start for _, start, stop in cut[0]) if cut else 0  # the largest
+        present_pos = self.work.get("term pos", (rows, k))
+        present_neg = self.work.get("term neg", (rows, k))
+        gains = self.work.get("term gains", (rows,))
+        found = [None] * len(self.text)
+        for pieces in cut:
+            at = 0
+            for index, start, stop in pieces:
+                column = self.text[index]
+                node_term_sums(column.distinct_indptr, column.distinct_indices,
+                               column.scored_list[start:stop], self.in_node, self.pos,
+                               self.neg, present_pos[at:at + stop - start],
+                               present_neg[at:at + stop - start])
+                at += stop - start
+            summed_pos, summed_neg = self.reducer.total((present_pos[:at], present_neg[:at]))
+            term_split_gains(summed_pos, summed_neg, node_pos, node_neg, self.mode,
+                             least_mass, gains[:at])
+            at = 0
+            for index, start, stop in pieces:
+                best = at + int(np.argmax(gains[at:at + stop - start]))
+                if found[index] is None or gains[best] > found[index][0]:
+                    term = self.text[index].scored_first_term[start + best - at]
+                    found[index] = (float(gains[best]), (NODE_TERM, index, int(term), False))
+                at += stop - start
+        return [best for best in found if best is not None]
 
     def node_masses(self, rows):
         """W+ and W- of the node of ``rows`` (over every shard), shape (k,) each."""

@@ -7,11 +7,13 @@ Under the abstaining modes ("abstain", "real-abstain") the absent block abstains
 BoosTexter's real abstaining AdaBoost.MH.
 
 Per round the learner takes its sums through its reducer (``engine/reduction.py``: the
-identity on one machine, the sum over the shards of a cluster): W+ and W- of all the rows,
-Σ W, and each text column's present blocks, W+ and W+ + W- per label of every posting list
-it scores (``term_sums``; ``TextColumn.scored_list``: each distinct list once on one machine,
-terms found in the same documents sharing one list and one Z; each term on a cluster's
-shard, whose lists are its own). It scores them (``kernels/term_masses.present_criteria``),
+identity on one machine, the sum over the shards of a cluster): W+ and W- of all the rows
+and Σ W (``term_totals``), then each text column's present blocks, W+ and W+ + W- per label
+of every posting list it scores (``term_sums``; ``TextColumn.scored_list``: each distinct
+list once on one machine, terms found in the same documents sharing one list and one Z;
+each term on a cluster's shard, whose lists are its own), a slice of lists at a time
+(``reduction.slices``: at most the reducer's ``slice_cells`` of sums, whatever the
+vocabulary and the labels). It scores each slice (``kernels/term_masses.present_criteria``),
 keeps the first term of least Z, and only for that term sums the block statistics
 (``present_masses``) and keeps the round's blocks (``term_blocks``, through ``rows``).
 """
@@ -27,7 +29,7 @@ from confboost.engine.learners.base import (
     column_label,
     saved_values,
 )
-from confboost.engine.reduction import LOCAL
+from confboost.engine.reduction import LOCAL, slices
 from confboost.kernels.term_masses import present_criteria, present_sums
 from confboost.utils.untrusted import read_int, read_str, require
 
@@ -123,40 +125,49 @@ def signed_sums(weights, signs, rows=None):
     return pos_sum, neg_sum
 
 
-def term_sums(dataset, weights, labels):
-    """What the term learner sums over the rows in a round: W+ and W- of every text
-    column's scored lists' present blocks, and of all the rows.
-
-    Parameters
-    ----------
-    dataset : Dataset
-    weights : ndarray of shape (n_samples, k), float64
-    labels : LabelSigns
-
-    Returns
-    -------
-    present : list of (ndarray, ndarray)
-        Per text column, the present blocks' W+ and W+ + W- of its scored lists
-        (``kernels/term_masses.present_sums``), shape (n_scored, k) each.
-    total_pos, total_neg : ndarray of shape (k,)
-        W+ and W- of all the rows per label.
-    total : float
-        Σ W.
-    """
+def term_totals(dataset, weights, labels):
+    """W+ and W- per label of all the rows, shape (k,) each, and Σ W (a float)."""
     signs = labels.signs
     if weights.shape[1] == 1:  # masked sums, in the order of a plain (pairwise) one
         total_pos = np.sum(weights, axis=0, where=signs > 0)
         total_neg = np.sum(weights, axis=0, where=signs < 0)
     else:  # the same sums, a slice of rows at a time
         total_pos, total_neg = signed_sums(weights, signs)
-    present = []
-    for column in dataset.text:
-        shape = (column.scored_list.shape[0], weights.shape[1])
-        present_pos, present_all = np.empty(shape), np.empty(shape)
-        present_sums(column.distinct_indptr, column.distinct_indices, column.scored_list,
-                     weights, signs, present_pos, present_all)
-        present.append((present_pos, present_all))
-    return present, total_pos, total_neg, float(weights.sum())
+    return total_pos, total_neg, float(weights.sum())
+
+
+def term_sums(dataset, weights, labels, pieces, out=None):
+    """What the term learner sums over the rows for a slice of the scored lists: W+ and
+    W+ + W- of their present blocks.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    weights : ndarray of shape (n_samples, k), float64
+    labels : LabelSigns
+    pieces : list of (int, int, int)
+        The slice (``engine/reduction.slices``): scored lists ``start:stop`` of text
+        column ``column``, for each ``(column, start, stop)``, in this order.
+    out : ndarray of shape (2, n_slice, k), float64, optional
+        Where the sums are written (the learner's, kept from slice to slice and round to
+        round: new arrays would be mapped and faulted in page by page each time).
+
+    Returns
+    -------
+    ndarray of shape (2, n_slice, k)
+        ``[0]`` the present blocks' W+ and ``[1]`` W+ + W- of the slice's lists, a row each
+        (``kernels/term_masses.present_sums``).
+    """
+    if out is None:
+        out = np.empty((2, sum(stop - start for _, start, stop in pieces), weights.shape[1]))
+    at = 0
+    for index, start, stop in pieces:
+        column = dataset.text[index]
+        present_sums(column.distinct_indptr, column.distinct_indices,
+                     column.scored_list[start:stop], weights, labels.signs,
+                     out[0, at:at + stop - start], out[1, at:at + stop - start])
+        at += stop - start
+    return out
 
 
 def present_masses(dataset, weights, labels, column_index, term):
@@ -205,24 +216,37 @@ class TermLearner:
         self.mode = mode
         self.smoothing = smoothing
         self.reducer = reducer
+        self._sums = None  # a slice's sums and Z, kept across slices and rounds
 
     def fit(self, dataset, weights, labels):
-        """Best term over ``dataset.text`` (a ``Dataset``); None if no column has terms."""
+        """Best term over ``dataset.text`` (a ``Dataset``); None if no column has terms.
+
+        The totals are one ``sum``; the scored lists of every column are then taken a slice
+        at a time (``engine/reduction.slices`` of the reducer's ``slice_cells``): a slice's
+        sums (one ``sum``; on a cluster one allreduce each), its Z, then the next, keeping
+        the first list of least Z in column and list order (lists are in term order: the
+        first term of least Z).
+        """
         if not any(column.n_terms for column in dataset.text):
             return None
-        present, total_pos, total_neg, total = self.reducer.sum(term_sums, dataset, weights,
-                                                                labels)
+        total_pos, total_neg, total = self.reducer.sum(term_totals, dataset, weights, labels)
+        cut = slices([column.scored_list.shape[0] for column in dataset.text],
+                     weights.shape[1], self.reducer.slice_cells)
+        sums, z = self._buffers(cut, weights.shape[1])
         best = None
-        for index, (column, (present_pos, present_all)) in enumerate(zip(dataset.text, present,
-                                                                         strict=True)):
-            if present_pos.shape[0] == 0:
-                continue
-            z = np.empty(present_pos.shape[0], dtype=np.float64)
-            present_criteria(present_pos, present_all, total_pos, total_neg, self.mode, total,
-                             z)
-            scored = int(np.argmin(z))  # the first term of least Z: lists are in term order
-            if best is None or z[scored] < best[0]:
-                best = (float(z[scored]), index, int(column.scored_first_term[scored]))
+        for pieces in cut:
+            n = sum(stop - start for _, start, stop in pieces)
+            present = self.reducer.sum(term_sums, dataset, weights, labels, pieces,
+                                       out=sums[:, :n])
+            present_criteria(present[0], present[1], total_pos, total_neg, self.mode, total,
+                             z[:n])
+            at = 0
+            for index, start, stop in pieces:
+                scored = at + int(np.argmin(z[at:at + stop - start]))
+                if best is None or z[scored] < best[0]:
+                    term = dataset.text[index].scored_first_term[start + scored - at]
+                    best = (float(z[scored]), index, int(term))
+                at += stop - start
         z, index, term = best
         weight_pos, weight_neg = term_block_stats(
             *self.reducer.sum(present_masses, dataset, weights, labels, index, term),
@@ -237,3 +261,11 @@ class TermLearner:
             weight_neg=weight_neg,
             criterion=z,
         )
+
+    def _buffers(self, cut, k):
+        """A slice's sums, shape (2, rows, k), and Z, shape (rows,), rows those of the
+        largest slice of ``cut`` (its first): the last call's when of that size."""
+        rows = sum(stop - start for _, start, stop in cut[0]) if cut else 0
+        if self._sums is None or self._sums[0].shape != (2, rows, k):
+            self._sums = (np.empty((2, rows, k)), np.empty(rows))
+        return self._sums

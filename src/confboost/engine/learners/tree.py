@@ -25,7 +25,7 @@ from confboost.engine.learners.base import PartitionFit, label_masses, leaf_stat
 from confboost.engine.learners.grower import HistogramPool, LocalRows, WorkArrays, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
 from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
-from confboost.engine.reduction import LOCAL
+from confboost.engine.reduction import LOCAL, slices
 from confboost.kernels.criterion_numpy import base_mode, partition_z
 from confboost.kernels.histogram import (
     N_HIST_BINS,
@@ -516,9 +516,11 @@ class HammingTreeLearner(TreeLearner):
         A split with left margins d[l] and node margins M[l] (W+ - W- over all examples)
         has d_left - d_right = 2 d - M: edge Σ_l |2 d[l] - M[l]|, vote sign(2 d - M)
         (+1 on ties, as the numeric vote). The term margins come from
-        ``kernels/term_masses.term_block_weights`` (a row per distinct posting list), taken
-        for the lists each text column scores (``TextColumn.scored_list``: on a shard of a
-        cluster every term of the common vocabulary) and summed in one ``reducer.total``.
+        ``kernels/term_masses.term_block_weights``, taken for the lists each text column
+        scores (``TextColumn.scored_list``: on a shard of a cluster every term of the common
+        vocabulary) a slice at a time (``engine/reduction.slices`` of the reducer's
+        ``slice_cells``), each slice's margins one ``reducer.total``; each column keeps its
+        first list of largest edge.
         """
         margin_total = self.reducer.total(
             np.where(labels.signs > 0, weights, -weights).sum(axis=0))
@@ -528,17 +530,28 @@ class HammingTreeLearner(TreeLearner):
             w_plus, w_minus = self.reducer.total(value_histogram(
                 column.codes, len(column.values), weights, labels.signs))
             yield _best_factorised(w_plus[:-1] - w_minus[:-1], margin_total)
-        margins = []
-        for column in dataset.text:
-            if column.n_terms == 0:
-                continue
-            w_plus, w_minus = term_block_weights(column.distinct_indptr,
-                                                 column.distinct_indices, weights,
-                                                 labels.signs)
-            margins.append((w_plus - w_minus)[column.scored_list])
-        if margins:
-            for margin in self.reducer.total(margins):
-                yield _best_factorised(margin, margin_total)
+        text = [column for column in dataset.text if column.n_terms > 0]
+        k = weights.shape[1]
+        best = [None] * len(text)
+        for pieces in slices([column.scored_list.shape[0] for column in text], k,
+                             self.reducer.slice_cells):
+            shape = (sum(stop - start for _, start, stop in pieces), k)
+            w_plus, w_minus = np.empty(shape), np.empty(shape)
+            at = 0
+            for index, start, stop in pieces:
+                column = text[index]
+                term_block_weights(column.distinct_indptr, column.distinct_indices,
+                                   column.scored_list[start:stop], weights, labels.signs,
+                                   w_plus[at:at + stop - start], w_minus[at:at + stop - start])
+                at += stop - start
+            margin = self.reducer.total(w_plus - w_minus)
+            at = 0
+            for index, start, stop in pieces:
+                found = _best_factorised(margin[at:at + stop - start], margin_total)
+                if best[index] is None or found[0] > best[index][0]:
+                    best[index] = found
+                at += stop - start
+        yield from (found for found in best if found is not None)
 
 
 def _best_factorised(left_margin, margin_total):
