@@ -10,8 +10,16 @@ import pytest
 
 from confboost.engine.learners import make_learner
 from confboost.engine.learners.term import TermLearner
-from confboost.engine.reduction import LOCAL, LOCAL_SLICE_CELLS, LocalReducer, slices
+from confboost.engine.reduction import (
+    LOCAL,
+    LOCAL_SLICE_CELLS,
+    ONE_THREAD_SLICE_CELLS,
+    LocalReducer,
+    slices,
+)
 from confboost.kernels.criterion_numpy import DISCRETE, MODES, REAL
+from confboost.utils.lazy_numba import load_numba
+from confboost.utils.threads import threads_here
 from tests.helpers import table_fit_parts
 
 #: One slice for every set here.
@@ -78,9 +86,18 @@ def test_a_bad_slice_size_is_refused(cells):
         LocalReducer(slice_cells=cells)
 
 
-def test_the_local_reducer_slices_at_most_16_mib_an_array():
-    assert LOCAL.slice_cells == LOCAL_SLICE_CELLS
+def test_the_local_reducer_slices_at_most_16_mib_an_array_and_2_mib_on_one_thread():
+    # the kernels' calls on one thread start no parallel region a slice: smaller slices,
+    # whose sums stay in the cache; a given size holds on any thread count
+    numba = load_numba()
+    with threads_here(1):
+        assert LOCAL.slice_cells == ONE_THREAD_SLICE_CELLS
+        assert LocalReducer(slice_cells=99).slice_cells == 99
+    if numba.config.NUMBA_NUM_THREADS > 1:
+        with threads_here(2):
+            assert LOCAL.slice_cells == LOCAL_SLICE_CELLS
     assert LOCAL_SLICE_CELLS * 8 <= 16 << 20
+    assert ONE_THREAD_SLICE_CELLS * 8 <= 2 << 20
 
 
 @pytest.mark.parametrize("mode", sorted(MODES.values()))

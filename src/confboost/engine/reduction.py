@@ -37,14 +37,20 @@ how many cells a slice holds (``slice_cells``). On one machine a slice costs one
 call of the kernels; on a cluster, one more allreduce inside the round's task.
 """
 
+from confboost.utils.lazy_numba import numba_loaded
+from confboost.utils.threads import kernel_threads
 
-#: Cells (float64) of a slice of per-list sums on one machine: 16 MiB an array, whatever
-#: the vocabulary and the labels (Reuters-21578's 100,912 lists × 90 labels: 5 slices, where
-#: one array of every list was 73 MB); the icsiboost stems and smaller sets are one slice.
-#: A slice more is one more start of the kernels' parallel regions, which on busy cores
-#: (OpenMP threads waiting for a core) costs milliseconds: 2 MiB slices made a two-thread
-#: Reuters-21578 term search 4x slower, 8 MiB ones 1.2x.
+#: Cells (float64) of a slice of per-list sums on one machine, for kernel calls on several
+#: threads: 16 MiB an array, whatever the vocabulary and the labels (Reuters-21578's 100,912
+#: lists × 90 labels: 5 slices, where one array of every list was 73 MB); the icsiboost stems
+#: and smaller sets are one slice. A slice more is one more start of the kernels' parallel
+#: regions, which on busy cores (OpenMP threads waiting for a core) costs milliseconds: 2 MiB
+#: slices made a two-thread Reuters-21578 term search 4x slower, 8 MiB ones 1.2x.
 LOCAL_SLICE_CELLS = 1 << 21
+#: ...and for calls on one thread, which start no parallel region: 2 MiB an array, whose
+#: sums are still in the cache when their gains are taken (a Reuters-21578 text tree's call
+#: 0.7x the CPU of 16 MiB slices).
+ONE_THREAD_SLICE_CELLS = 1 << 18
 
 
 def slices(sizes, width, cells):
@@ -90,18 +96,28 @@ class LocalReducer:
     Parameters
     ----------
     slice_cells : int, optional
-        Cells of a slice of per-list sums (default ``LOCAL_SLICE_CELLS``); the models do
-        not depend on it.
+        Cells of a slice of per-list sums. By default ``ONE_THREAD_SLICE_CELLS`` while this
+        thread's kernel calls run on one thread (numba loaded and
+        ``utils.threads.kernel_threads`` 1), else ``LOCAL_SLICE_CELLS``; the models do not
+        depend on it.
     """
 
-    slice_cells = LOCAL_SLICE_CELLS
+    _slice_cells = None  # the size given, if any
 
     def __init__(self, slice_cells=None):
         if slice_cells is not None:
             if isinstance(slice_cells, bool) or not isinstance(slice_cells, int) \
                     or slice_cells < 1:
                 raise ValueError(f"slice_cells must be a positive integer, got {slice_cells!r}")
-            self.slice_cells = slice_cells
+        self._slice_cells = slice_cells
+
+    @property
+    def slice_cells(self):
+        """Cells of a slice of per-list sums for the calls this thread makes now."""
+        if self._slice_cells is not None:
+            return self._slice_cells
+        one_thread = numba_loaded() and kernel_threads() == 1  # not loaded: its count unknown
+        return ONE_THREAD_SLICE_CELLS if one_thread else LOCAL_SLICE_CELLS
 
     def sum(self, function, dataset, weights, labels, *args, out=None):
         if out is None:
