@@ -15,6 +15,8 @@ from confboost.engine.reduction import (
     LOCAL_SLICE_CELLS,
     ONE_THREAD_SLICE_CELLS,
     LocalReducer,
+    placed,
+    slice_rows,
     slices,
 )
 from confboost.kernels.criterion_numpy import DISCRETE, MODES, REAL
@@ -78,6 +80,15 @@ def test_slices_cut_the_rows_in_order():
                         for row in range(size)]
         assert all(sum(stop - start for _, start, stop in pieces) * width <= max(cells, width)
                    for pieces in cut)
+
+
+def test_a_slices_pieces_take_its_rows_in_order():
+    for pieces in slices([5, 0, 9, 2], 3, 12):
+        rows = [piece[3] for piece in placed(pieces)]
+        assert [(r.start, r.stop) for r in rows] == [
+            (sum(stop - start for _, start, stop in pieces[:i]),
+             sum(stop - start for _, start, stop in pieces[:i + 1])) for i in range(len(pieces))]
+        assert rows[-1].stop == slice_rows(pieces) <= 4
 
 
 @pytest.mark.parametrize("cells", [0, -3, 2.5, True, "64"])

@@ -89,6 +89,21 @@ def slices(sizes, width, cells):
     return cut
 
 
+def slice_rows(pieces):
+    """Rows of a slice of ``slices``: its pieces' rows together."""
+    return sum(stop - start for _, start, stop in pieces)
+
+
+def placed(pieces):
+    """Each piece of a slice of ``slices`` with the rows it takes in the slice's arrays:
+    ``(array, start, stop, rows)``, ``rows`` the ``slice`` of ``stop - start`` rows after
+    the pieces before it."""
+    at = 0
+    for index, start, stop in pieces:
+        yield index, start, stop, slice(at, at + stop - start)
+        at += stop - start
+
+
 class LocalReducer:
     """The reducer of one machine: one shard, the data itself; each method calls the
     function on the caller's arguments and returns its result.

@@ -29,7 +29,7 @@ own), and the gains computed from the sums by the same code on both.
 import numpy as np
 
 from confboost.engine.learners.base import leaf_statistics
-from confboost.engine.reduction import LOCAL, slices
+from confboost.engine.reduction import LOCAL, placed, slice_rows, slices
 from confboost.kernels.criterion_numpy import split_gain
 from confboost.kernels.node_split import best_node_splits, choose_split, unseen_missing_left
 from confboost.kernels.node_terms import node_term_sums, term_split_gains
@@ -241,30 +241,26 @@ class NodeSplits:
         k = self.pos.shape[1]
         cut = slices([column.scored_list.shape[0] for column in self.text], k,
                      self.reducer.slice_cells)
-        rows = sum(stop - start for _, start, stop in cut[0]) if cut else 0  # the largest
+        rows = slice_rows(cut[0]) if cut else 0  # the largest
         present_pos = self.work.get("term pos", (rows, k))
         present_neg = self.work.get("term neg", (rows, k))
         gains = self.work.get("term gains", (rows,))
         found = [None] * len(self.text)
         for pieces in cut:
-            at = 0
-            for index, start, stop in pieces:
+            for index, start, stop, rows in placed(pieces):
                 column = self.text[index]
                 node_term_sums(column.distinct_indptr, column.distinct_indices,
                                column.scored_list[start:stop], self.in_node, self.pos,
-                               self.neg, present_pos[at:at + stop - start],
-                               present_neg[at:at + stop - start])
-                at += stop - start
-            summed_pos, summed_neg = self.reducer.total((present_pos[:at], present_neg[:at]))
+                               self.neg, present_pos[rows], present_neg[rows])
+            n = slice_rows(pieces)
+            summed_pos, summed_neg = self.reducer.total((present_pos[:n], present_neg[:n]))
             term_split_gains(summed_pos, summed_neg, node_pos, node_neg, self.mode,
-                             least_mass, gains[:at])
-            at = 0
-            for index, start, stop in pieces:
-                best = at + int(np.argmax(gains[at:at + stop - start]))
+                             least_mass, gains[:n])
+            for index, start, _, rows in placed(pieces):
+                best = rows.start + int(np.argmax(gains[rows]))
                 if found[index] is None or gains[best] > found[index][0]:
-                    term = self.text[index].scored_first_term[start + best - at]
+                    term = self.text[index].scored_first_term[start + best - rows.start]
                     found[index] = (float(gains[best]), (NODE_TERM, index, int(term), False))
-                at += stop - start
         return [best for best in found if best is not None]
 
     def node_masses(self, rows):

@@ -29,7 +29,7 @@ from confboost.engine.learners.base import (
     column_label,
     saved_values,
 )
-from confboost.engine.reduction import LOCAL, slices
+from confboost.engine.reduction import LOCAL, placed, slice_rows, slices
 from confboost.kernels.term_masses import present_criteria, present_sums
 from confboost.utils.untrusted import read_int, read_str, require
 
@@ -159,14 +159,12 @@ def term_sums(dataset, weights, labels, pieces, out=None):
         (``kernels/term_masses.present_sums``).
     """
     if out is None:
-        out = np.empty((2, sum(stop - start for _, start, stop in pieces), weights.shape[1]))
-    at = 0
-    for index, start, stop in pieces:
+        out = np.empty((2, slice_rows(pieces), weights.shape[1]))
+    for index, start, stop, rows in placed(pieces):
         column = dataset.text[index]
         present_sums(column.distinct_indptr, column.distinct_indices,
-                     column.scored_list[start:stop], weights, labels.signs,
-                     out[0, at:at + stop - start], out[1, at:at + stop - start])
-        at += stop - start
+                     column.scored_list[start:stop], weights, labels.signs, out[0, rows],
+                     out[1, rows])
     return out
 
 
@@ -235,18 +233,16 @@ class TermLearner:
         sums, z = self._buffers(cut, weights.shape[1])
         best = None
         for pieces in cut:
-            n = sum(stop - start for _, start, stop in pieces)
+            n = slice_rows(pieces)
             present = self.reducer.sum(term_sums, dataset, weights, labels, pieces,
                                        out=sums[:, :n])
             present_criteria(present[0], present[1], total_pos, total_neg, self.mode, total,
                              z[:n])
-            at = 0
-            for index, start, stop in pieces:
-                scored = at + int(np.argmin(z[at:at + stop - start]))
+            for index, start, _, rows in placed(pieces):
+                scored = rows.start + int(np.argmin(z[rows]))
                 if best is None or z[scored] < best[0]:
-                    term = dataset.text[index].scored_first_term[start + scored - at]
+                    term = dataset.text[index].scored_first_term[start + scored - rows.start]
                     best = (float(z[scored]), index, int(term))
-                at += stop - start
         z, index, term = best
         weight_pos, weight_neg = term_block_stats(
             *self.reducer.sum(present_masses, dataset, weights, labels, index, term),
@@ -265,7 +261,7 @@ class TermLearner:
     def _buffers(self, cut, k):
         """A slice's sums, shape (2, rows, k), and Z, shape (rows,), rows those of the
         largest slice of ``cut`` (its first): the last call's when of that size."""
-        rows = sum(stop - start for _, start, stop in cut[0]) if cut else 0
+        rows = slice_rows(cut[0]) if cut else 0
         if self._sums is None or self._sums[0].shape != (2, rows, k):
             self._sums = (np.empty((2, rows, k)), np.empty(rows))
         return self._sums

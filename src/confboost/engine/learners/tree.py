@@ -25,7 +25,7 @@ from confboost.engine.learners.base import PartitionFit, label_masses, leaf_stat
 from confboost.engine.learners.grower import HistogramPool, LocalRows, WorkArrays, grow_tree
 from confboost.engine.learners.splitter import NodeSplits
 from confboost.engine.learners.tree_hypothesis import HammingTreeHypothesis, TreeHypothesis
-from confboost.engine.reduction import LOCAL, slices
+from confboost.engine.reduction import LOCAL, placed, slice_rows, slices
 from confboost.kernels.criterion_numpy import base_mode, partition_z
 from confboost.kernels.histogram import (
     N_HIST_BINS,
@@ -535,22 +535,18 @@ class HammingTreeLearner(TreeLearner):
         best = [None] * len(text)
         for pieces in slices([column.scored_list.shape[0] for column in text], k,
                              self.reducer.slice_cells):
-            shape = (sum(stop - start for _, start, stop in pieces), k)
+            shape = (slice_rows(pieces), k)
             w_plus, w_minus = np.empty(shape), np.empty(shape)
-            at = 0
-            for index, start, stop in pieces:
+            for index, start, stop, rows in placed(pieces):
                 column = text[index]
                 term_block_weights(column.distinct_indptr, column.distinct_indices,
                                    column.scored_list[start:stop], weights, labels.signs,
-                                   w_plus[at:at + stop - start], w_minus[at:at + stop - start])
-                at += stop - start
+                                   w_plus[rows], w_minus[rows])
             margin = self.reducer.total(w_plus - w_minus)
-            at = 0
-            for index, start, stop in pieces:
-                found = _best_factorised(margin[at:at + stop - start], margin_total)
+            for index, _, _, rows in placed(pieces):
+                found = _best_factorised(margin[rows], margin_total)
                 if best[index] is None or found[0] > best[index][0]:
                     best[index] = found
-                at += stop - start
         yield from (found for found in best if found is not None)
 
 
