@@ -111,8 +111,9 @@ def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
     """One call subtracts the smaller child from the parent and scans both children: the
     larger child's histogram, and each child's gains, bins and missing sides, are the twin's
     (subtract_sibling, then best_node_splits twice) to the bit, and each child's chosen
-    split choose_split_naive's, on 1 and 2 threads, in every mode; 9 features make tasks of
-    4, 4 and 1 per child."""
+    split choose_split_naive's, on 1 and 2 threads, in every mode, with the features shared
+    for 1, 2 and 3 threads: 9 features make tasks of 9, of 5 and 4, and of 4, 4 and 1 per
+    child."""
     import numba
 
     from confboost.engine.learners.splitter import numeric_split
@@ -137,14 +138,16 @@ def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
                 expected_large = parent.copy()
                 expected = children_splits_naive(small, expected_large, dataset.n_bins, mode,
                                                  0.01)
-                large = parent.copy()
-                out = (np.empty((2, 9)), np.empty((2, 9), dtype=np.intp),
-                       np.empty((2, 9), dtype=bool))
-                choice = np.empty((2, 3), dtype=np.intp)
-                children_splits(small, large, dataset.n_bins, mode, 0.01, *out, choice)
-                np.testing.assert_array_equal(large, expected_large)
-                for got, want in zip(out, expected, strict=True):
-                    np.testing.assert_array_equal(got, want)
+                for share in (1, 2, 3):
+                    large = parent.copy()
+                    out = (np.empty((2, 9)), np.empty((2, 9), dtype=np.intp),
+                           np.empty((2, 9), dtype=bool))
+                    choice = np.empty((2, 3), dtype=np.intp)
+                    children_splits(small, large, dataset.n_bins, mode, 0.01, *out, choice,
+                                    share)
+                    np.testing.assert_array_equal(large, expected_large)
+                    for got, want in zip(out, expected, strict=True):
+                        np.testing.assert_array_equal(got, want)
                 assert np.isfinite(out[0]).any()
                 for child, hist in enumerate((small, large)):
                     want = choose_split_naive(hist, dataset.n_bins, *(a[child] for a in out))

@@ -54,7 +54,8 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
                         fast_large = parent.copy()
                         fast = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
                                 np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
-                        children_splits(small, fast_large, n_bins, mode, least, *fast)
+                        children_splits(small, fast_large, n_bins, mode, least, *fast,
+                                        threads)
                         large = parent.copy()
                         got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
                                np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))

@@ -56,7 +56,7 @@ _MIN_BLOCK = 32
 _SIDE_BYTES = 1 << 16
 
 #: Features a task of ``best_node_splits`` scans with one work space (an allocation per
-#: feature cost a third of a small node's search).
+#: feature cost a third of a small node's search); at least as many for ``children_splits``.
 _SPLIT_FEATURES = 4
 
 #: ``_scan_real`` scores a block's candidates in a count rounded up to a multiple of this
@@ -100,16 +100,17 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
 
 @njit(cache=True, parallel=True, nogil=True)
 def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
-                    best_missing_left, choice):
+                    best_missing_left, choice, threads):
     """Both children's ``best_node_splits`` after a split, in one parallel region.
 
     ``large_hist`` holds the parent's histogram and becomes the larger child's, parent minus
     smaller child by ``subtract_sibling``'s rule; then each child's features are scanned as
-    ``best_node_splits`` scans them. A task takes ``_SPLIT_FEATURES`` features of one child
-    (for the larger child it subtracts them first, so they are scanned while in cache): one
-    fork and join per split of the tree where subtracting and two searches took three, and
-    the same numbers to the bit (``children_splits_naive``). Then each child's best feature
-    is picked (``choose_split``).
+    ``best_node_splits`` scans them. A task takes features of one child, an equal share for
+    each of ``threads`` or ``_SPLIT_FEATURES``, whichever is more (for the larger child it
+    subtracts them first, so they are scanned while in cache): one fork and join per split
+    of the tree where subtracting and two searches took three, and the same numbers to the
+    bit (``children_splits_naive``). Then each child's best feature is picked
+    (``choose_split``).
 
     Parameters
     ----------
@@ -128,15 +129,22 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
         Output, as ``best_gain``.
     choice : ndarray of shape (2, 3), intp
         Output: each child's ``choose_split``.
+    threads : int
+        The calling thread's kernel threads (``utils.threads.kernel_threads``). It sets only
+        how the features are shared into tasks: each task pays for its work space and a
+        reference on each array it is given (on one thread, tasks of four features took
+        5% of a satimage round more than one task a child).
     """
     n_features = small_hist.shape[0]
     small = small_hist.reshape((n_features, -1))
     large = large_hist.reshape((n_features, -1))
-    n_tasks = (n_features + _SPLIT_FEATURES - 1) // _SPLIT_FEATURES
+    share = max(threads, 1)
+    per_task = max(_SPLIT_FEATURES, (n_features + share - 1) // share)
+    n_tasks = (n_features + per_task - 1) // per_task
     for task in prange(2 * n_tasks):
         child = task % 2
-        first = (task // 2) * _SPLIT_FEATURES
-        stop = min(first + _SPLIT_FEATURES, n_features)
+        first = (task // 2) * per_task
+        stop = min(first + per_task, n_features)
         hist = small_hist
         if child == 1:
             subtract_features(large, small, first, stop)
@@ -244,7 +252,9 @@ def children_splits_naive(small_hist, large_hist, n_bins, mode, min_leaf_weight)
 @njit(cache=True, nogil=True)
 def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain, best_bin,
                     best_missing_left):
-    """``best_node_splits`` of the features ``first:stop``, with one work space for all."""
+    """``best_node_splits`` of the features ``first:stop``, with one work space for all:
+    ``_scan_real`` scans those it takes in one call, a scalar loop per (bin, label) the
+    rest."""
     k = hist.shape[2]
     n_hist_bins = hist.shape[1]
     real = mode == REAL or mode == REAL_ABSTAIN
@@ -252,24 +262,16 @@ def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain,
     all_neg = np.empty(k, dtype=WEIGHT_DTYPE)
     left_pos = np.empty(k, dtype=WEIGHT_DTYPE)
     left_neg = np.empty(k, dtype=WEIGHT_DTYPE)
-    block = min(n_hist_bins, max(_MIN_BLOCK, _SIDE_BYTES // (16 * k)))
-    padded = (block + _CHUNK - 1) // _CHUNK * _CHUNK
-    side_pos = np.empty((k, padded), dtype=WEIGHT_DTYPE)
-    side_neg = np.empty((k, padded), dtype=WEIGHT_DTYPE)
-    sums = np.empty((5, padded), dtype=WEIGHT_DTYPE)
-    candidate_mass = np.empty(padded, dtype=WEIGHT_DTYPE)
-    candidate_bin = np.empty(block, dtype=np.intp)
+    if real:
+        _scan_real(hist, n_bins, min_leaf_weight, first, stop, all_pos, all_neg, left_pos,
+                   left_neg, best_gain, best_bin, best_missing_left)
     for feature in range(first, stop):
         n_value_bins = n_bins[feature]
-        if real and n_value_bins >= _SCAN_FEW_BINS and n_value_bins * k >= _SCAN_MIN_CELLS:
-            best_gain[feature], best_bin[feature], best_missing_left[feature] = (
-                _scan_real(hist[feature], n_bins[feature], min_leaf_weight, all_pos, all_neg,
-                           left_pos, left_neg, side_pos, side_neg, sums, candidate_mass,
-                           candidate_bin))
+        if real and _scanned(n_value_bins, k):
             continue
-        _value_totals(hist[feature], n_value_bins, all_pos, all_neg)
+        _value_totals(hist, feature, n_value_bins, all_pos, all_neg)
         node_score, missing_mass, value_mass, least_mass = _node_terms(
-            hist[feature], all_pos, all_neg, mode, min_leaf_weight)
+            hist, feature, all_pos, all_neg, mode, min_leaf_weight)
         missing_bin = n_hist_bins - 1
         left_pos[:] = 0.0
         left_neg[:] = 0.0
@@ -324,29 +326,29 @@ def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain,
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _value_totals(feature_hist, n_value_bins, all_pos, all_neg):
+def _value_totals(hist, feature, n_value_bins, all_pos, all_neg):
     """A feature's W+ and W- per label over its value bins (``value_totals``), each summed
     in bin order from 0.0."""
     all_pos[:] = 0.0
     all_neg[:] = 0.0
     for b in range(n_value_bins):
-        for l in range(feature_hist.shape[1]):
-            all_pos[l] += feature_hist[b, l, 0]
-            all_neg[l] += feature_hist[b, l, 1]
+        for l in range(hist.shape[2]):
+            all_pos[l] += hist[feature, b, l, 0]
+            all_neg[l] += hist[feature, b, l, 1]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _node_terms(feature_hist, all_pos, all_neg, mode, min_leaf_weight):
+def _node_terms(hist, feature, all_pos, all_neg, mode, min_leaf_weight):
     """A feature's node score (its value bins' totals ``all_pos``, ``all_neg`` and its
     missing bin), missing mass, value mass and least child mass, each summed in label
     order."""
-    missing_bin = feature_hist.shape[0] - 1
+    missing_bin = hist.shape[1] - 1
     node_score = 0.0
     missing_mass = 0.0
     value_mass = 0.0
-    for l in range(feature_hist.shape[1]):
-        miss_pos = feature_hist[missing_bin, l, 0]
-        miss_neg = feature_hist[missing_bin, l, 1]
+    for l in range(hist.shape[2]):
+        miss_pos = hist[feature, missing_bin, l, 0]
+        miss_neg = hist[feature, missing_bin, l, 1]
         node_score += _score(all_pos[l] + miss_pos, all_neg[l] + miss_neg, mode)
         missing_mass += miss_pos + miss_neg
         value_mass += all_pos[l] + all_neg[l]
@@ -355,11 +357,18 @@ def _node_terms(feature_hist, all_pos, all_neg, mode, min_leaf_weight):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, left_pos,
-               left_neg, side_pos, side_neg, sums, candidate_mass, candidate_bin):
-    """One feature's best split, (gain, bin, missing_left) or (-inf, -1, True), as the
-    scalar loop of ``best_node_splits`` finds it to the bit (module docstring; real
-    confidences only).
+def _scanned(n_value_bins, k):
+    """Whether ``_scan_real`` scans a feature of ``n_value_bins`` value bins and ``k``
+    labels (``_SCAN_FEW_BINS``, ``_SCAN_MIN_CELLS``)."""
+    return n_value_bins >= _SCAN_FEW_BINS and n_value_bins * k >= _SCAN_MIN_CELLS
+
+
+@njit(cache=True, nogil=True)
+def _scan_real(hist, n_bins, min_leaf_weight, first, stop, all_pos, all_neg, left_pos,
+               left_neg, best_gain, best_bin, best_missing_left):
+    """Each feature's best split, as the scalar loop of ``_split_features`` finds it to the
+    bit (module docstring; real confidences only), for the features of ``first:stop`` that
+    ``_scanned`` takes: (gain, bin, missing_left) into the outputs, or (-inf, -1, True).
 
     A block's candidates (bin 0 and the bins with mass; every candidate of the feature when
     they fit ``candidate_bin``) are listed first: a bin of no mass (every cell ±0.0: the
@@ -372,123 +381,140 @@ def _scan_real(feature_hist, n_value_bins, min_leaf_weight, all_pos, all_neg, le
     compared with the least child mass, and it lies within ``slack`` of the scalar loop's
     (``_mass_checks``); a comparison the bound cannot decide takes the scalar loop's sum
     (``_left_mass``). The value bins' totals the right child needs are, for one block, its
-    running sums after the last bin, and for several a pass of their own first. The work
-    space comes from the caller: ``all_pos``, ``all_neg``, ``left_pos``, ``left_neg`` of
-    shape (k,); ``side_pos``, ``side_neg`` of shape (k, padded block); ``sums`` of shape
-    (5, padded block): each candidate's score sums (left, right with missing values right;
-    left, right with them left), then its mass checks; ``candidate_mass`` (padded block,)
-    and ``candidate_bin`` (block,).
+    running sums after the last bin, and for several a pass of their own first.
+
+    The features are a loop here, not a call each: a call or an inlined helper takes a
+    reference on each array it is given (an atomic add and its release), and with a
+    dozen arrays a feature those were 8% of a satimage tree round. Work space:
+    ``all_pos``, ``all_neg``, ``left_pos``, ``left_neg`` of shape (k,), from the caller;
+    ``side_pos``, ``side_neg`` of shape (k, padded block); ``sums`` of shape (5, padded
+    block): each candidate's score sums (left, right with missing values right; left, right
+    with them left), then its mass checks; ``candidate_mass`` (padded block,) and
+    ``candidate_bin`` (block,).
     """
-    k = feature_hist.shape[1]
-    cells = feature_hist.reshape(-1)
+    k = hist.shape[2]
+    n_hist_bins = hist.shape[1]
+    block = min(n_hist_bins, max(_MIN_BLOCK, _SIDE_BYTES // (16 * k)))
+    padded = (block + _CHUNK - 1) // _CHUNK * _CHUNK
+    side_pos = np.empty((k, padded), dtype=WEIGHT_DTYPE)
+    side_neg = np.empty((k, padded), dtype=WEIGHT_DTYPE)
+    sums = np.empty((5, padded), dtype=WEIGHT_DTYPE)
+    candidate_mass = np.empty(padded, dtype=WEIGHT_DTYPE)
+    candidate_bin = np.empty(block, dtype=np.intp)
+    cells = hist.reshape(-1)
     bits = cells.view(np.uint64)
     width = np.uintp(2 * k)
-    block = candidate_bin.shape[0]
-    missing_bin = feature_hist.shape[0] - 1
-    one_block = n_value_bins <= block
-    node_score, missing_mass, value_mass, least_mass = 0.0, 0.0, 0.0, 0.0
-    if not one_block:
-        _value_totals(feature_hist, n_value_bins, all_pos, all_neg)
-        node_score, missing_mass, value_mass, least_mass = _node_terms(
-            feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
-    left_pos[:] = 0.0
-    left_neg[:] = 0.0
-    best_gain, best_missing_left, best_bin = -np.inf, True, -1
-    # both left masses round sums of at most k (n_value_bins + 2) non-negative terms: each
-    # is within that many units in the last place (2^-53) of the exact sum, so of each other
-    slack = 8.0 * k * (n_value_bins + 2) * 2.0**-53
-    b = 0
-    while b < n_value_bins:
-        n_candidates = 0
-        while b < n_value_bins and n_candidates < block:
-            base = np.uintp(b) * width
-            if b > 0 and (bits[base] | bits[base + np.uintp(1)]) << np.uint64(1) != 0:
-                # label 0 has mass: a candidate without the whole test (in a one-against-all
-                # fit every row has mass on every label)
-                candidate_bin[n_candidates] = b
-                n_candidates += 1
-                b += 1
-                continue
-            nonzero = np.uint64(0)
-            for cell in range(width):
-                nonzero |= bits[base + cell]
-            if nonzero << np.uint64(1) != 0 or b == 0:  # a cell other than +-0.0
-                candidate_bin[n_candidates] = b
-                n_candidates += 1
-            b += 1
-        n_padded = (n_candidates + _CHUNK - 1) // _CHUNK * _CHUNK
-        for l in range(k):
-            running_pos, running_neg = left_pos[l], left_neg[l]
-            pos, neg = side_pos[l], side_neg[l]
-            offset = np.uintp(2 * l)
-            for c in range(n_candidates):
-                at = np.uintp(candidate_bin[c]) * width + offset
-                running_pos += cells[at]
-                running_neg += cells[at + np.uintp(1)]
-                pos[c] = running_pos
-                neg[c] = running_neg
-            for c in range(n_candidates, n_padded):
-                pos[c] = running_pos
-                neg[c] = running_neg
-            left_pos[l], left_neg[l] = running_pos, running_neg
-        if one_block:  # by element: an array copied into a slice compiles numba's error text
-            for l in range(k):
-                all_pos[l], all_neg[l] = left_pos[l], left_neg[l]
+    missing_bin = n_hist_bins - 1
+    for feature in range(first, stop):
+        n_value_bins = n_bins[feature]
+        if not _scanned(n_value_bins, k):
+            continue
+        first_cell = np.uintp(feature) * np.uintp(n_hist_bins) * width
+        one_block = n_value_bins <= block
+        node_score, missing_mass, value_mass, least_mass = 0.0, 0.0, 0.0, 0.0
+        if not one_block:
+            _value_totals(hist, feature, n_value_bins, all_pos, all_neg)
             node_score, missing_mass, value_mass, least_mass = _node_terms(
-                feature_hist, all_pos, all_neg, REAL, min_leaf_weight)
-        with_missing = missing_mass > 0.0
-        sums[:, :n_padded] = 0.0
-        candidate_mass[:n_padded] = 0.0
-        sum_left, sum_right, sum_left_miss, sum_right_miss = sums[0], sums[1], sums[2], sums[3]
-        for l in range(k):
-            total_pos, total_neg = all_pos[l], all_neg[l]
-            pos, neg = side_pos[l], side_neg[l]
-            for c in range(n_padded):
-                candidate_mass[c] += pos[c] + neg[c]
-                sum_left[c] += _score(pos[c], neg[c], REAL)
-                sum_right[c] += _score(max(total_pos - pos[c], 0.0),
-                                       max(total_neg - neg[c], 0.0), REAL)
-            if with_missing:
-                miss_pos = feature_hist[missing_bin, l, 0]
-                miss_neg = feature_hist[missing_bin, l, 1]
+                hist, feature, all_pos, all_neg, REAL, min_leaf_weight)
+        left_pos[:] = 0.0
+        left_neg[:] = 0.0
+        feature_gain, feature_missing_left, feature_bin = -np.inf, True, -1
+        # both left masses round sums of at most k (n_value_bins + 2) non-negative terms:
+        # each is within that many units in the last place (2^-53) of the exact sum, so of
+        # each other
+        slack = 8.0 * k * (n_value_bins + 2) * 2.0**-53
+        b = 0
+        while b < n_value_bins:
+            n_candidates = 0
+            while b < n_value_bins and n_candidates < block:
+                base = first_cell + np.uintp(b) * width
+                if b > 0 and (bits[base] | bits[base + np.uintp(1)]) << np.uint64(1) != 0:
+                    # label 0 has mass: a candidate without the whole test (in a
+                    # one-against-all fit every row has mass on every label)
+                    candidate_bin[n_candidates] = b
+                    n_candidates += 1
+                    b += 1
+                    continue
+                nonzero = np.uint64(0)
+                for cell in range(width):
+                    nonzero |= bits[base + cell]
+                if nonzero << np.uint64(1) != 0 or b == 0:  # a cell other than +-0.0
+                    candidate_bin[n_candidates] = b
+                    n_candidates += 1
+                b += 1
+            n_padded = (n_candidates + _CHUNK - 1) // _CHUNK * _CHUNK
+            for l in range(k):
+                running_pos, running_neg = left_pos[l], left_neg[l]
+                pos, neg = side_pos[l], side_neg[l]
+                offset = first_cell + np.uintp(2 * l)
+                for c in range(n_candidates):
+                    at = np.uintp(candidate_bin[c]) * width + offset
+                    running_pos += cells[at]
+                    running_neg += cells[at + np.uintp(1)]
+                    pos[c] = running_pos
+                    neg[c] = running_neg
+                for c in range(n_candidates, n_padded):
+                    pos[c] = running_pos
+                    neg[c] = running_neg
+                left_pos[l], left_neg[l] = running_pos, running_neg
+            if one_block:  # by element: an array copied into a slice compiles numba's error
+                for l in range(k):
+                    all_pos[l], all_neg[l] = left_pos[l], left_neg[l]
+                node_score, missing_mass, value_mass, least_mass = _node_terms(
+                    hist, feature, all_pos, all_neg, REAL, min_leaf_weight)
+            with_missing = missing_mass > 0.0
+            sums[:, :n_padded] = 0.0
+            candidate_mass[:n_padded] = 0.0
+            sum_left, sum_right, sum_left_miss, sum_right_miss = (sums[0], sums[1], sums[2],
+                                                                  sums[3])
+            for l in range(k):
+                total_pos, total_neg = all_pos[l], all_neg[l]
+                pos, neg = side_pos[l], side_neg[l]
                 for c in range(n_padded):
-                    sum_left_miss[c] += _score(pos[c] + miss_pos, neg[c] + miss_neg, REAL)
-                    sum_right_miss[c] += _score(max(total_pos - pos[c], 0.0) + miss_pos,
-                                                max(total_neg - neg[c], 0.0) + miss_neg, REAL)
-        gain_left, gain_right, fits = sums[0], sums[1], sums[4]
-        for c in range(n_padded):
-            score_left = sums[0, c]  # missing values right
-            score_right = sums[1, c]
-            score_left_miss = score_left  # missing values left
-            score_right_miss = score_right
-            if with_missing:
-                score_left_miss = sums[2, c]
-                score_right_miss = sums[3, c]
-            gain_left[c] = node_score - score_left_miss - score_right
-            gain_right[c] = node_score - score_left - score_right_miss
-            mass = candidate_mass[c]
-            low = _mass_checks(mass * (1.0 - slack) - _TINY_MASS, missing_mass, value_mass,
-                               least_mass)
-            high = _mass_checks(mass * (1.0 + slack) + _TINY_MASS, missing_mass, value_mass,
-                                least_mass)
-            fits[c] = low if low == high else _UNDECIDED
-        for c in range(n_candidates):
-            checks = fits[c]
-            if checks == _UNDECIDED:
-                checks = _mass_checks(_left_mass(cells, width, candidate_bin[c]),
-                                      missing_mass, value_mass, least_mass)
-            if checks == 15.0:
-                if gain_left[c] > best_gain:
-                    best_gain, best_bin, best_missing_left = gain_left[c], candidate_bin[c], True
-                if gain_right[c] > best_gain:
-                    best_gain, best_bin, best_missing_left = gain_right[c], candidate_bin[c], False
-                continue
-            code = int(checks)
-            if code & 3 == 3 and gain_left[c] > best_gain:
-                best_gain, best_bin, best_missing_left = gain_left[c], candidate_bin[c], True
-            if code & 12 == 12 and gain_right[c] > best_gain:
-                best_gain, best_bin, best_missing_left = gain_right[c], candidate_bin[c], False
-    return best_gain, best_bin, best_missing_left
+                    candidate_mass[c] += pos[c] + neg[c]
+                    sum_left[c] += _score(pos[c], neg[c], REAL)
+                    sum_right[c] += _score(max(total_pos - pos[c], 0.0),
+                                           max(total_neg - neg[c], 0.0), REAL)
+                if with_missing:
+                    miss_pos = hist[feature, missing_bin, l, 0]
+                    miss_neg = hist[feature, missing_bin, l, 1]
+                    for c in range(n_padded):
+                        sum_left_miss[c] += _score(pos[c] + miss_pos, neg[c] + miss_neg, REAL)
+                        sum_right_miss[c] += _score(max(total_pos - pos[c], 0.0) + miss_pos,
+                                                    max(total_neg - neg[c], 0.0) + miss_neg,
+                                                    REAL)
+            for c in range(n_padded):  # the sums' rows become gains and mass checks
+                score_left = sums[0, c]  # missing values right
+                score_right = sums[1, c]
+                score_left_miss = score_left  # missing values left
+                score_right_miss = score_right
+                if with_missing:
+                    score_left_miss = sums[2, c]
+                    score_right_miss = sums[3, c]
+                sums[0, c] = node_score - score_left_miss - score_right
+                sums[1, c] = node_score - score_left - score_right_miss
+                mass = candidate_mass[c]
+                low = _mass_checks(mass * (1.0 - slack) - _TINY_MASS, missing_mass, value_mass,
+                                   least_mass)
+                high = _mass_checks(mass * (1.0 + slack) + _TINY_MASS, missing_mass,
+                                    value_mass, least_mass)
+                sums[4, c] = low if low == high else _UNDECIDED
+            for c in range(n_candidates):
+                checks = sums[4, c]
+                if checks == _UNDECIDED:
+                    checks = _mass_checks(_left_mass(cells, first_cell, width, candidate_bin[c]),
+                                          missing_mass, value_mass, least_mass)
+                gain_left, gain_right = sums[0, c], sums[1, c]
+                code = int(checks)
+                if code & 3 == 3 and gain_left > feature_gain:
+                    feature_gain, feature_bin, feature_missing_left = (
+                        gain_left, candidate_bin[c], True)
+                if code & 12 == 12 and gain_right > feature_gain:
+                    feature_gain, feature_bin, feature_missing_left = (
+                        gain_right, candidate_bin[c], False)
+        best_gain[feature] = feature_gain
+        best_bin[feature] = feature_bin
+        best_missing_left[feature] = feature_missing_left
 
 
 #: ``_scan_real``'s mark of a candidate whose mass checks the bound cannot decide.
@@ -520,12 +546,13 @@ def _mass_checks(mass, missing_mass, value_mass, least_mass):
 
 
 @njit(cache=True, nogil=True)
-def _left_mass(cells, width, last_bin):
+def _left_mass(cells, first_cell, width, last_bin):
     """The left mass of the split at ``last_bin`` as the scalar loop sums it: W+ + W- of
-    each label, bin by bin in label order, from 0.0 (an empty bin adds 0.0)."""
+    each label, bin by bin in label order, from 0.0 (an empty bin adds 0.0); the feature's
+    bins start at ``cells[first_cell]``."""
     mass = 0.0
     for b in range(last_bin + 1):
-        base = np.uintp(b) * width
+        base = first_cell + np.uintp(b) * width
         for cell in range(0, width, 2):
             mass += cells[base + np.uintp(cell)] + cells[base + np.uintp(cell + 1)]
     return mass

@@ -48,6 +48,7 @@ from confboost.kernels.node_split import children_splits
 from confboost.kernels.tree_nodes import partition_rows, range_blocks
 from confboost.utils.dtypes import BLOCK_DTYPE, NODE_THRESHOLD, REAL, REAL_ABSTAIN, WEIGHT_DTYPE
 from confboost.utils.lazy_numba import resolved
+from confboost.utils.threads import kernel_threads
 
 if TYPE_CHECKING:  # annotations only
     from confboost.engine.protocols import RowSets
@@ -353,6 +354,7 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
     consider(0, root_hist)
     if n_bins is not None:  # the build each split calls, chosen once the root's kernels ran
         children_search = resolved(children_search)
+        threads = kernel_threads()  # how the children's search shares its features
     n_leaves = 1
     while candidates and n_leaves < max_leaves:
         _, node_id, split = heapq.heappop(candidates)
@@ -379,7 +381,7 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
             large_hist = pool.get(shape)
             row_sets.fill(node_id, large_hist)
         children_search(small_hist, large_hist, n_bins, mode, min_leaf_weight, split_gains,
-                        split_bins, split_lefts, choices)
+                        split_bins, split_lefts, choices, threads)
         consider(small, small_hist, 0)
         consider(large, large_hist, 1)
     for hist in hists.values():
@@ -396,8 +398,9 @@ def _children_search(n_columns, mode):
 
 
 def _one_column_children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight,
-                                best_gain, best_bin, best_missing_left, choice):
-    """``label_children_splits`` (one column, real confidences: it takes no ``mode``)."""
+                                best_gain, best_bin, best_missing_left, choice, threads):
+    """``label_children_splits`` (one column, real confidences: it takes no ``mode``, and
+    shares its features by its own rule, not by ``threads``)."""
     label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_gain,
                           best_bin, best_missing_left, choice)
 
