@@ -39,7 +39,8 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
     """Gains, bins, missing sides, the larger child's histogram and each child's choice are
     children_splits' (both of its scans: features of under 64 bins take its scalar loop)
     and the naive twin's, to the bit, on 1 and 2 threads, with and without a least leaf
-    weight, under both real modes; 19 features make tasks of 8, 8 and 3."""
+    weight, under both real modes, with the features shared for 1, 2 and 3 threads: 19
+    features make tasks of 19, of 10 and 9, and of 8, 8 and 3 a child."""
     previous = numba.get_num_threads()
     try:
         for empty_share in (0.0, 0.6, 0.97):
@@ -56,17 +57,18 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
                                 np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
                         children_splits(small, fast_large, n_bins, mode, least, *fast,
                                         threads)
-                        large = parent.copy()
-                        got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
-                               np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
-                        label_children_splits(small, large, n_bins, least, *got)
-                        np.testing.assert_array_equal(large, want_large)
-                        np.testing.assert_array_equal(large, fast_large)
-                        for got_part, want_part in zip(got[:3], want, strict=True):
-                            np.testing.assert_array_equal(got_part, want_part)
-                        for got_part, fast_part in zip(got, fast, strict=True):
-                            np.testing.assert_array_equal(got_part, fast_part)
-                        assert np.isfinite(got[0]).any()
+                        for share in (1, 2, 3):
+                            large = parent.copy()
+                            got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
+                                   np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
+                            label_children_splits(small, large, n_bins, least, *got, share)
+                            np.testing.assert_array_equal(large, want_large)
+                            np.testing.assert_array_equal(large, fast_large)
+                            for got_part, want_part in zip(got[:3], want, strict=True):
+                                np.testing.assert_array_equal(got_part, want_part)
+                            for got_part, fast_part in zip(got, fast, strict=True):
+                                np.testing.assert_array_equal(got_part, fast_part)
+                            assert np.isfinite(got[0]).any()
     finally:
         numba.set_num_threads(previous)
 
@@ -85,7 +87,7 @@ def test_cells_past_the_value_bins_are_neither_read_nor_written(rng):
         large[dead], smaller[dead] = fill, fill
         got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
                np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
-        label_children_splits(smaller, large, n_bins, 0.0, *got)
+        label_children_splits(smaller, large, n_bins, 0.0, *got, 2)
         if fill != fill:
             assert np.isnan(large[dead]).all()
         large[dead] = 0.0
@@ -109,7 +111,7 @@ def test_histograms_past_l2_equal_the_naive_twin(rng):
             large = parent.copy()
             got = (np.empty((2, n_features)), np.empty((2, n_features), dtype=np.intp),
                    np.empty((2, n_features), dtype=bool), np.empty((2, 3), np.intp))
-            label_children_splits(small, large, n_bins, 0.0, *got)
+            label_children_splits(small, large, n_bins, 0.0, *got, threads)
             np.testing.assert_array_equal(large, want_large)
             for got_part, want_part in zip(got[:3], want, strict=True):
                 np.testing.assert_array_equal(got_part, want_part)

@@ -76,19 +76,22 @@ def test_root_and_node_histograms_share_one_specialisation(rng, k):
 
 
 
-def test_one_label_subtraction_takes_no_literal(rng):
-    """``label_children_splits`` calls ``_subtract_cells`` for the value bins and for the
-    missing bin with the same types (a literal 0 compiled it twice)."""
+def test_one_label_search_takes_no_literal(rng):
+    """``label_children_splits`` calls its features' helper (``_label_features``) with the
+    same types for either child, on any thread count (a literal argument would compile it
+    once more)."""
     from confboost.kernels import label_split
 
-    before = set(label_split._subtract_cells.signatures)
+    before = set(label_split._label_features.signatures)
     n_features, n_hist_bins = 5, 9
     large = rng.random((n_features, n_hist_bins, 1, 2))
     small = large * 0.5
     n_bins = np.full(n_features, n_hist_bins - 1, dtype=np.intp)
     out = (np.empty((2, n_features)), np.empty((2, n_features), dtype=np.intp),
            np.empty((2, n_features), dtype=bool), np.empty((2, 3), np.intp))
-    label_split.label_children_splits(small, large, n_bins, 0.0, *out)
+    label_split.label_children_splits(small, large, n_bins, 0.0, *out, 2)
     with serial_kernels():
-        label_split.label_children_splits(small, large.copy(), n_bins, 0.0, *out)
-    assert _literal_signatures(set(label_split._subtract_cells.signatures) - before) == []
+        label_split.label_children_splits(small, large.copy(), n_bins, 0.0, *out, 1)
+    added = set(label_split._label_features.signatures) - before
+    assert _literal_signatures(added) == []
+    assert len(added) <= 1

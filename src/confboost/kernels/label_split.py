@@ -38,10 +38,11 @@ from confboost.kernels.node_split import children_splits_naive, choose_split
 from confboost.utils.dtypes import WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
-#: Features a task of ``label_children_splits`` subtracts and scans with one work space.
+#: Fewest features a task of ``label_children_splits`` subtracts and scans with one work
+#: space (more where there are fewer threads than tasks).
 _FEATURES_PER_TASK = 8
 
-#: Histogram cells (float64) in a 64-byte cache line: the step of ``_ask_cells``' hints.
+#: Histogram cells (float64) in a 64-byte cache line: the step of ``_label_features``' hints.
 _CELLS_PER_LINE = 8
 
 #: Bytes of a histogram from which ``label_children_splits`` asks for the next feature's
@@ -50,96 +51,124 @@ _CELLS_PER_LINE = 8
 _ASK_BYTES = 1 << 20
 
 
-@njit(cache=True, nogil=True)
-def _ask_cells(cells, n_value_bins, missing):
-    """Ask for the cache lines of the cells the search reads in one feature's flat
-    histogram ``cells``: its value bins' (``0 .. 2 * n_value_bins``) and its missing bin's
-    (``kernels/prefetch.py``: a hint, no value changes)."""
-    for cell in range(0, 2 * n_value_bins, _CELLS_PER_LINE):
-        prefetch.read(cells, np.uintp(cell))
-    prefetch.read(cells, np.uintp(2 * missing))
-
-
-@njit(cache=True, nogil=True)
-def _subtract_cells(large, small, first, stop):
-    """``large[c] -= small[c]`` on cells ``first:stop`` of one feature, by
-    ``tree_nodes.subtract_features``' rule (a difference within 1e-13 of the parent's cell
-    is 0.0, so rounding leaves no mass in an empty bin)."""
-    for cell in range(first, stop):
-        whole = large[cell]
-        difference = whole - small[cell]
-        large[cell] = difference if difference > 1e-13 * whole else 0.0
-
-
 @njit(cache=True, nogil=True, error_model="numpy")
-def _scan_one_label(cells, n_value_bins, missing, min_leaf_weight, left_pos, left_neg,
-                    left_mass, gain_left, gain_right, candidate_bin):
-    """One feature's best split (gain, bin, missing_left), or (-inf, -1, True).
+def _label_features(small, large, child, first, stop, n_bins, min_leaf_weight, ask,
+                    best_gain, best_bin, best_missing_left):
+    """Each feature's best split (gain, bin, missing_left), or (-inf, -1, True), of features
+    ``first:stop`` of one child into the outputs: the smaller's (``child`` 0) from
+    ``small``, the larger's (1) from ``large``, each feature made first, the parent's cells
+    less the smaller's, by ``tree_nodes.subtract_features``' rule (a difference within
+    1e-13 of the parent's cell is 0.0, so rounding leaves no mass in an empty bin). With
+    ``ask``, the next feature's lines are asked for first (``kernels/prefetch.py``).
 
-    ``cells``: the feature's flat histogram, W+ and W- of bin b at 2b and 2b + 1, the
-    missing bin at ``2 * missing``. The rest is work space of a bin each: the left child's
-    running sums, each candidate's gain with missing values left and right, its bin.
+    ``small``, ``large``: flat histograms, shape (n_features, 2 n_hist_bins), W+ and W- of
+    bin b at 2b and 2b + 1, the missing bin last. The features are a loop here, with no call
+    and no view each: a call takes a reference on each array it is given (an atomic add and
+    its release), and with a dozen a feature those were 9% of a default fashion-mnist
+    round. The work space is a bin each, allocated once a call: the left child's running
+    sums, each candidate's gain with missing values left and right, its bin.
     """
-    n_candidates = 0
-    for b in range(n_value_bins):
-        candidate_bin[n_candidates] = b
-        n_candidates += (b == 0) | (cells[2 * b] != 0.0) | (cells[2 * b + 1] != 0.0)
-    pos_sum = 0.0
-    neg_sum = 0.0
-    mass_sum = 0.0
-    for c in range(n_candidates):  # an empty bin would add 0.0 to each sum: no change
-        b = candidate_bin[c]
-        cell_pos = cells[2 * b]
-        cell_neg = cells[2 * b + 1]
-        pos_sum += cell_pos
-        neg_sum += cell_neg
-        mass_sum += cell_pos + cell_neg
-        left_pos[c] = pos_sum
-        left_neg[c] = neg_sum
-        left_mass[c] = mass_sum
-    miss_pos = cells[2 * missing]
-    miss_neg = cells[2 * missing + 1]
-    node_score = 2.0 * np.sqrt((pos_sum + miss_pos) * (neg_sum + miss_neg))
-    missing_mass = miss_pos + miss_neg
-    value_mass = pos_sum + neg_sum
-    least_mass = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
-    with_missing = missing_mass > 0.0
-    if with_missing:
-        for c in range(n_candidates):
-            pos, neg = left_pos[c], left_neg[c]
-            right_pos = max(pos_sum - pos, 0.0)
-            right_neg = max(neg_sum - neg, 0.0)
-            score_left = 2.0 * np.sqrt(pos * neg)
-            score_right = 2.0 * np.sqrt(right_pos * right_neg)
-            gain_left[c] = (node_score - 2.0 * np.sqrt((pos + miss_pos) * (neg + miss_neg))
-                            - score_right)
-            gain_right[c] = node_score - score_left - 2.0 * np.sqrt(
-                (right_pos + miss_pos) * (right_neg + miss_neg))
-    else:  # both sides of the missing values are the same split
-        for c in range(n_candidates):
-            pos, neg = left_pos[c], left_neg[c]
-            gain_left[c] = node_score - 2.0 * np.sqrt(pos * neg) - 2.0 * np.sqrt(
-                max(pos_sum - pos, 0.0) * max(neg_sum - neg, 0.0))
-    best_gain, best_bin, best_missing_left = -np.inf, -1, True
-    for c in range(n_candidates):  # a child's least mass is tested only for a better gain
-        if gain_left[c] > best_gain:
-            mass = left_mass[c]
-            right_mass = max(value_mass - mass, 0.0)
-            if mass + missing_mass >= least_mass and right_mass >= least_mass:
-                best_gain, best_bin, best_missing_left = gain_left[c], candidate_bin[c], True
-        if with_missing and gain_right[c] > best_gain:
-            mass = left_mass[c]
-            right_mass = max(value_mass - mass, 0.0)
-            if mass >= least_mass and right_mass + missing_mass >= least_mass:
-                best_gain, best_bin, best_missing_left = gain_right[c], candidate_bin[c], False
-    return best_gain, best_bin, best_missing_left
+    n_hist_bins = small.shape[1] // 2
+    missing = n_hist_bins - 1
+    n_features = small.shape[0]
+    left_pos = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
+    left_neg = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
+    left_mass = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
+    gain_left = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
+    gain_right = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
+    candidate_bin = np.empty(n_hist_bins, dtype=np.intp)
+    small_cells = small.reshape(-1)
+    large_cells = large.reshape(-1)
+    hist = small if child == 0 else large
+    for feature in range(first, stop):
+        n_value_bins = n_bins[feature]
+        if ask and feature + 1 < n_features:  # its lines, while this one runs
+            row = np.uintp(feature + 1) * np.uintp(2 * n_hist_bins)
+            for cell in range(0, 2 * n_bins[feature + 1], _CELLS_PER_LINE):
+                if child == 1:
+                    prefetch.read(large_cells, row + np.uintp(cell))
+                prefetch.read(small_cells, row + np.uintp(cell))
+            if child == 1:
+                prefetch.read(large_cells, row + np.uintp(2 * missing))
+            prefetch.read(small_cells, row + np.uintp(2 * missing))
+        if child == 1:  # the larger child: the parent's cells less the smaller's
+            for cell in range(2 * n_value_bins):
+                whole = large[feature, cell]
+                difference = whole - small[feature, cell]
+                large[feature, cell] = difference if difference > 1e-13 * whole else 0.0
+            for cell in range(2 * missing, 2 * missing + 2):
+                whole = large[feature, cell]
+                difference = whole - small[feature, cell]
+                large[feature, cell] = difference if difference > 1e-13 * whole else 0.0
+        n_candidates = 0
+        for b in range(n_value_bins):
+            candidate_bin[n_candidates] = b
+            n_candidates += ((b == 0) | (hist[feature, 2 * b] != 0.0)
+                             | (hist[feature, 2 * b + 1] != 0.0))
+        pos_sum = 0.0
+        neg_sum = 0.0
+        mass_sum = 0.0
+        for c in range(n_candidates):  # an empty bin would add 0.0 to each sum: no change
+            b = candidate_bin[c]
+            cell_pos = hist[feature, 2 * b]
+            cell_neg = hist[feature, 2 * b + 1]
+            pos_sum += cell_pos
+            neg_sum += cell_neg
+            mass_sum += cell_pos + cell_neg
+            left_pos[c] = pos_sum
+            left_neg[c] = neg_sum
+            left_mass[c] = mass_sum
+        miss_pos = hist[feature, 2 * missing]
+        miss_neg = hist[feature, 2 * missing + 1]
+        node_score = 2.0 * np.sqrt((pos_sum + miss_pos) * (neg_sum + miss_neg))
+        missing_mass = miss_pos + miss_neg
+        value_mass = pos_sum + neg_sum
+        least_mass = max(min_leaf_weight, 1e-12 * (value_mass + missing_mass))
+        with_missing = missing_mass > 0.0
+        if with_missing:
+            for c in range(n_candidates):
+                pos, neg = left_pos[c], left_neg[c]
+                right_pos = max(pos_sum - pos, 0.0)
+                right_neg = max(neg_sum - neg, 0.0)
+                score_left = 2.0 * np.sqrt(pos * neg)
+                score_right = 2.0 * np.sqrt(right_pos * right_neg)
+                gain_left[c] = (node_score
+                                - 2.0 * np.sqrt((pos + miss_pos) * (neg + miss_neg))
+                                - score_right)
+                gain_right[c] = node_score - score_left - 2.0 * np.sqrt(
+                    (right_pos + miss_pos) * (right_neg + miss_neg))
+        else:  # both sides of the missing values are the same split
+            for c in range(n_candidates):
+                pos, neg = left_pos[c], left_neg[c]
+                gain_left[c] = node_score - 2.0 * np.sqrt(pos * neg) - 2.0 * np.sqrt(
+                    max(pos_sum - pos, 0.0) * max(neg_sum - neg, 0.0))
+        feature_gain, feature_bin, feature_missing_left = -np.inf, -1, True
+        for c in range(n_candidates):  # a child's least mass is tested only for a better gain
+            if gain_left[c] > feature_gain:
+                mass = left_mass[c]
+                right_mass = max(value_mass - mass, 0.0)
+                if mass + missing_mass >= least_mass and right_mass >= least_mass:
+                    feature_gain, feature_bin, feature_missing_left = (
+                        gain_left[c], candidate_bin[c], True)
+            if with_missing and gain_right[c] > feature_gain:
+                mass = left_mass[c]
+                right_mass = max(value_mass - mass, 0.0)
+                if mass >= least_mass and right_mass + missing_mass >= least_mass:
+                    feature_gain, feature_bin, feature_missing_left = (
+                        gain_right[c], candidate_bin[c], False)
+        best_gain[feature] = feature_gain
+        best_bin[feature] = feature_bin
+        best_missing_left[feature] = feature_missing_left
 
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_gain,
-                          best_bin, best_missing_left, choice):
+                          best_bin, best_missing_left, choice, threads):
     """Both children's best split per feature after a split, on one label column, real
     confidences: ``node_split.children_splits`` for k = 1, the same outputs to the bit.
+
+    A task (``_label_features``) takes features of one child, an equal share for each of
+    ``threads`` or ``_FEATURES_PER_TASK``, whichever is more.
 
     Parameters
     ----------
@@ -156,37 +185,23 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
         Output: row 0 the smaller child's features' best splits, row 1 the larger's.
     choice : ndarray of shape (2, 3), intp
         Output: each child's ``node_split.choose_split``.
+    threads : int
+        The calling thread's kernel threads (``utils.threads.kernel_threads``); it sets only
+        how the features are shared into tasks.
     """
-    n_features, n_hist_bins = small_hist.shape[0], small_hist.shape[1]
-    missing = n_hist_bins - 1
+    n_features = small_hist.shape[0]
     small = small_hist.reshape((n_features, -1))
     large = large_hist.reshape((n_features, -1))
-    n_tasks = (n_features + _FEATURES_PER_TASK - 1) // _FEATURES_PER_TASK
+    share = max(threads, 1)
+    per_task = max(_FEATURES_PER_TASK, (n_features + share - 1) // share)
+    n_tasks = (n_features + per_task - 1) // per_task
     ask = small.size * 8 >= _ASK_BYTES  # a histogram past L2: the next feature's lines
     for task in prange(2 * n_tasks):
         child = task % 2
-        first = (task // 2) * _FEATURES_PER_TASK
-        stop = min(first + _FEATURES_PER_TASK, n_features)
-        hist = small if child == 0 else large
-        left_pos = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
-        left_neg = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
-        left_mass = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
-        gain_left = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
-        gain_right = np.empty(n_hist_bins, dtype=WEIGHT_DTYPE)
-        candidate_bin = np.empty(n_hist_bins, dtype=np.intp)
-        for feature in range(first, stop):
-            if ask and feature + 1 < n_features:  # its lines, while this one runs
-                if child == 1:
-                    _ask_cells(large[feature + 1], n_bins[feature + 1], missing)
-                _ask_cells(small[feature + 1], n_bins[feature + 1], missing)
-            if child == 1:  # the larger child: the parent's cells less the smaller's
-                _subtract_cells(large[feature], small[feature], np.intp(0),
-                                2 * n_bins[feature])
-                _subtract_cells(large[feature], small[feature], 2 * missing, 2 * missing + 2)
-            best_gain[child, feature], best_bin[child, feature], \
-                best_missing_left[child, feature] = _scan_one_label(
-                    hist[feature], n_bins[feature], missing, min_leaf_weight,
-                    left_pos, left_neg, left_mass, gain_left, gain_right, candidate_bin)
+        first = (task // 2) * per_task
+        _label_features(small, large, child, first, min(first + per_task, n_features), n_bins,
+                        min_leaf_weight, ask, best_gain[child], best_bin[child],
+                        best_missing_left[child])
     choose_split(small_hist, n_bins, best_gain[0], best_bin[0], best_missing_left[0],
                  choice[0])
     choose_split(large_hist, n_bins, best_gain[1], best_bin[1], best_missing_left[1],

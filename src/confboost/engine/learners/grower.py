@@ -399,10 +399,9 @@ def _children_search(n_columns, mode):
 
 def _one_column_children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight,
                                 best_gain, best_bin, best_missing_left, choice, threads):
-    """``label_children_splits`` (one column, real confidences: it takes no ``mode``, and
-    shares its features by its own rule, not by ``threads``)."""
+    """``label_children_splits`` (one column, real confidences: it takes no ``mode``)."""
     label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_gain,
-                          best_bin, best_missing_left, choice)
+                          best_bin, best_missing_left, choice, threads)
 
 
 def _offer_next_splits(row_sets, node_id, split, candidates, n_splits):
