@@ -47,11 +47,10 @@ from confboost.utils.lazy_numba import njit, prange
 _SCAN_FEW_BINS = 8
 _SCAN_MIN_CELLS = 64
 
-#: Bytes of the left child's running W+ and W- that ``_scan_real`` lays out at once: the
-#: candidates of a feature go in blocks of ``_SIDE_BYTES // (16 k)``, at least
-#: ``_MIN_BLOCK``; past the L1/L2 cache the side-by-side layout costs more than it saves
-#: (255 bins in one block: 0.66x the time of blocks of 32 at 6 labels, 1.4x at 26, 2.3x at
-#: 101).
+#: Bytes of the left child's running W+ and W- that ``_scan_real`` lays out at once: a
+#: feature's candidates go in blocks of ``_SIDE_BYTES // (16 k)``, at least ``_MIN_BLOCK``;
+#: past the L1/L2 cache the layout costs more than it saves (255 bins in one block: 0.66x
+#: the time of blocks of 32 at 6 labels, 1.4x at 26, 2.3x at 101).
 _MIN_BLOCK = 32
 _SIDE_BYTES = 1 << 16
 
@@ -59,16 +58,19 @@ _SIDE_BYTES = 1 << 16
 #: feature cost a third of a small node's search); at least as many for ``children_splits``.
 _SPLIT_FEATURES = 4
 
+#: Bytes of histogram (256 KiB) ``children_splits`` subtracts, then scans, at once in a task,
+#: so the cells are scanned in cache (a whole task took fashion-mnist's tree round, 41 kB a
+#: feature, 1.07-1.1x the time of blocks of four).
+_BLOCK_BYTES = 1 << 18
+
 #: Cells of a bin (2 k) up to which ``_scan_real`` tests all of a bin's cells for mass
-#: without a branch; above, label 0's two cells first, and the rest only where those hold
-#: none (in a one-against-all fit every row has mass on every label). On a small node
-#: empty and full bins alternate, and the branch's misses cost satimage's round (6 labels)
-#: 4% more than the whole test.
+#: without a branch; above, label 0's two cells first, the rest only where those hold none.
+#: On a small node empty and full bins alternate: the branch's misses cost satimage's round
+#: (6 labels) 4% more than the whole test.
 _WHOLE_TEST_CELLS = 16
 
 #: ``_scan_real`` scores a block's candidates in a count rounded up to a multiple of this
-#: (the last candidate repeated): LLVM's vector loop of 8 doubles then covers them all, with
-#: no scalar remainder.
+#: (the last one repeated): LLVM's vector loop of 8 doubles covers them, no remainder.
 _CHUNK = 8
 
 
@@ -114,7 +116,8 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
     smaller child by ``subtract_sibling``'s rule; then each child's features are scanned as
     ``best_node_splits`` scans them. A task takes features of one child, an equal share for
     each of ``threads`` or ``_SPLIT_FEATURES``, whichever is more (for the larger child it
-    subtracts them first, so they are scanned while in cache): one fork and join per split
+    subtracts them a block of ``_BLOCK_BYTES`` at a time, each block scanned while in
+    cache): one fork and join per split
     of the tree where subtracting and two searches took three, and the same numbers to the
     bit (``children_splits_naive``). Then each child's best feature is picked
     (``choose_split``).
@@ -137,10 +140,9 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
     choice : ndarray of shape (2, 3), intp
         Output: each child's ``choose_split``.
     threads : int
-        The calling thread's kernel threads (``utils.threads.kernel_threads``). It sets only
-        how the features are shared into tasks: each task pays for its work space and a
-        reference on each array it is given (on one thread, tasks of four features took
-        5% of a satimage round more than one task a child).
+        The calling thread's kernel threads (``utils.threads.kernel_threads``); it sets only
+        how the features are shared into tasks (each pays for its work space and arrays:
+        on one thread, tasks of four took 5% more of a satimage round than one a child).
     """
     n_features = small_hist.shape[0]
     small = small_hist.reshape((n_features, -1))
@@ -148,16 +150,18 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
     share = max(threads, 1)
     per_task = max(_SPLIT_FEATURES, (n_features + share - 1) // share)
     n_tasks = (n_features + per_task - 1) // per_task
+    block = max(_SPLIT_FEATURES, _BLOCK_BYTES // (small.shape[1] * 8))
     for task in prange(2 * n_tasks):
         child = task % 2
         first = (task // 2) * per_task
         stop = min(first + per_task, n_features)
-        hist = small_hist
-        if child == 1:
-            subtract_features(large, small, first, stop)
-            hist = large_hist
-        _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain[child],
-                        best_bin[child], best_missing_left[child])
+        hist = small_hist if child == 0 else large_hist
+        for block_first in range(first, stop, block):
+            block_stop = min(block_first + block, stop)
+            if child == 1:
+                subtract_features(large, small, block_first, block_stop)
+            _split_features(hist, n_bins, mode, min_leaf_weight, block_first, block_stop,
+                            best_gain[child], best_bin[child], best_missing_left[child])
     choose_split(small_hist, n_bins, best_gain[0], best_bin[0], best_missing_left[0],
                  choice[0])
     choose_split(large_hist, n_bins, best_gain[1], best_bin[1], best_missing_left[1],
@@ -259,9 +263,8 @@ def children_splits_naive(small_hist, large_hist, n_bins, mode, min_leaf_weight)
 @njit(cache=True, nogil=True)
 def _split_features(hist, n_bins, mode, min_leaf_weight, first, stop, best_gain, best_bin,
                     best_missing_left):
-    """``best_node_splits`` of the features ``first:stop``, with one work space for all:
-    ``_scan_real`` scans those it takes in one call, a scalar loop per (bin, label) the
-    rest."""
+    """``best_node_splits`` of the features ``first:stop``, with one work space: those
+    ``_scan_real`` takes in one call, the rest a scalar loop per (bin, label)."""
     k = hist.shape[2]
     n_hist_bins = hist.shape[1]
     real = mode == REAL or mode == REAL_ABSTAIN
@@ -392,12 +395,11 @@ def _scan_real(hist, n_bins, min_leaf_weight, first, stop, all_pos, all_neg, lef
     running sums after the last bin, and for several a pass of their own first.
 
     The features are a loop here, not a call each: a call or an inlined helper takes a
-    reference on each array it is given (an atomic add and its release), and with a
-    dozen arrays a feature those were 8% of a satimage tree round. Work space:
-    ``all_pos``, ``all_neg``, ``left_pos``, ``left_neg`` of shape (k,), from the caller;
-    ``side_pos``, ``side_neg`` of shape (k, padded block); ``sums`` of shape (5, padded
-    block): each candidate's score sums (left, right with missing values right; left, right
-    with them left), then its mass checks; ``candidate_mass`` (padded block,) and
+    reference on each array it is given (an atomic add and its release: with a dozen arrays
+    a feature, 8% of a satimage round). Work space: ``all_pos``, ``all_neg``, ``left_pos``,
+    ``left_neg`` (k,), the caller's; ``side_pos``, ``side_neg`` (k, padded block); ``sums``
+    (5, padded block): each candidate's score sums (left, right with missing values right;
+    left, right with them left), then its mass checks; ``candidate_mass`` (padded block,),
     ``candidate_bin`` (block,).
     """
     k = hist.shape[2]
