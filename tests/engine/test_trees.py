@@ -111,9 +111,9 @@ def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
     """One call subtracts the smaller child from the parent and scans both children: the
     larger child's histogram, and each child's gains, bins and missing sides, are the twin's
     (subtract_sibling, then best_node_splits twice) to the bit, and each child's chosen
-    split choose_split_naive's, on 1 and 2 threads, in every mode, with the features shared
-    for 1, 2 and 3 threads: 9 features make tasks of 9, of 5 and 4, and of 4, 4 and 1 per
-    child; at 40 labels (164 kB a feature) a task subtracts and scans blocks of 4."""
+    split choose_split_naive's, on 1 and 2 threads, in every mode, with the tasks of 1, 2
+    and 3 threads: 9 features make one task a child, or tasks of 4, 4 and 1; at 40 labels
+    (164 kB a feature) a task of 9 subtracts and scans blocks of 4, 4 and 1."""
     import numba
 
     from confboost.engine.learners.splitter import numeric_split

@@ -39,8 +39,8 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
     """Gains, bins, missing sides, the larger child's histogram and each child's choice are
     children_splits' (both of its scans: features of under 64 bins take its scalar loop)
     and the naive twin's, to the bit, on 1 and 2 threads, with and without a least leaf
-    weight, under both real modes, with the features shared for 1, 2 and 3 threads: 19
-    features make tasks of 19, of 10 and 9, and of 8, 8 and 3 a child."""
+    weight, under both real modes, with the tasks of 1, 2 and 3 threads: 19 features make
+    one task a child, or tasks of 8, 8 and 3."""
     previous = numba.get_num_threads()
     try:
         for empty_share in (0.0, 0.6, 0.97):

@@ -38,8 +38,8 @@ from confboost.kernels.node_split import children_splits_naive, choose_split
 from confboost.utils.dtypes import WEIGHT_DTYPE
 from confboost.utils.lazy_numba import njit, prange
 
-#: Fewest features a task of ``label_children_splits`` subtracts and scans with one work
-#: space (more where there are fewer threads than tasks).
+#: Features a task of ``label_children_splits`` subtracts and scans with one work space,
+#: on several threads (on one, a task takes all of a child's).
 _FEATURES_PER_TASK = 8
 
 #: Histogram cells (float64) in a 64-byte cache line: the step of ``_label_features``' hints.
@@ -167,8 +167,8 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
     """Both children's best split per feature after a split, on one label column, real
     confidences: ``node_split.children_splits`` for k = 1, the same outputs to the bit.
 
-    A task (``_label_features``) takes features of one child, an equal share for each of
-    ``threads`` or ``_FEATURES_PER_TASK``, whichever is more.
+    A task (``_label_features``) takes all of one child's features on one thread,
+    ``_FEATURES_PER_TASK`` on several.
 
     Parameters
     ----------
@@ -187,13 +187,12 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
         Output: each child's ``node_split.choose_split``.
     threads : int
         The calling thread's kernel threads (``utils.threads.kernel_threads``); it sets only
-        how the features are shared into tasks.
+        the tasks.
     """
     n_features = small_hist.shape[0]
     small = small_hist.reshape((n_features, -1))
     large = large_hist.reshape((n_features, -1))
-    share = max(threads, 1)
-    per_task = max(_FEATURES_PER_TASK, (n_features + share - 1) // share)
+    per_task = n_features if threads <= 1 else _FEATURES_PER_TASK
     n_tasks = (n_features + per_task - 1) // per_task
     ask = small.size * 8 >= _ASK_BYTES  # a histogram past L2: the next feature's lines
     for task in prange(2 * n_tasks):

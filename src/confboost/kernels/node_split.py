@@ -55,7 +55,7 @@ _MIN_BLOCK = 32
 _SIDE_BYTES = 1 << 16
 
 #: Features a task of ``best_node_splits`` scans with one work space (an allocation per
-#: feature cost a third of a small node's search); at least as many for ``children_splits``.
+#: feature cost a third of a small node's search); of ``children_splits`` on several threads.
 _SPLIT_FEATURES = 4
 
 #: Bytes of histogram (256 KiB) ``children_splits`` subtracts, then scans, at once in a task,
@@ -114,10 +114,10 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
 
     ``large_hist`` holds the parent's histogram and becomes the larger child's, parent minus
     smaller child by ``subtract_sibling``'s rule; then each child's features are scanned as
-    ``best_node_splits`` scans them. A task takes features of one child, an equal share for
-    each of ``threads`` or ``_SPLIT_FEATURES``, whichever is more (for the larger child it
-    subtracts them a block of ``_BLOCK_BYTES`` at a time, each block scanned while in
-    cache): one fork and join per split
+    ``best_node_splits`` scans them. A task takes all of one child's features on one thread,
+    ``_SPLIT_FEATURES`` on several (for the larger child it subtracts them a block of
+    ``_BLOCK_BYTES`` at a time, each block scanned while in cache): one fork and join per
+    split
     of the tree where subtracting and two searches took three, and the same numbers to the
     bit (``children_splits_naive``). Then each child's best feature is picked
     (``choose_split``).
@@ -141,14 +141,13 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
         Output: each child's ``choose_split``.
     threads : int
         The calling thread's kernel threads (``utils.threads.kernel_threads``); it sets only
-        how the features are shared into tasks (each pays for its work space and arrays:
-        on one thread, tasks of four took 5% more of a satimage round than one a child).
+        the tasks: one a child on one thread (each pays for its work space and arrays: tasks
+        of four took 5% more of a satimage round), small ones to share on several.
     """
     n_features = small_hist.shape[0]
     small = small_hist.reshape((n_features, -1))
     large = large_hist.reshape((n_features, -1))
-    share = max(threads, 1)
-    per_task = max(_SPLIT_FEATURES, (n_features + share - 1) // share)
+    per_task = n_features if threads <= 1 else _SPLIT_FEATURES
     n_tasks = (n_features + per_task - 1) // per_task
     block = max(_SPLIT_FEATURES, _BLOCK_BYTES // (small.shape[1] * 8))
     for task in prange(2 * n_tasks):
