@@ -117,9 +117,8 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
     ``best_node_splits`` scans them. A task takes all of one child's features on one thread,
     ``_SPLIT_FEATURES`` on several (for the larger child it subtracts them a block of
     ``_BLOCK_BYTES`` at a time, each block scanned while in cache): one fork and join per
-    split
-    of the tree where subtracting and two searches took three, and the same numbers to the
-    bit (``children_splits_naive``). Then each child's best feature is picked
+    split of the tree where subtracting and two searches took three, and the same numbers
+    to the bit (``children_splits_naive``). Then each child's best feature is picked
     (``choose_split``).
 
     Parameters
