@@ -626,8 +626,9 @@ def test_interleaved_masses_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
 def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, compact):
     """The k-label node histogram: over every row and a node's rows, in one chunk (then it
     is build_histogram's and build_histogram_rows's to the bit) and in several, the naive
-    twin's histogram to the bit on 1 and 2 threads; a memory bound merges chunks alike. Six
-    features: a task's group of four and a group of two."""
+    twin's histogram to the bit on 1 and 2 threads; a memory bound merges chunks alike; on
+    a sparse node too (under 1/SPARSE_NODE of the rows: the codes of rows ahead are asked
+    for). Six features: a task's group of four and a group of two."""
     from confboost.kernels import node_histogram
     from confboost.kernels.histogram import build_histogram_rows, node_rows
     from confboost.kernels.node_histogram import (
@@ -640,7 +641,9 @@ def test_node_histogram_equals_naive_bit_for_bit_on_any_thread_count(rng, k, com
     codes, n_hist_bins, signs, weights, node = _node_problem(rng, n_features, k, compact)
     sign_index = (signs < 0).astype(np.uint8)
     hist = np.empty((n_features, n_hist_bins, k, 2))
-    for rows in _each_thread_count_and_rows(rng, node):
+    sparse = np.sort(rng.choice(1000, 50, replace=False)).astype(np.intp)
+    for rows in chain(_each_thread_count_and_rows(rng, sparse),  # lazily: threads set
+                      _each_thread_count_and_rows(rng, node)):
         for row_chunk in (1 << 16, 97):
             expected = build_node_histogram_naive(codes, rows, weights, sign_index,
                                                   n_hist_bins, row_chunk)

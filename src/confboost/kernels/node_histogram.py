@@ -7,9 +7,9 @@ histogram of its own; the chunks' histograms are added in chunk order, so a node
 histogram is the same to the bit on any number of threads. With one label and enough
 features for every thread, a node is one parallel region: each thread takes a range of
 features, gathers each chunk's weights into its own part of the work space and adds each
-chunk's sums as that chunk ends (the same additions in the same order). A node's rows are
-scattered over the codes, so the one-label kernel asks for the codes of a row some rows
-ahead of the one it adds (``kernels/prefetch.py``: the misses of a small node overlap).
+chunk's sums as that chunk ends (the same additions in the same order). A small node's rows
+are scattered over the codes, so both kernels ask for the codes of a row some rows ahead of
+the one they add (``kernels/prefetch.py``: the misses of a small node overlap).
 The cells are the block statistics W_b^{jl} of the paper's Eq. 9-10 and 16, as
 ``kernels/histogram.py``'s whole-set histograms; a tree's grower
 (``engine/learners/grower.py``) builds the smaller child's and subtracts it from the
@@ -55,11 +55,13 @@ FEATURE_GROUP = 4
 #: chunk of rows, and a second region adds the chunks. Both give the same histogram.
 FEATURES_PER_WORKER = 2 * FEATURE_GROUP
 
-#: ``build_node_histogram_binary`` asks for codes ahead only on a node of fewer than
+#: The node histograms ask for codes ahead only on a node of fewer than
 #: ``n_samples / SPARSE_NODE`` rows. On a larger node its rows cover every cache line of
 #: the codes, which the hardware's own prefetch streams in, and the hint's loads cost time:
 #: random 1M x 48 codes, one thread, nodes of 1/8-1/2 of the rows took 1.1-1.35x the time
-#: with it, 1/16 0.95-1.05x, 1/32 0.7-0.95x.
+#: with it, 1/16 0.95-1.05x, 1/32 0.7-0.95x; random nodes of fashion-mnist's 60k x 784
+#: codes at 10 labels 1/12 1.15x, 1/16 0.95x, 1/40-1/24 0.9x, 1/60 0.75x, 1/300 0.25x (a
+#: 16-leaf tree's nodes of 1/128-1/32 of the rows: 0.83x).
 SPARSE_NODE = 16
 
 
@@ -413,14 +415,18 @@ def _gather_labels(rows, weights, sign_index, node_weights, node_signs, first, s
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _feature_histogram(feature_codes, rows, every_row, node_weights, node_signs, start, stop,
-                       feature_hist):
+                       feature_hist, ahead):
     """One feature's histogram, flat ``(code * k + l) * 2 + sign``, over positions
     ``start:stop`` of a node (with ``every_row``, the examples themselves), each cell summed
-    from 0.0 in row order."""
+    from 0.0 in row order; with ``ahead``, the code of the row ``ROWS_AHEAD`` ahead is asked
+    for."""
     k = node_weights.shape[1]
     width = np.uintp(2 * k)
+    last = np.uintp(stop - 1)
     feature_hist[:] = 0.0
     for p in range(np.uintp(start), np.uintp(stop)):
+        if ahead:
+            prefetch.read(feature_codes, np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)]))
         row = p if every_row else np.uintp(rows[p])
         base = np.uintp(feature_codes[row]) * width
         weight_row = node_weights[p]
@@ -431,15 +437,16 @@ def _feature_histogram(feature_codes, rows, every_row, node_weights, node_signs,
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _label_group_histograms(codes, first, count, rows, every_row, node_weights, node_signs,
-                            start, stop, chunk_flat):
+                            start, stop, chunk_flat, ahead):
     """``_feature_histogram`` of features ``first:first + count`` into ``chunk_flat[feature]``
     (``count`` of 1 to ``FEATURE_GROUP``). Four features take one loop: an example's k
     weights and cell offsets ``2 l + sign`` are loaded once for four independent adds each;
-    every cell still sums its rows in row order from 0.0."""
+    every cell still sums its rows in row order from 0.0. With ``ahead`` (``rows`` given),
+    the features' codes of the row ``ROWS_AHEAD`` ahead are asked for."""
     if count < FEATURE_GROUP:
         for feature in range(first, first + count):
             _feature_histogram(codes[feature], rows, every_row, node_weights, node_signs,
-                               start, stop, chunk_flat[feature])
+                               start, stop, chunk_flat[feature], ahead)
         return
     k = node_weights.shape[1]
     width = np.uintp(2 * k)
@@ -447,9 +454,16 @@ def _label_group_histograms(codes, first, count, rows, every_row, node_weights, 
     codes_2, codes_3 = codes[first + 2], codes[first + 3]
     hist_0, hist_1 = chunk_flat[first], chunk_flat[first + 1]
     hist_2, hist_3 = chunk_flat[first + 2], chunk_flat[first + 3]
+    last = np.uintp(stop - 1)
     for feature in range(first, first + FEATURE_GROUP):
         chunk_flat[feature, :] = 0.0
     for p in range(np.uintp(start), np.uintp(stop)):
+        if ahead:
+            later = np.uintp(rows[min(p + np.uintp(ROWS_AHEAD), last)])
+            prefetch.read(codes_0, later)
+            prefetch.read(codes_1, later)
+            prefetch.read(codes_2, later)
+            prefetch.read(codes_3, later)
         row = p if every_row else np.uintp(rows[p])
         base_0 = np.uintp(codes_0[row]) * width
         base_1 = np.uintp(codes_1[row]) * width
@@ -476,10 +490,11 @@ def build_node_histogram(codes, rows, every_row, weights, sign_index, hist, row_
     once in the kernel, and each (group of ``FEATURE_GROUP`` features, chunk of rows,
     ``node_chunks``) is a task with a histogram of its own (an example's k weights and signs
     loaded once for the group's four features: 0.75-0.9x the time on satimage-like nodes,
-    6 labels); the chunks' histograms are added in chunk order. A node of one
-    chunk gets ``build_histogram_rows``'s histogram bit for bit (``build_histogram``'s for
-    every row), and every node the same histogram on any thread count
-    (``build_node_histogram_naive``).
+    6 labels); the chunks' histograms are added in chunk order (on a node of under
+    1/``SPARSE_NODE`` of the rows, the codes of the row ``ROWS_AHEAD`` ahead are asked
+    for). A node of one chunk gets ``build_histogram_rows``'s histogram bit for bit
+    (``build_histogram``'s for every row), and every node the same histogram on any thread
+    count (``build_node_histogram_naive``).
 
     Parameters
     ----------
@@ -508,6 +523,7 @@ def build_node_histogram(codes, rows, every_row, weights, sign_index, hist, row_
     cells = hist.shape[1] * 2 * k
     flat = hist.reshape((n_features, cells))
     n_chunks, chunk_rows = node_chunks(n_rows, row_chunk, n_features * cells * 8)
+    ahead = n_rows * SPARSE_NODE < codes.shape[1]  # a sparse node: ask for codes ahead
     node_weights = weights
     node_signs = sign_index
     if not every_row:
@@ -532,7 +548,7 @@ def build_node_histogram(codes, rows, every_row, weights, sign_index, hist, row_
         start = chunk * chunk_rows
         _label_group_histograms(codes, first, min(FEATURE_GROUP, n_features - first), rows,
                                 every_row, node_weights, node_signs, start,
-                                min(start + chunk_rows, n_rows), partial[chunk])
+                                min(start + chunk_rows, n_rows), partial[chunk], ahead)
     if n_chunks > 1:
         for feature in prange(n_features):  # chunk by chunk: contiguous, the same sums
             feature_hist = flat[feature]
