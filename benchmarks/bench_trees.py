@@ -7,7 +7,10 @@ so no library's threads or OpenMP settings touch another's. Within a process the
 timed after a warm-up (the numba kernels load from their cache, the thread pool starts),
 and the median of ``TREE_REPEATS`` runs (default 3) is kept; across processes the median of
 ``--alternations`` fresh processes per (library, task, threads), run in turn so that a busy
-moment falls on every column alike.
+moment falls on every column alike. With two alternations or more, a ratio cell also gives
+the range of the ratios of the processes run one after the other (the first confboost
+process against the first LightGBM one, and so on): a short task (satimage's 30 rounds
+last 60-90 ms) moves with the host more than with the code, and the range says by how much.
 
 Run alone: ``python benchmarks/bench_trees.py [task ...] [--before SRC] [--threads 1 2]`` (the
 tasks first: ``--threads`` takes every number after it).
@@ -269,9 +272,19 @@ def table(tasks=tuple(TASKS), threads=(1, 2), before=None, alternations=2, measu
             medians = {name: statistics.median(values) for name, values in times.items()}
             cells = [task, str(n_threads), *(f"{medians[name]:.4f}" for name, _ in columns)]
             if before:
-                cells.append(f"{medians['confboost'] / medians['before']:.2f}")
-            cells.append(f"{medians['confboost'] / medians['lightgbm']:.2f}")
+                cells.append(ratio_cell(times["confboost"], times["before"]))
+            cells.append(ratio_cell(times["confboost"], times["lightgbm"]))
             yield "| " + " | ".join(cells) + " |"
+
+
+def ratio_cell(numerators, denominators):
+    """The ratio of the two columns' medians, and with several processes each, the range
+    of the ratios of the processes that ran one after the other: "0.63 (0.55-0.82)"."""
+    cell = f"{statistics.median(numerators) / statistics.median(denominators):.2f}"
+    if len(numerators) > 1:
+        paired = [top / bottom for top, bottom in zip(numerators, denominators, strict=True)]
+        cell += f" ({min(paired):.2f}-{max(paired):.2f})"
+    return cell
 
 
 def main():
