@@ -42,7 +42,7 @@ def test_root_and_node_histograms_share_one_specialisation(rng, k):
     from confboost.kernels.tree_nodes import partition_rows
 
     helpers = (node_histogram._group_histograms, node_histogram._gather_labels,
-               tree_nodes._partition_chunk)
+               tree_nodes._partition_chunk, tree_nodes._place_chunk)
     # what other tests compiled in this process (a call leaving out a default argument
     # compiles its own specialisation) is not these calls'
     compiled_before = [set(helper.signatures) for helper in helpers]
