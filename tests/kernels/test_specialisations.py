@@ -1,6 +1,7 @@
 """A tree's kernels compile once per build on an empty numba cache: the root's node
 histogram takes the types a node's takes (``histogram.node_rows``), and no helper is called
-with a literal constant (numba would compile it once more for ``Literal[int](0)``)."""
+with a literal constant (numba would compile it once more for ``Literal[int](0)``); small
+parallel kernels make one parallel loop, not one more per work array they zero."""
 
 import numpy as np
 import pytest
@@ -95,3 +96,38 @@ def test_one_label_search_takes_no_literal(rng):
     added = set(label_split._label_features.signatures) - before
     assert _literal_signatures(added) == []
     assert len(added) <= 1
+
+
+def _parallel_loops(kernel, *args):
+    """The parallel loops numba makes of ``kernel`` (compiled afresh from its Python source,
+    ``parallel=True``), by loop id in its parallel diagnostics."""
+    import contextlib
+    import io
+    import re
+
+    import numba
+
+    fresh = numba.njit(parallel=True)(kernel.py_func)
+    fresh(*args)
+    listing = io.StringIO()
+    with contextlib.redirect_stdout(listing):
+        fresh.parallel_diagnostics(fresh.signatures[0], level=1)
+    return set(re.findall(r"\| (#\d+)", listing.getvalue()))
+
+
+def test_small_parallel_kernels_make_one_parallel_loop(rng):
+    """Each call of a parallel kernel wakes the threads once per parallel loop: a work
+    array zeroed with ``np.zeros`` outside ``prange`` is a loop (a region) of its own."""
+    from confboost.kernels.label_update import apply_label_partition
+    from confboost.kernels.value_masses import value_histogram
+
+    n, k = 50, 3
+    weights = rng.random((n, k))
+    sign_index = (rng.random((n, k)) < 0.5).astype(np.uint8)
+    blocks = rng.integers(0, 4, (n, k)).astype(np.uint16)
+    assert len(_parallel_loops(apply_label_partition, weights, sign_index, blocks,
+                               rng.random((4, k)), rng.random((4, k, 2)), np.zeros((n, k)),
+                               0, np.ones((n, 1)))) == 1
+    codes = rng.integers(-1, 5, n).astype(np.int32)
+    signs = np.where(sign_index == 0, 1, -1).astype(np.int8)
+    assert len(_parallel_loops(value_histogram, codes, 5, weights, signs)) == 1

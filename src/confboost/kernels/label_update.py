@@ -58,8 +58,9 @@ def apply_label_partition(weights, sign_index, blocks, steps, factors, scores, l
     """
     n_samples, k = weights.shape
     one_column = loss_weights.shape[1] == 1
-    partial_total = np.zeros(_n_chunks(n_samples))
-    partial_loss = np.zeros(_n_chunks(n_samples))
+    # each chunk writes its own (``np.zeros`` would be a parallel region of its own)
+    partial_total = np.empty(_n_chunks(n_samples), dtype=np.float64)
+    partial_loss = np.empty(_n_chunks(n_samples), dtype=np.float64)
     for c in prange(partial_total.shape[0]):
         chunk_total = 0.0
         chunk_loss = 0.0

@@ -28,9 +28,13 @@ def value_histogram(codes, n_values, weights, signs):
     w_plus, w_minus : ndarray of shape (n_values + 1, k), float64
     """
     n_samples, k = weights.shape
-    w_plus = np.zeros((n_values + 1, k), dtype=weights.dtype)
-    w_minus = np.zeros((n_values + 1, k), dtype=weights.dtype)
+    # each label zeroes its own column (``np.zeros`` would be a parallel region of its own)
+    w_plus = np.empty((n_values + 1, k), dtype=weights.dtype)
+    w_minus = np.empty((n_values + 1, k), dtype=weights.dtype)
     for l in prange(k):
+        for row in range(n_values + 1):
+            w_plus[row, l] = 0.0
+            w_minus[row, l] = 0.0
         for i in range(n_samples):
             code = codes[i]
             row = n_values if code < 0 else code
