@@ -552,7 +552,9 @@ def build_node_histogram(codes, rows, every_row, weights, sign_index, hist, row_
     if n_chunks > 1:
         for feature in prange(n_features):  # chunk by chunk: contiguous, the same sums
             feature_hist = flat[feature]
-            feature_hist[:] = partial[0, feature]
+            first_hist = partial[0, feature]
+            for cell in range(cells):  # not a slice copy: numba's costs seconds to compile
+                feature_hist[cell] = first_hist[cell]
             for chunk in range(1, n_chunks):
                 chunk_hist = partial[chunk, feature]
                 for cell in range(cells):
