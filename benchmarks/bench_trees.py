@@ -134,7 +134,6 @@ STAGES = {
     ("confboost.engine.learners.tree", "build_histogram_masses"): "histogram",
     ("confboost.engine.learners.grower", "partition_rows"): "partition",
     ("confboost.engine.learners.grower", "children_splits"): "split search",
-    ("confboost.engine.learners.grower", "search_numeric_split"): "split search",
     ("confboost.engine.learners.tree", "label_masses"): "label masses",
     ("confboost.engine.learners.tree", "leaf_statistics"): "leaf values",
 }

@@ -113,7 +113,8 @@ def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
     (subtract_sibling, then best_node_splits twice) to the bit, and each child's chosen
     split choose_split_naive's, on 1 and 2 threads, in every mode, with the tasks of 1, 2
     and 3 threads: 9 features make one task a child, or tasks of 4, 4 and 1; at 40 labels
-    (164 kB a feature) a task of 9 subtracts and scans blocks of 4, 4 and 1."""
+    (164 kB a feature) a task of 9 subtracts and scans blocks of 4, 4 and 1. With one child
+    (a tree's root) it is the smaller child's search alone."""
     import numba
 
     from confboost.engine.learners.splitter import numeric_split
@@ -144,10 +145,23 @@ def test_children_splits_equal_naive_bit_for_bit_on_any_thread_count(rng, k):
                            np.empty((2, 9), dtype=bool))
                     choice = np.empty((2, 3), dtype=np.intp)
                     children_splits(small, large, dataset.n_bins, mode, 0.01, *out, choice,
-                                    share)
+                                    share, 2)
                     np.testing.assert_array_equal(large, expected_large)
                     for got, want in zip(out, expected, strict=True):
                         np.testing.assert_array_equal(got, want)
+                    # one child (a root): the smaller's search alone, row 1 and the
+                    # parent's histogram untouched
+                    alone = tuple(np.zeros_like(part) for part in out)
+                    alone_choice = np.full((2, 3), -7, dtype=np.intp)
+                    untouched = parent.copy()
+                    children_splits(small, untouched, dataset.n_bins, mode, 0.01, *alone,
+                                    alone_choice, share, 1)
+                    np.testing.assert_array_equal(untouched, parent)
+                    np.testing.assert_array_equal(alone_choice[0], choice[0])
+                    assert (alone_choice[1] == -7).all()
+                    for got, want in zip(alone, expected, strict=True):
+                        np.testing.assert_array_equal(got[0], want[0])
+                        assert not got[1].any()
                 assert np.isfinite(out[0]).any()
                 for child, hist in enumerate((small, large)):
                     want = choose_split_naive(hist, dataset.n_bins, *(a[child] for a in out))

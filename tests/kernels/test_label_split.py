@@ -40,7 +40,8 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
     children_splits' (both of its scans: features of under 64 bins take its scalar loop)
     and the naive twin's, to the bit, on 1 and 2 threads, with and without a least leaf
     weight, under both real modes, with the tasks of 1, 2 and 3 threads: 19 features make
-    one task a child, or tasks of 8, 8 and 3."""
+    one task a child, or tasks of 8, 8 and 3. With one child (a tree's root), the smaller
+    child's row alone."""
     previous = numba.get_num_threads()
     try:
         for empty_share in (0.0, 0.6, 0.97):
@@ -56,12 +57,12 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
                         fast = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
                                 np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
                         children_splits(small, fast_large, n_bins, mode, least, *fast,
-                                        threads)
+                                        threads, 2)
                         for share in (1, 2, 3):
                             large = parent.copy()
                             got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
                                    np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
-                            label_children_splits(small, large, n_bins, least, *got, share)
+                            label_children_splits(small, large, n_bins, least, *got, share, 2)
                             np.testing.assert_array_equal(large, want_large)
                             np.testing.assert_array_equal(large, fast_large)
                             for got_part, want_part in zip(got[:3], want, strict=True):
@@ -69,6 +70,15 @@ def test_equals_children_splits_and_naive_bit_for_bit(rng, n_hist_bins, missing)
                             for got_part, fast_part in zip(got, fast, strict=True):
                                 np.testing.assert_array_equal(got_part, fast_part)
                             assert np.isfinite(got[0]).any()
+                            # one child (a root): row 0 alone, the parent untouched
+                            untouched = parent.copy()
+                            alone = tuple(np.zeros_like(part) for part in got)
+                            label_children_splits(small, untouched, n_bins, least, *alone,
+                                                  share, 1)
+                            np.testing.assert_array_equal(untouched, parent)
+                            for alone_part, got_part in zip(alone, got, strict=True):
+                                np.testing.assert_array_equal(alone_part[0], got_part[0])
+                                assert not alone_part[1].any()
     finally:
         numba.set_num_threads(previous)
 
@@ -87,7 +97,7 @@ def test_cells_past_the_value_bins_are_neither_read_nor_written(rng):
         large[dead], smaller[dead] = fill, fill
         got = (np.empty((2, 19)), np.empty((2, 19), dtype=np.intp),
                np.empty((2, 19), dtype=bool), np.empty((2, 3), np.intp))
-        label_children_splits(smaller, large, n_bins, 0.0, *got, 2)
+        label_children_splits(smaller, large, n_bins, 0.0, *got, 2, 2)
         if fill != fill:
             assert np.isnan(large[dead]).all()
         large[dead] = 0.0
@@ -111,7 +121,7 @@ def test_histograms_past_l2_equal_the_naive_twin(rng):
             large = parent.copy()
             got = (np.empty((2, n_features)), np.empty((2, n_features), dtype=np.intp),
                    np.empty((2, n_features), dtype=bool), np.empty((2, 3), np.intp))
-            label_children_splits(small, large, n_bins, 0.0, *got, threads)
+            label_children_splits(small, large, n_bins, 0.0, *got, threads, 2)
             np.testing.assert_array_equal(large, want_large)
             for got_part, want_part in zip(got[:3], want, strict=True):
                 np.testing.assert_array_equal(got_part, want_part)

@@ -90,9 +90,10 @@ def test_one_label_search_takes_no_literal(rng):
     n_bins = np.full(n_features, n_hist_bins - 1, dtype=np.intp)
     out = (np.empty((2, n_features)), np.empty((2, n_features), dtype=np.intp),
            np.empty((2, n_features), dtype=bool), np.empty((2, 3), np.intp))
-    label_split.label_children_splits(small, large, n_bins, 0.0, *out, 2)
+    label_split.label_children_splits(small, large, n_bins, 0.0, *out, 2, 2)
+    label_split.label_children_splits(small, large, n_bins, 0.0, *out, 2, 1)
     with serial_kernels():
-        label_split.label_children_splits(small, large.copy(), n_bins, 0.0, *out, 1)
+        label_split.label_children_splits(small, large.copy(), n_bins, 0.0, *out, 1, 2)
     added = set(label_split._label_features.signatures) - before
     assert _literal_signatures(added) == []
     assert len(added) <= 1

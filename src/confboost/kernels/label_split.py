@@ -163,9 +163,10 @@ def _label_features(small, large, child, first, stop, n_bins, min_leaf_weight, a
 
 @njit(cache=True, parallel=True, nogil=True, error_model="numpy")
 def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_gain,
-                          best_bin, best_missing_left, choice, threads):
+                          best_bin, best_missing_left, choice, threads, n_children):
     """Both children's best split per feature after a split, on one label column, real
-    confidences: ``node_split.children_splits`` for k = 1, the same outputs to the bit.
+    confidences: ``node_split.children_splits`` for k = 1, the same outputs to the bit
+    (with ``n_children`` 1, ``small_hist``'s node alone: a tree's root).
 
     A task (``_label_features``) takes all of one child's features on one thread,
     ``_FEATURES_PER_TASK`` on several.
@@ -188,6 +189,9 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
     threads : int
         The calling thread's kernel threads (``utils.threads.kernel_threads``); it sets only
         the tasks.
+    n_children : int
+        2: both children; 1: ``small_hist``'s node only, into row 0 of the outputs
+        (``large_hist`` is neither read nor written; row 1 is left as it was).
     """
     n_features = small_hist.shape[0]
     small = small_hist.reshape((n_features, -1))
@@ -195,16 +199,17 @@ def label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_
     per_task = n_features if threads <= 1 else _FEATURES_PER_TASK
     n_tasks = (n_features + per_task - 1) // per_task
     ask = small.size * 8 >= _ASK_BYTES  # a histogram past L2: the next feature's lines
-    for task in prange(2 * n_tasks):
-        child = task % 2
-        first = (task // 2) * per_task
+    for task in prange(n_children * n_tasks):
+        child = task % n_children
+        first = (task // n_children) * per_task
         _label_features(small, large, child, first, min(first + per_task, n_features), n_bins,
                         min_leaf_weight, ask, best_gain[child], best_bin[child],
                         best_missing_left[child])
     choose_split(small_hist, n_bins, best_gain[0], best_bin[0], best_missing_left[0],
                  choice[0])
-    choose_split(large_hist, n_bins, best_gain[1], best_bin[1], best_missing_left[1],
-                 choice[1])
+    if n_children == 2:
+        choose_split(large_hist, n_bins, best_gain[1], best_bin[1], best_missing_left[1],
+                     choice[1])
 
 
 def label_children_splits_naive(small_hist, large_hist, n_bins, mode, min_leaf_weight):

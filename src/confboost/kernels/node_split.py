@@ -29,7 +29,9 @@ keep one scalar loop per (bin, label), which the vector loops' bookkeeping would
 
 After a split the grower makes one call (``children_splits``): the larger child's histogram
 (parent minus smaller child), both children's searches, and each child's choice of feature
-and missing side (``choose_split``), in one parallel region.
+and missing side (``choose_split``), in one parallel region; the root, with one child (a
+parallel kernel compiles its helpers again: a second one took 1.9 s more on an empty
+cache). ``best_node_splits``, one node in one serial call, is the children's reference.
 """
 
 import numpy as np
@@ -54,8 +56,8 @@ _SCAN_MIN_CELLS = 64
 _MIN_BLOCK = 32
 _SIDE_BYTES = 1 << 16
 
-#: Features a task of ``best_node_splits`` scans with one work space (an allocation per
-#: feature cost a third of a small node's search); of ``children_splits`` on several threads.
+#: Features a task of ``children_splits`` scans with one work space on several threads (an
+#: allocation per feature cost a third of a small node's search).
 _SPLIT_FEATURES = 4
 
 #: Bytes of histogram (256 KiB) ``children_splits`` subtracts, then scans, at once in a task,
@@ -74,13 +76,12 @@ _WHOLE_TEST_CELLS = 16
 _CHUNK = 8
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
                      best_missing_left):
-    """Each feature's split of a node with the largest drop in Z (module docstring).
-
-    Both children must hold a mass above ``1e-12`` of the node's and at least
-    ``min_leaf_weight``.
+    """Each feature's split of a node with the largest drop in Z (module docstring), in one
+    serial call: ``children_splits``' reference. Both children must hold a mass above
+    ``1e-12`` of the node's and at least ``min_leaf_weight``.
 
     Parameters
     ----------
@@ -100,17 +101,15 @@ def best_node_splits(hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
     best_missing_left : ndarray of shape (n_features,), bool
         Output: whether its missing values go left.
     """
-    n_features = hist.shape[0]
-    for task in prange((n_features + _SPLIT_FEATURES - 1) // _SPLIT_FEATURES):
-        _split_features(hist, n_bins, mode, min_leaf_weight, task * _SPLIT_FEATURES,
-                        min((task + 1) * _SPLIT_FEATURES, n_features), best_gain, best_bin,
-                        best_missing_left)
+    _split_features(hist, n_bins, mode, min_leaf_weight, 0, hist.shape[0], best_gain,
+                    best_bin, best_missing_left)
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_gain, best_bin,
-                    best_missing_left, choice, threads):
-    """Both children's ``best_node_splits`` after a split, in one parallel region.
+                    best_missing_left, choice, threads, n_children):
+    """Both children's ``best_node_splits`` after a split, in one parallel region (with
+    ``n_children`` 1, the search of ``small_hist``'s node alone: a tree's root).
 
     ``large_hist`` holds the parent's histogram and becomes the larger child's, parent minus
     smaller child by ``subtract_sibling``'s rule; then each child's features are scanned as
@@ -142,6 +141,9 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
         The calling thread's kernel threads (``utils.threads.kernel_threads``); it sets only
         the tasks: one a child on one thread (each pays for its work space and arrays: tasks
         of four took 5% more of a satimage round), small ones to share on several.
+    n_children : int
+        2: both children, as above; 1: ``small_hist``'s node only, into row 0 of the
+        outputs (``large_hist`` is neither read nor written; row 1 is left as it was).
     """
     n_features = small_hist.shape[0]
     small = small_hist.reshape((n_features, -1))
@@ -149,9 +151,9 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
     per_task = n_features if threads <= 1 else _SPLIT_FEATURES
     n_tasks = (n_features + per_task - 1) // per_task
     block = max(_SPLIT_FEATURES, _BLOCK_BYTES // (small.shape[1] * 8))
-    for task in prange(2 * n_tasks):
-        child = task % 2
-        first = (task // 2) * per_task
+    for task in prange(n_children * n_tasks):
+        child = task % n_children
+        first = (task // n_children) * per_task
         stop = min(first + per_task, n_features)
         hist = small_hist if child == 0 else large_hist
         for block_first in range(first, stop, block):
@@ -162,8 +164,9 @@ def children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight, best_
                             best_gain[child], best_bin[child], best_missing_left[child])
     choose_split(small_hist, n_bins, best_gain[0], best_bin[0], best_missing_left[0],
                  choice[0])
-    choose_split(large_hist, n_bins, best_gain[1], best_bin[1], best_missing_left[1],
-                 choice[1])
+    if n_children == 2:
+        choose_split(large_hist, n_bins, best_gain[1], best_bin[1], best_missing_left[1],
+                     choice[1])
 
 
 #: Relative gap below which ``choose_split`` leaves the side of an unseen missing value

@@ -8,7 +8,7 @@ A tree is grown over a row index array ``rows`` in which every node owns a conti
   disagreeing masses; a label tree uses ``kernels/histogram.build_histogram_masses``); the
   larger child's histogram is the parent's minus the smaller child's (``subtract_sibling``;
   the grower's ``node_split.children_splits`` subtracts as it searches);
-- find each feature's split of largest drop in Z (``kernels/node_split.best_node_splits``):
+- find each feature's split of largest drop in Z (``kernels/node_split.children_splits``):
   the node's score minus its children's, with the score of the confidence mode (paper §4.1,
   Eq. 10 and 16; §3.1 and Eq. 14 for ±1 hypotheses):
 

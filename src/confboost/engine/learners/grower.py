@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from confboost.engine.learners.splitter import numeric_split, search_numeric_split
+from confboost.engine.learners.splitter import numeric_split
 from confboost.engine.reduction import LOCAL
 from confboost.kernels.histogram import N_HIST_BINS
 from confboost.kernels.label_split import label_children_splits
@@ -174,7 +174,7 @@ class LocalRows:
     other_splits : NodeSplits, optional
         Splits on the other column kinds (``learners/splitter.NodeSplits``):
         ``n_samples``; ``best(rows)`` -> (gain, split) or None, the node's best such split
-        by the same gain as ``best_node_splits``, ``split = (kind, index, code, False)``;
+        by the same gain as ``children_splits``, ``split = (kind, index, code, False)``;
         ``partition(split, rows, start, stop)`` -> n_left, which reorders
         ``rows[start:stop]`` as ``partition_rows`` does.
     work : WorkArrays, optional
@@ -300,7 +300,8 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
     after a split is ``kernels/node_split.children_splits``; on histograms of one column
     under real confidences (a binary tree, a tree per label, a Hamming tree) it is
     ``kernels/label_split.label_children_splits``, the same splits to the bit without the
-    loops over labels (``_children_search``).
+    loops over labels (``_children_search``). The root's is the same kernel's with one
+    child (``n_children=1``): a tree compiles and loads one split search.
 
     Returns
     -------
@@ -314,7 +315,6 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
         split_bins = np.empty((2, n_features), dtype=np.intp)
         split_lefts = np.empty((2, n_features), dtype=bool)
         choices = np.empty((2, 3), dtype=np.intp)  # ``choose_split`` of each row
-        children_search = _children_search(n_columns, mode)
     # nodes: [size, depth, split or None, children or None]
     nodes = [[row_sets.n_samples, 0, None, None]]
     hists = {}
@@ -322,17 +322,17 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
 
     def consider(node_id, hist, row=None):
         # ``row``: the row of the split buffers that holds ``hist``'s features' best splits;
-        # None: search them now
+        # None: search them now (the root: the children's search of one child, into row 0)
         size, depth = nodes[node_id][:2]
         best = None
         if size >= 2 and (max_depth is None or depth < max_depth):
             if hist is not None:
                 if row is None:
-                    best = search_numeric_split(hist, n_bins, mode, min_leaf_weight, (
-                        split_gains[0], split_bins[0], split_lefts[0], choices[0]))
-                else:
-                    best = numeric_split(hist, n_bins, split_gains[row], split_bins[row],
-                                         choices[row])
+                    row = 0
+                    children_search(hist, hist, n_bins, mode, min_leaf_weight, split_gains,
+                                    split_bins, split_lefts, choices, threads, 1)
+                best = numeric_split(hist, n_bins, split_gains[row], split_bins[row],
+                                     choices[row])
             found = row_sets.best_other(node_id)
             if found is not None and found[0] > 0.0 and (best is None or found[0] > best[0]):
                 best = found
@@ -348,13 +348,14 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
                 gains = {node: -priority for priority, node, _ in candidates if node in hists}
                 pool.put(hists.pop(min(gains, key=gains.get)))
 
-    if n_bins is not None and root_hist is None:
-        root_hist = pool.get(shape)
-        row_sets.fill(0, root_hist)
+    if n_bins is not None:
+        if root_hist is None:
+            root_hist = pool.get(shape)
+            row_sets.fill(0, root_hist)
+        # the build each search calls, chosen once, and how it shares its features
+        children_search = resolved(_children_search(n_columns, mode))
+        threads = kernel_threads()
     consider(0, root_hist)
-    if n_bins is not None:  # the build each split calls, chosen once the root's kernels ran
-        children_search = resolved(children_search)
-        threads = kernel_threads()  # how the children's search shares its features
     n_leaves = 1
     while candidates and n_leaves < max_leaves:
         _, node_id, split = heapq.heappop(candidates)
@@ -381,7 +382,7 @@ def grow_tree(row_sets: RowSets, n_bins, n_columns, mode, max_leaves, max_depth,
             large_hist = pool.get(shape)
             row_sets.fill(node_id, large_hist)
         children_search(small_hist, large_hist, n_bins, mode, min_leaf_weight, split_gains,
-                        split_bins, split_lefts, choices, threads)
+                        split_bins, split_lefts, choices, threads, 2)
         consider(small, small_hist, 0)
         consider(large, large_hist, 1)
     for hist in hists.values():
@@ -398,10 +399,11 @@ def _children_search(n_columns, mode):
 
 
 def _one_column_children_splits(small_hist, large_hist, n_bins, mode, min_leaf_weight,
-                                best_gain, best_bin, best_missing_left, choice, threads):
+                                best_gain, best_bin, best_missing_left, choice, threads,
+                                n_children):
     """``label_children_splits`` (one column, real confidences: it takes no ``mode``)."""
     label_children_splits(small_hist, large_hist, n_bins, min_leaf_weight, best_gain,
-                          best_bin, best_missing_left, choice, threads)
+                          best_bin, best_missing_left, choice, threads, n_children)
 
 
 def _offer_next_splits(row_sets, node_id, split, candidates, n_splits):

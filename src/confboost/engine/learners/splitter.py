@@ -4,8 +4,8 @@ For a node (its rows, and for continuous columns its histogram of W+ and W- per 
 bin and column) the candidates are
 
 - a threshold on a continuous column: ``x <= θ`` left, a missing value to the side that
-  gives the larger gain (``kernels/node_split.best_node_splits``, ``children_splits``); a
-  node that saw no missing value sends it to the child of larger training weight;
+  gives the larger gain (``kernels/node_split.children_splits``); a node that saw no
+  missing value sends it to the child of larger training weight;
 - a categorical value: ``x == v`` left, any other value and a missing value right, for every
   value v seen in training, from the column's value histogram over the node's rows
   (O(n_node · k) per column, ``categorical_node_masses``, ``value_split_gains``);
@@ -31,7 +31,7 @@ import numpy as np
 from confboost.engine.learners.base import leaf_statistics
 from confboost.engine.reduction import LOCAL, placed, slice_rows, slices
 from confboost.kernels.criterion_numpy import split_gain
-from confboost.kernels.node_split import best_node_splits, choose_split, unseen_missing_left
+from confboost.kernels.node_split import unseen_missing_left
 from confboost.kernels.node_terms import node_term_sums, term_split_gains
 from confboost.kernels.tree_nodes import term_goes_left, value_goes_left
 from confboost.utils.dtypes import NODE_TERM, NODE_THRESHOLD, NODE_VALUE
@@ -46,8 +46,8 @@ def numeric_split(hist, n_bins, gain, split_bin, choice):
         The node's histogram, its last bin the missing one.
     n_bins : ndarray of shape (n_features,), intp
     gain, split_bin : ndarray of shape (n_features,)
-        Each feature's best split at the node (``kernels/node_split.best_node_splits``' or
-        ``children_splits``' float64 gains and intp bins).
+        Each feature's best split at the node (``kernels/node_split.children_splits``'
+        float64 gains and intp bins, a row of them).
     choice : ndarray of shape (3,), intp
         The node's ``kernels/node_split.choose_split``: feature, missing side, undecided
         (then NumPy's sums decide the side, ``unseen_missing_left``).
@@ -64,28 +64,6 @@ def numeric_split(hist, n_bins, gain, split_bin, choice):
     if undecided:
         missing_left = unseen_missing_left(hist, n_bins, feature, b)
     return float(gain[feature]), (NODE_THRESHOLD, feature, b, bool(missing_left))
-
-
-def search_numeric_split(hist, n_bins, mode, min_leaf_weight, buffers):
-    """(gain, split) of a node's best threshold split, searched now, or None when none
-    lowers Z: its features' best splits (``kernels/node_split.best_node_splits``), the best
-    of them (``choose_split``), read by ``numeric_split``.
-
-    Parameters
-    ----------
-    hist : ndarray of shape (n_features, n_hist_bins, k, 2)
-    n_bins : ndarray of shape (n_features,), intp
-    mode : int
-        Confidence mode code.
-    min_leaf_weight : float
-    buffers : tuple of ndarray
-        Work spaces: gains (n_features,) float64, bins (n_features,) intp, missing sides
-        (n_features,) bool and the choice (3,) intp.
-    """
-    gain, split_bin, missing_left, choice = buffers
-    best_node_splits(hist, n_bins, mode, min_leaf_weight, gain, split_bin, missing_left)
-    choose_split(hist, n_bins, gain, split_bin, missing_left, choice)
-    return numeric_split(hist, n_bins, gain, split_bin, choice)
 
 
 def categorical_node_masses(codes, rows, n_values, pos, neg):
