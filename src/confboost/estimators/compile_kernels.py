@@ -3,7 +3,7 @@
 numba compiles a kernel at its first call and caches the machine code on disk (next to the
 installed modules, or in ``NUMBA_CACHE_DIR``); from the cache a kernel loads in a few
 milliseconds. Right after an install the cache is empty, and the first default fit that
-grows trees spends some 20-30 s of CPU compiling. ``compile_kernels`` pays that once, where
+grows trees spends some 7-19 s of CPU compiling. ``compile_kernels`` pays that once, where
 it is cheap to pay (a container image's build, a CI job's setup): it runs the fits whose
 kernels the defaults use, on small synthetic data of the same shapes and types, on one
 thread (the kernels' serial builds) and on all (their parallel builds), so that a later
