@@ -28,10 +28,9 @@ keep one scalar loop per (bin, label), which the vector loops' bookkeeping would
 (birds-like count features of 5 values: 2x the round). Both give each gain to the bit.
 
 After a split the grower makes one call (``children_splits``): the larger child's histogram
-(parent minus smaller child), both children's searches, and each child's choice of feature
-and missing side (``choose_split``), in one parallel region; the root, with one child (a
-parallel kernel compiles its helpers again: a second one took 1.9 s more on an empty
-cache). ``best_node_splits``, one node in one serial call, is the children's reference.
+(parent minus smaller child), both children's searches and choices (``choose_split``), in
+one parallel region; the root's, with one child (a second parallel kernel compiled the
+helpers again: 1.9 s more on an empty cache). ``best_node_splits`` (serial) is its reference.
 """
 
 import numpy as np

@@ -373,14 +373,13 @@ def _place_chunk(rows, start, chunk, n_rows, n_left, left_at, left_counts, scrat
     n_chunk_left = left_counts[chunk]
     n_chunk_right = min(first + PARTITION_CHUNK, n_rows) - first - n_chunk_left
     # the indices in signed arithmetic, then unsigned (signed + unsigned is a float)
+    from_at = np.uintp(first)
     to_left = np.uintp(start + left_at[chunk])
     to_right = np.uintp(start + n_left + first - left_at[chunk])
-    left_rows = scratch[0]
-    right_rows = scratch[1]
-    for q in range(np.uintp(first), np.uintp(first + n_chunk_left)):
-        rows[to_left + q - np.uintp(first)] = left_rows[q]
-    for q in range(np.uintp(first), np.uintp(first + n_chunk_right)):
-        rows[to_right + q - np.uintp(first)] = right_rows[q]
+    for q in range(np.uintp(n_chunk_left)):
+        rows[to_left + q] = scratch[0, from_at + q]
+    for q in range(np.uintp(n_chunk_right)):
+        rows[to_right + q] = scratch[1, from_at + q]
 
 
 @njit(cache=True, parallel=True, nogil=True)
