@@ -293,3 +293,24 @@ print(sorted(heavy() - floor), [name for name in never
                                  if name in sys.modules and name not in before])
 """
     assert _python(code, tmp_path) == "[] []"
+
+
+def test_kernels_compiled_counts_what_numba_compiled(tmp_path):
+    code = """
+import sys
+import numpy as np
+from confboost.utils.lazy_numba import kernels_compiled, njit
+before = kernels_compiled()
+@njit()
+def add_one(x):
+    return x + 1
+loaded = "numba" in sys.modules
+add_one(1.0)
+once = kernels_compiled()
+add_one(2.0)
+add_one(np.float32(1.0))
+print(before, loaded, once, kernels_compiled())
+"""
+    # nothing compiled and numba not imported before the first call; then one build a
+    # signature
+    assert _python(code, tmp_path) == "0 False 1 2"

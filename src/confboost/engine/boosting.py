@@ -26,11 +26,18 @@ import numpy as np
 
 from confboost.engine.callbacks import CallbackEnv, CallbackList, TrainingCallback
 from confboost.engine.model import BoostedModel
+from confboost.utils.lazy_numba import kernels_compiled
 
 if TYPE_CHECKING:  # annotations only
     from confboost.engine.protocols import Scheme, WeakLearner
 
 HISTORY_KEYS = ("alpha", "z", "bound", "train_loss", "criterion", "alpha_capped")
+
+
+#: Seconds past which a round is asked whether it compiled kernels (``kernels_compiled``):
+#: a compilation takes a third of a second or more, and the question costs a pass over
+#: the kernels' dispatchers, which no fast round pays.
+COMPILE_CHECK_SECONDS = 0.1
 
 
 class ProgressPrinter(TrainingCallback):
@@ -39,7 +46,14 @@ class ProgressPrinter(TrainingCallback):
     One printer follows every run of a fit: it counts the rounds it is called for, whichever
     run they belong to, against ``n_rounds``, the rounds of all of them, so the bar reaches
     its end when the fit's work does. The main run takes the printer itself; each further
-    run takes ``labelled(name)``, whose lines carry the run's name.
+    run takes ``labelled(name)``, whose lines carry the run's name. The bar is drawn when
+    the first run starts (0 rounds), so a first round that takes long shows the fit began.
+
+    A round in which numba compiled kernels (``utils/lazy_numba.kernels_compiled`` grew: the
+    first fit after an install, 7-19 s of CPU for a tree fit) is said on a line of its own,
+    once, with its seconds, and the estimate of the time left counts only the other rounds:
+    from all of them, one compiling round of 15 s in a fit of 100 rounds of 5 ms would
+    promise some 15 s more to the end.
 
     Parameters
     ----------
@@ -57,13 +71,24 @@ class ProgressPrinter(TrainingCallback):
         self.verbose = verbose
         self.stream = stream if stream is not None else sys.stderr
         self.name = name
-        # the count, the clock and the bar's state, shared with the labelled printers
-        self.state = shared if shared is not None else {
-            "start": time.perf_counter(), "last_draw": 0.0, "done": 0, "open_line": False}
+        # the count, the clock, the compiling rounds and the bar's state, shared with the
+        # labelled printers
+        if shared is None:
+            now = time.perf_counter()
+            shared = {"start": now, "round_end": now, "last_draw": 0.0, "done": 0,
+                      "open_line": False, "compiled": kernels_compiled() if verbose else 0,
+                      "compile_rounds": 0, "compile_seconds": 0.0, "compile_said": False}
+        self.state = shared
 
     def labelled(self, name):
         """The printer of a further run: the same count and bar, lines headed by ``name``."""
         return ProgressPrinter(self.n_rounds, self.verbose, self.stream, name, self.state)
+
+    def before_training(self, env):
+        state = self.state
+        if self.verbose == 1 and state["done"] == 0 and not state["open_line"]:
+            self._draw(time.perf_counter())
+        return False
 
     def after_iteration(self, env):
         if not self.verbose:
@@ -71,6 +96,9 @@ class ProgressPrinter(TrainingCallback):
         state = self.state
         state["done"] += 1
         round_index, record, now = env.round_index, env.record, time.perf_counter()
+        seconds, state["round_end"] = now - state["round_end"], now
+        if seconds > COMPILE_CHECK_SECONDS:
+            self._count_compiles(round_index, seconds)
         if self.verbose >= 2:
             where = (f"rnd {round_index + 1:5d}" if self.name is None
                      else f"{self.name} round {round_index + 1:5d}")
@@ -88,15 +116,43 @@ class ProgressPrinter(TrainingCallback):
         if self.verbose == 1 and self.state["open_line"]:
             self._draw(time.perf_counter(), final=True)
 
+    def _count_compiles(self, round_index, seconds):
+        """Take a round of ``seconds`` that compiled kernels out of the estimate, and say
+        the first such round."""
+        state = self.state
+        compiled = kernels_compiled()
+        if compiled <= state["compiled"]:
+            return
+        state["compiled"] = compiled
+        state["compile_rounds"] += 1
+        state["compile_seconds"] += seconds
+        if state["compile_said"]:
+            return
+        state["compile_said"] = True
+        if state["open_line"]:
+            print(file=self.stream)
+            state["open_line"] = False
+        where = "" if self.name is None else f" of {self.name}"
+        print(f"round {round_index + 1}{where} compiled numba's kernels ({seconds:.1f} s); "
+              f"later fits load them from numba's cache (`confboost compile` compiles them "
+              f"ahead)", file=self.stream)
+
     def _draw(self, now, final=False):
         state = self.state
         done = min(state["done"], self.n_rounds)
         width = 30
         filled = int(width * done / self.n_rounds)
         elapsed = now - state["start"]
-        remaining = 0.0 if final or not done else elapsed / done * (self.n_rounds - done)
+        # the rate of the rounds that compiled nothing
+        steady = done - state["compile_rounds"]
+        left = ""
+        if final or done >= self.n_rounds:
+            left = ", ~0.0s left"
+        elif done and steady > 0:
+            rate = max(elapsed - state["compile_seconds"], 0.0) / steady
+            left = f", ~{rate * (self.n_rounds - done):.1f}s left"
         print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.n_rounds} rounds "
-              f"{elapsed:.1f}s elapsed, ~{remaining:.1f}s left", end="", file=self.stream)
+              f"{elapsed:.1f}s elapsed{left}", end="", file=self.stream)
         state["open_line"] = not (final or done >= self.n_rounds)
         if not state["open_line"]:
             print(file=self.stream)

@@ -139,7 +139,9 @@ class BoostClassifier(InterpretMixin, ClassifierMixin, BaseEstimator, Booster):
     random_state : int, RandomState or None, default=None
         Seeds the bin-quantile subsample, the random code and the held-out splits.
     verbose : int, default=0
-        1: a progress bar on stderr; 2: one line per round.
+        1: a progress bar on stderr, drawn when the fit starts; 2: one line per round. A
+        round in which numba compiled kernels (the first fit after an install) is said
+        on a line of its own and left out of the bar's estimate of the time left.
     weak_learner : {"auto", "stump", "tree", "hamming_tree", "label_trees", "product"}
         Default "auto": ``"tree"`` on more than 2,500 examples, ``"stump"`` up to that (or
         with ``trim`` > 0); the choice is ``weak_learner_`` (``learners.choose_learner``; measured

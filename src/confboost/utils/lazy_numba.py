@@ -42,6 +42,9 @@ The twins of a kernel that runs every round take at most ``TWIN_CELLS`` cells in
 none once numba is loaded, so a longer fit stops paying NumPy's speed after a few
 milliseconds and loads the kernels.
 
+``kernels_compiled`` counts the builds numba compiled in the process rather than loaded
+from its cache (the progress display says a round that compiled).
+
 Before numba is imported, ``load_installed_tbb`` makes a pip-installed TBB findable, so
 numba's threads run on its layer (``threads.py`` says why).
 """
@@ -75,6 +78,7 @@ TWIN_CELLS = 1 << 20
 prange = range
 
 _PENDING = []  # LazyKernels not yet turned into dispatchers, in definition order
+_BUILT = []  # every dispatcher made for a kernel, serial builds too (``kernels_compiled``)
 _HOOKS = []  # callables run once numba is loaded, before any kernel runs
 _LOCK = threading.RLock()
 _SERIAL = threading.local()  # .depth: how many serial_kernels() blocks this thread is in
@@ -190,6 +194,17 @@ def load_numba():
     return _numba
 
 
+def kernels_compiled():
+    """How many kernel builds numba compiled in this process rather than loaded from its
+    cache: the cache misses of every kernel's dispatchers (helpers compiled inside a kernel
+    count too), 0 while numba is not loaded. A count that grows while a fit compiles (the
+    first fit after an install); the progress display reads it
+    (``engine/boosting.ProgressPrinter``)."""
+    with _LOCK:
+        built = list(_BUILT)
+    return sum(sum(dispatcher.stats.cache_misses.values()) for dispatcher in built)
+
+
 def njit(**options):
     """``numba.njit(**options)``, loaded at the first kernel call; keyword options only."""
 
@@ -198,7 +213,9 @@ def njit(**options):
     def decorate(function):
         with _LOCK:
             if _numba is not None:
-                return _numba.njit(**options)(function)
+                dispatcher = _numba.njit(**options)(function)
+                _BUILT.append(dispatcher)
+                return dispatcher
             kernel = LazyKernel(function, options)
             _PENDING.append(kernel)
             return kernel
@@ -265,6 +282,7 @@ class LazyKernel:
                     copy.__qualname__ = function.__qualname__ + "_serial"
                     copy.__module__ = function.__module__
                     self._serial = _numba.njit(**{**self._options, "parallel": False})(copy)
+                    _BUILT.append(self._serial)
         return self._serial
 
     @property
@@ -353,6 +371,7 @@ def _load():
 
         for kernel in _PENDING:
             kernel._dispatcher = numba.njit(**kernel._options)(kernel._function)
+            _BUILT.append(kernel._dispatcher)
         for namespace in {id(k._function.__globals__): k._function.__globals__
                           for k in _PENDING}.values():
             for name, value in list(namespace.items()):
