@@ -53,7 +53,7 @@ class ProgressPrinter(TrainingCallback):
     first fit after an install, 7-19 s of CPU for a tree fit) is said on a line of its own,
     once, with its seconds, and the estimate of the time left counts only the other rounds:
     from all of them, one compiling round of 15 s in a fit of 100 rounds of 5 ms would
-    promise some 15 s more to the end.
+    promise some 1,500 s after it and 15 s at halfway.
 
     Parameters
     ----------
