@@ -77,7 +77,7 @@ class ProgressPrinter(TrainingCallback):
             now = time.perf_counter()
             shared = {"start": now, "round_end": now, "last_draw": 0.0, "done": 0,
                       "open_line": False, "compiled": kernels_compiled() if verbose else 0,
-                      "compile_rounds": 0, "compile_seconds": 0.0, "compile_said": False}
+                      "compile_rounds": 0, "compile_seconds": 0.0}
         self.state = shared
 
     def labelled(self, name):
@@ -126,9 +126,8 @@ class ProgressPrinter(TrainingCallback):
         state["compiled"] = compiled
         state["compile_rounds"] += 1
         state["compile_seconds"] += seconds
-        if state["compile_said"]:
+        if state["compile_rounds"] > 1:  # said at the first
             return
-        state["compile_said"] = True
         if state["open_line"]:
             print(file=self.stream)
             state["open_line"] = False

@@ -213,9 +213,7 @@ def njit(**options):
     def decorate(function):
         with _LOCK:
             if _numba is not None:
-                dispatcher = _numba.njit(**options)(function)
-                _BUILT.append(dispatcher)
-                return dispatcher
+                return _built(_numba, function, options)
             kernel = LazyKernel(function, options)
             _PENDING.append(kernel)
             return kernel
@@ -281,8 +279,7 @@ class LazyKernel:
                                               function.__defaults__, function.__closure__)
                     copy.__qualname__ = function.__qualname__ + "_serial"
                     copy.__module__ = function.__module__
-                    self._serial = _numba.njit(**{**self._options, "parallel": False})(copy)
-                    _BUILT.append(self._serial)
+                    self._serial = _built(_numba, copy, {**self._options, "parallel": False})
         return self._serial
 
     @property
@@ -350,6 +347,14 @@ def load_installed_tbb(prefixes=None):
     return None
 
 
+def _built(numba, function, options):
+    """``numba.njit(**options)(function)``, recorded for ``kernels_compiled`` (under
+    ``_LOCK``)."""
+    dispatcher = numba.njit(**options)(function)
+    _BUILT.append(dispatcher)
+    return dispatcher
+
+
 def _by_name(module, qualname):
     import importlib
 
@@ -370,8 +375,7 @@ def _load():
         import numba
 
         for kernel in _PENDING:
-            kernel._dispatcher = numba.njit(**kernel._options)(kernel._function)
-            _BUILT.append(kernel._dispatcher)
+            kernel._dispatcher = _built(numba, kernel._function, kernel._options)
         for namespace in {id(k._function.__globals__): k._function.__globals__
                           for k in _PENDING}.values():
             for name, value in list(namespace.items()):
